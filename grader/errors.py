@@ -1,0 +1,36 @@
+"""One root exception for everything the grader can report to a person.
+
+Every subclass carries a sentence a person can act on (``str(err)``); the CLI prints it and maps the class
+to an exit code. Catching :class:`GraderError` catches every grader failure: timeouts and crashes are
+subclasses, not siblings (nbclient's ``DeadKernelError``/``CellExecutionError`` split is the warning).
+"""
+
+from __future__ import annotations
+
+
+class GraderError(Exception):
+    """Something stopped grading; the message says what to do next."""
+
+
+class UsageError(GraderError):
+    """The command was called wrongly (a missing file, an unknown option value)."""
+
+
+class NotebookUnreadable(GraderError):
+    """The file is not a notebook we can read (bad JSON, wrong format version, not a notebook)."""
+
+
+class LessonError(GraderError):
+    """A lesson definition or its hidden suites are broken: an instructor must fix them."""
+
+
+class ExecutionTimeout(GraderError):
+    """The learner's notebook ran longer than the wall-clock limit and was stopped."""
+
+    def __init__(self, message: str, cell_index: int | None = None) -> None:
+        super().__init__(message)
+        self.cell_index = cell_index
+
+
+class WorkerCrashed(GraderError):
+    """The process running the learner's code died (a crash, a memory limit, ``os._exit``)."""

@@ -1,0 +1,1 @@
+"""Step 2, execute: learner code runs only in a separate, limited worker process (see worker.py)."""

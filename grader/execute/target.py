@@ -1,0 +1,58 @@
+"""The bridge from hidden tests to a learner's worker: calls, values, and a restart after a crash.
+
+If one call hangs or kills the worker, only that test fails: the next call starts a fresh worker and runs
+the notebook again. If the notebook itself cannot be run again, every later call fails with that reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from grader.config import Limits
+from grader.errors import GraderError
+from grader.execute.channel import ChannelClosed, ChannelError
+from grader.execute.worker import LearnerProcess
+from grader.model import Submission
+
+
+class WorkerTarget:
+    """A :class:`grader.testing.Target` backed by a worker process that holds the executed notebook."""
+
+    def __init__(self, submission: Submission, limits: Limits, worker: LearnerProcess) -> None:
+        self._submission = submission
+        self._limits = limits
+        self._worker: LearnerProcess | None = worker
+        self._broken: str | None = None
+
+    def _live(self) -> LearnerProcess:
+        if self._broken is not None:
+            raise ChannelClosed(self._broken)
+        if self._worker is None:
+            worker = LearnerProcess(self._submission, self._limits)
+            try:
+                worker.run_notebook()
+            except GraderError as err:
+                self._broken = f"your notebook could not be run again after an earlier crash: {err}"
+                raise ChannelClosed(self._broken) from None
+            self._worker = worker
+        return self._worker
+
+    def _guard(self, action: Callable[[LearnerProcess], Any]) -> Any:
+        worker = self._live()
+        try:
+            return action(worker)
+        except ChannelError:
+            worker.close()  # a hung or dead worker is replaced on the next call
+            self._worker = None
+            raise
+
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any:
+        return self._guard(lambda w: w.call(name, args, kwargs, swaps))
+
+    def value(self, name: str) -> Any:
+        return self._guard(lambda w: w.value(name))
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None

@@ -1,0 +1,125 @@
+"""The program that runs inside the learner's worker process (the untrusted side).
+
+It receives the notebook's code cells over the channel, runs them top to bottom in an IPython shell (so
+magics, ``!commands`` and ``?`` behave as in Jupyter), reports which cells raised, then answers calls of
+the learner's functions until the grader hangs up. Nothing here is trusted: the grader validates every
+byte that comes back.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+from typing import Any
+
+from grader.execute.channel import Endpoint
+
+
+
+class NotDefined(Exception):
+    """The grader asked for a name the notebook does not define (its type name crosses the channel)."""
+
+
+def _no_input(prompt: object = "") -> str:
+    raise EOFError("input() gets no answer while grading: give your variables values in code instead.")
+
+
+def _make_shell() -> Any:
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    config.InteractiveShell.colors = "NoColor"
+    config.InteractiveShell.xmode = "Plain"
+    return InteractiveShell.instance(config=config)
+
+
+class Worker:
+    """Holds the learner's namespace and answers the grader's requests against it."""
+
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.endpoint = Endpoint(rfd, wfd, self.handle)
+        self.shell: Any = None
+
+    @property
+    def namespace(self) -> dict[str, Any]:
+        return self.shell.user_ns  # type: ignore[no-any-return]
+
+    def run_cells(self, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        errors = []
+        for cell in cells:
+            self.endpoint.send({"t": "cell", "index": cell["index"]})
+            result = self.shell.run_cell(cell["source"], store_history=False)
+            err = result.error_before_exec or result.error_in_exec
+            if err is not None:
+                errors.append({"index": cell["index"], "ename": type(err).__name__, "evalue": _short(err)})
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return errors
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        kind = message["t"]
+        if kind == "get":
+            return self._lookup(message["name"])
+        if kind == "call":
+            return self._call(message)
+        raise ValueError(f"unknown request {kind!r}")
+
+    def _lookup(self, name: str) -> Any:
+        if name not in self.namespace:
+            raise NotDefined(name)
+        return self.namespace[name]
+
+    def _call(self, message: dict[str, Any]) -> Any:
+        fn = self._lookup(message["name"])
+        if not callable(fn):
+            raise TypeError(f"{message['name']} is not a function (it is a {type(fn).__name__})")
+        args = self.endpoint.decode(message.get("args") or [])
+        kwargs = self.endpoint.decode(message.get("kwargs") or {})
+        swaps = message.get("swap") or {}
+        missing = object()
+        saved = {name: self.namespace.get(name, missing) for name in swaps}
+        for name, fn_ref in swaps.items():
+            self.namespace[name] = self.endpoint.decode(fn_ref)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            for name, old in saved.items():
+                if old is missing:
+                    self.namespace.pop(name, None)
+                else:
+                    self.namespace[name] = old
+
+
+def _short(err: BaseException) -> str:
+    try:
+        return str(err)[:300]
+    except Exception:
+        return "<unprintable>"
+
+
+def main() -> None:
+    builtins.input = _no_input
+    rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
+    del sys.argv[1:]
+    worker = Worker(rfd, wfd)
+    start = worker.endpoint.receive()
+    worker.shell = _make_shell()
+    errors = worker.run_cells(start.get("cells", []))
+    worker.endpoint.send({"t": "executed", "errors": errors})
+    while True:
+        try:
+            message = worker.endpoint.receive()
+        except BaseException:
+            break
+        if message["t"] == "bye":
+            break
+        worker.endpoint.answer(message)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

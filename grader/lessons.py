@@ -1,0 +1,76 @@
+"""Load lesson definitions: the data an instructor writes (``exercises/<lesson>/lesson.toml``).
+
+The engine never names a lesson; everything it knows about one comes from this file. Paths inside the
+definition are relative to the definition's folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from grader.config import lessons_root
+from grader.errors import LessonError
+from grader.model import Lesson, Question
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_KINDS = ("value", "choice", "function")
+
+
+def available_lessons(root: Path | None = None) -> list[str]:
+    base = root or lessons_root()
+    return sorted(p.parent.name for p in base.glob("*/lesson.toml"))
+
+
+def load_lesson(lesson_id: str, root: Path | None = None, suites: Path | None = None) -> Lesson:
+    """Read and validate one lesson definition; ``suites`` points at a private copy of the hidden tests."""
+    base = root or lessons_root()
+    path = base / lesson_id / "lesson.toml"
+    if not path.is_file():
+        known = ", ".join(available_lessons(base)) or "none"
+        raise LessonError(f"There is no lesson {lesson_id!r} in {base} (lessons found: {known}).")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise LessonError(f"The lesson definition {path} cannot be read: {err}. Fix the file and try again.")
+    return _lesson_from_data(data, path.parent, suites)
+
+
+def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -> Lesson:
+    where = folder / "lesson.toml"
+    try:
+        questions = tuple(
+            Question(
+                id=str(q["id"]),
+                kind=q["kind"],
+                points=float(q["points"]),
+                hint=str(q.get("hint", "")),
+                title=str(q.get("title", "")),
+            )
+            for q in data["questions"]
+        )
+        lesson = Lesson(
+            id=str(data["id"]),
+            title=str(data.get("title", data["id"])),
+            root=folder,
+            questions=questions,
+            suites=(suites or folder / data.get("suites", "suites")).resolve(),
+            solution=(folder / data["solution"]).resolve(),
+            notebook=(folder / data["notebook"]).resolve(),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise LessonError(f"The lesson definition {where} is missing or has a bad field ({err!r}).")
+    bad = [q.id for q in questions if q.kind not in _KINDS or q.points < 0]
+    if bad:
+        raise LessonError(f"In {where}, questions {bad} need a kind in {_KINDS} and points >= 0.")
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise LessonError(f"In {where}, question ids must be unique; got {ids}.")
+    if not lesson.suites.is_dir():
+        raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")
+    return lesson

@@ -1,0 +1,131 @@
+"""The typed values that pass between the pipeline's steps.
+
+All are frozen dataclasses: a step receives one, returns another, and never mutates what it was given.
+read -> :class:`Submission`; execute -> :class:`Execution`; suites -> tuple of :class:`TestOutcome`;
+score -> :class:`Report`. :class:`Lesson` is the data an instructor writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+QuestionKind = Literal["value", "choice", "function"]
+TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
+QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One graded item of a lesson; ``id`` is the variable or function name the learner fills in."""
+
+    id: str
+    kind: QuestionKind
+    points: float
+    hint: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson definition: its questions and where its notebook, solution and hidden suites live."""
+
+    id: str
+    title: str
+    root: Path
+    questions: tuple[Question, ...]
+    suites: Path
+    solution: Path
+    notebook: Path
+
+    @property
+    def max_score(self) -> float:
+        return sum(q.points for q in self.questions)
+
+    def question(self, qid: str) -> Question:
+        for q in self.questions:
+            if q.id == qid:
+                return q
+        known = ", ".join(q.id for q in self.questions)
+        raise KeyError(f"lesson {self.id!r} has no question {qid!r}; its questions are: {known}")
+
+    @property
+    def function_ids(self) -> tuple[str, ...]:
+        return tuple(q.id for q in self.questions if q.kind == "function")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A code cell as the learner left it. ``skip`` marks self-check cells the grader does not run."""
+
+    index: int
+    source: str
+    skip: bool = False
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A readable notebook: its code cells, the lesson it declares (if any) and a content hash."""
+
+    path: Path
+    cells: tuple[Cell, ...]
+    lesson_id: str | None
+    digest: str
+
+
+@dataclass(frozen=True)
+class CellError:
+    """An exception raised at the top level of one cell; execution went on after it."""
+
+    index: int
+    ename: str
+    evalue: str
+    preview: str
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What running the notebook's cells produced, as seen from the trusted side."""
+
+    cell_errors: tuple[CellError, ...] = ()
+    output: str = ""
+    output_truncated: bool = False
+    isolation: str = ""
+    seconds: float = 0.0
+    failure: str | None = None
+    """Set when the notebook as a whole could not run (timeout, crash): every question then scores 0."""
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One hidden test's result as pytest reported it; only ``passed`` earns points."""
+
+    question: str
+    name: str
+    weight: float
+    status: TestStatus
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    id: str
+    score: float
+    max_score: float
+    status: QuestionStatus
+    feedback: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    """The graded result of one notebook: what ``grade --json`` prints."""
+
+    lesson: str
+    path: str
+    score: float
+    max_score: float
+    questions: tuple[QuestionResult, ...]
+    errors: tuple[str, ...] = ()
+    isolation: str = ""
+    digest: str = ""

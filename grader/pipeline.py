@@ -1,0 +1,79 @@
+"""The grading recipe: read -> execute in isolation -> run hidden suites -> score.
+
+:func:`grade_notebook` grades one file; :func:`grade_submission` grades an already-read submission inside
+an open :class:`SuiteSession`, which is what a batch does for each of its notebooks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.config import DEFAULT_LIMITS, Limits
+from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
+from grader.execute.target import WorkerTarget
+from grader.execute.worker import LearnerProcess
+from grader.lessons import available_lessons, load_lesson
+from grader.model import Execution, Lesson, Report, Submission
+from grader.read import read_submission
+from grader.score import score
+from grader.suites.session import SuiteSession
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """Everything a caller can choose; each default is defined here or in :mod:`grader.config`."""
+
+    lesson: str | None = None
+    """Lesson id; by default the notebook's ``metadata.grader.lesson``."""
+    suites: Path | None = None
+    """A private copy of the hidden suites to use instead of the lesson's own."""
+    lessons_root: Path | None = None
+    limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+
+
+def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
+    lesson_id = options.lesson or submission.lesson_id
+    if lesson_id is None:
+        known = available_lessons(options.lessons_root)
+        if len(known) != 1:
+            raise UsageError(
+                f"{submission.path.name} does not say which lesson it belongs to; pass --lesson "
+                f"(one of: {', '.join(known) or 'none found'})."
+            )
+        lesson_id = known[0]
+    return load_lesson(lesson_id, options.lessons_root, options.suites)
+
+
+def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
+    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
+    options = options or GradeOptions()
+    submission = read_submission(path)
+    lesson = resolve_lesson(submission, options)
+    worker = LearnerProcess(submission, options.limits)  # starts now, so it boots while pytest collects
+    try:
+        with SuiteSession(lesson) as suites:
+            return grade_submission(submission, lesson, suites, options.limits, worker)
+    finally:
+        worker.close()
+
+
+def grade_submission(
+    submission: Submission,
+    lesson: Lesson,
+    suites: SuiteSession,
+    limits: Limits,
+    worker: LearnerProcess | None = None,
+) -> Report:
+    """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour."""
+    worker = worker or LearnerProcess(submission, limits)
+    try:
+        execution = worker.run_notebook()
+    except (ExecutionTimeout, WorkerCrashed) as err:
+        return score(lesson, submission, Execution(failure=str(err), isolation=worker.isolation), ())
+    target = WorkerTarget(submission, limits, worker)
+    try:
+        outcomes = suites.run(target)
+    finally:
+        target.close()
+    return score(lesson, submission, execution, outcomes)

@@ -1,0 +1,93 @@
+"""Step 1, read: turn a notebook file into a :class:`Submission`, or say in one sentence why it can't be.
+
+nbformat parses and upgrades the file (any nbformat 4 minor version; nbformat 3 is upgraded). Outputs are
+dropped: grading only ever runs the learner's sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from grader.config import SKIP_TAG
+from grader.errors import NotebookUnreadable
+from grader.model import Cell, Submission
+
+#: Larger files are refused rather than parsed (a notebook with big outputs is still far below this).
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
+
+
+def _import_nbformat() -> Any:
+    """Import nbformat without jsonschema's optional IRI checker, which builds a grammar on import (~1.3 s).
+
+    The notebook schema uses no IRI formats, so leaving that checker out changes no validation result.
+    """
+    if "rfc3987_syntax" not in sys.modules:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # makes its import fail fast
+    import nbformat
+
+    return nbformat
+
+
+def read_submission(path: Path) -> Submission:
+    """Read ``path``; raise :class:`NotebookUnreadable` with an actionable sentence if it is not a notebook."""
+    name = path.name
+    try:
+        raw = path.read_bytes() if path.stat().st_size <= MAX_NOTEBOOK_BYTES else None
+    except FileNotFoundError:
+        raise NotebookUnreadable(f"{name}: there is no such file; check the path.") from None
+    except OSError as err:
+        raise NotebookUnreadable(f"{name}: the file cannot be opened ({err.strerror}).") from None
+    if raw is None:
+        raise NotebookUnreadable(f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again.")
+    if not raw.strip():
+        raise NotebookUnreadable(f"{name} is empty; save your notebook in Jupyter and submit it again.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotebookUnreadable(
+            f"{name} is not a text notebook (it is not UTF-8); submit the .ipynb file that Jupyter saved."
+        ) from None
+    nbformat = _import_nbformat()
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as err:  # nbformat raises many kinds (JSON, schema, version)
+        raise NotebookUnreadable(f"{name} is not a readable Jupyter notebook ({_why(err)}); {_what_to_do()}") from None
+    return Submission(path=path, cells=_code_cells(nb, name), lesson_id=_lesson_id(nb), digest=hashlib.sha256(raw).hexdigest())
+
+
+def _why(err: Exception) -> str:
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return first[:160]
+
+
+def _what_to_do() -> str:
+    return "open it in Jupyter, save it, and submit the saved .ipynb file."
+
+
+def _code_cells(nb: Any, name: str) -> tuple[Cell, ...]:
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise NotebookUnreadable(f"{name} has no list of cells; {_what_to_do()}")
+    out: list[Cell] = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(str(part) for part in source)
+        if not isinstance(source, str):
+            raise NotebookUnreadable(f"{name}: cell {index} has a source that is not text; {_what_to_do()}")
+        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
+        out.append(Cell(index=index, source=source, skip=SKIP_TAG in tags))
+    return tuple(out)
+
+
+def _lesson_id(nb: Any) -> str | None:
+    meta = nb.get("metadata")
+    grader_meta = meta.get("grader") if isinstance(meta, dict) else None
+    lesson = grader_meta.get("lesson") if isinstance(grader_meta, dict) else None
+    return lesson if isinstance(lesson, str) and lesson else None

@@ -1,0 +1,72 @@
+"""Step 4, score: turn test outcomes into points per question and a total.
+
+Points come only from positive evidence: a test earns its share of its question's points only if pytest
+reported it passed. Within a question, points are split among its tests by weight (partial credit).
+"""
+
+from __future__ import annotations
+
+from grader.model import Execution, Lesson, Question, QuestionResult, Report, Submission, TestOutcome
+
+MAX_FEEDBACK_LINES = 3
+
+
+def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes: tuple[TestOutcome, ...]) -> Report:
+    """Score a graded notebook. With ``execution.failure`` set, every question gets 0 and that reason."""
+    results = tuple(
+        _failed_run(q, execution.failure) if execution.failure else _question(q, [o for o in outcomes if o.question == q.id])
+        for q in lesson.questions
+    )
+    errors = tuple(
+        f"Cell {e.index + 1} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after it still ran."
+        for e in execution.cell_errors
+    ) + ((execution.failure,) if execution.failure else ())
+    return Report(
+        lesson=lesson.id,
+        path=str(submission.path),
+        score=_round(sum(r.score for r in results)),
+        max_score=_round(lesson.max_score),
+        questions=results,
+        errors=errors,
+        isolation=execution.isolation,
+        digest=submission.digest,
+    )
+
+
+def _round(x: float) -> float:
+    return round(x + 0.0, 4)
+
+
+def _failed_run(question: Question, reason: str) -> QuestionResult:
+    return QuestionResult(question.id, 0.0, question.points, "error", (reason,))
+
+
+def _question(question: Question, outcomes: list[TestOutcome]) -> QuestionResult:
+    if not outcomes:
+        return QuestionResult(question.id, 0.0, question.points, "error", ("No hidden test graded this question.",))
+    total = sum(o.weight for o in outcomes) or 1.0
+    earned = sum(o.weight for o in outcomes if o.status == "passed")
+    points = _round(question.points * earned / total)
+    statuses = {o.status for o in outcomes}
+    if statuses == {"passed"}:
+        return QuestionResult(question.id, points, question.points, "passed", (f"All {len(outcomes)} checks passed.",))
+    problems = [o for o in outcomes if o.status != "passed"]
+    if earned == 0 and "not-attempted" in statuses:
+        return QuestionResult(question.id, 0.0, question.points, "not-attempted", ("Not attempted yet.",))
+    if earned == 0 and statuses == {"missing"}:
+        return QuestionResult(question.id, 0.0, question.points, "missing", _feedback(problems))
+    if earned > 0:
+        status = "partial"
+    elif "error" in statuses:
+        status = "error"
+    else:
+        status = "failed"
+    return QuestionResult(question.id, points, question.points, status, _feedback(problems))  # type: ignore[arg-type]
+
+
+def _feedback(problems: list[TestOutcome]) -> tuple[str, ...]:
+    seen: list[str] = []
+    for outcome in problems:
+        if outcome.message and outcome.message not in seen:
+            seen.append(outcome.message)
+    return tuple(seen[:MAX_FEEDBACK_LINES])

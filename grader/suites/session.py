@@ -1,0 +1,208 @@
+"""Step 3, run the hidden suites: real pytest, in the trusted process, collected once per session.
+
+A :class:`SuiteSession` starts one pytest session in a background thread. Our plugin collects the lesson's
+tests once and then waits; each :meth:`SuiteSession.run` hands it a target (one learner's worker, or the
+live kernel for self-check), runs every selected test against it with pytest's own runtest protocol and
+returns one :class:`TestOutcome` per test. A batch therefore pays for importing and collecting the suites
+once, not once per notebook.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Iterator
+
+import pytest
+
+from grader.errors import LessonError
+from grader.model import Lesson, TestOutcome
+from grader.suites.reference import load_reference
+from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, Mismatch, NotAttempted, Target
+
+_INI = Path(__file__).with_name("pytest.ini")
+
+
+@dataclass(frozen=True)
+class _Job:
+    target: Target
+    questions: frozenset[str] | None
+    result: "Future[tuple[TestOutcome, ...]]"
+
+
+class _Plugin:
+    """The pytest plugin that serves jobs from a queue instead of running the tests once."""
+
+    def __init__(self, lesson: Lesson, reference: SimpleNamespace) -> None:
+        self.lesson = lesson
+        self._reference = reference
+        self.jobs: "queue.Queue[_Job | None]" = queue.Queue()
+        self.ready: "Future[list[Any]]" = Future()
+        self.current: Target | None = None
+        self.collect_errors: list[str] = []
+        self._excinfo: dict[str, BaseException] = {}
+
+    # -- fixtures offered to the suites ------------------------------------------------------------------
+    @pytest.fixture
+    def learner(self) -> Learner:
+        assert self.current is not None
+        return Learner(self.current, self.lesson.function_ids, self._reference)
+
+    @pytest.fixture
+    def reference(self) -> SimpleNamespace:
+        return self._reference
+
+    # -- hooks ----------------------------------------------------------------------------------------
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "question(id, weight=1): the lesson question a hidden test grades")
+        _load_hypothesis_profile()
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {report.longreprtext[-2000:]}")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+        if call.excinfo is not None and item.nodeid not in self._excinfo:
+            self._excinfo[item.nodeid] = call.excinfo.value
+        yield
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        try:
+            items = [(item, _marker(item, self.lesson)) for item in session.items]
+        except LessonError as err:
+            self.ready.set_exception(err)
+            return True
+        if self.collect_errors or not items:
+            detail = "\n".join(self.collect_errors) or "no tests were collected"
+            self.ready.set_exception(LessonError(f"The hidden suites in {self.lesson.suites} cannot be used: {detail}"))
+            return True
+        self.ready.set_result([item for item, _ in items])
+        while (job := self.jobs.get()) is not None:
+            try:
+                selected = [(i, m) for i, m in items if job.questions is None or m[0] in job.questions]
+                job.result.set_result(tuple(self._run(item, qid, weight, job.target) for item, (qid, weight) in selected))
+            except BaseException as err:  # never leave a caller waiting
+                job.result.set_exception(err)
+        return True
+
+    def _run(self, item: pytest.Item, qid: str, weight: float, target: Target) -> TestOutcome:
+        from _pytest.runner import runtestprotocol  # the public runner protocol, re-run once per target
+
+        self.current = target
+        self._excinfo.pop(item.nodeid, None)
+        try:
+            reports = runtestprotocol(item, nextitem=None, log=False)
+        finally:
+            self.current = None
+        name = item.name
+        if all(r.passed for r in reports) and any(r.when == "call" for r in reports):
+            return TestOutcome(qid, name, weight, "passed")
+        error = _first_leaf(self._excinfo.pop(item.nodeid, None))
+        return _outcome(qid, name, weight, error, reports)
+
+
+def _marker(item: pytest.Item, lesson: Lesson) -> tuple[str, float]:
+    mark = item.get_closest_marker("question")
+    if mark is None or not mark.args:
+        raise LessonError(f"The hidden test {item.nodeid} has no @question(...) marker; add one naming its question.")
+    qid = str(mark.args[0])
+    if qid not in {q.id for q in lesson.questions}:
+        raise LessonError(f"The hidden test {item.nodeid} grades {qid!r}, which lesson {lesson.id!r} does not define.")
+    return qid, float(mark.kwargs.get("weight", 1.0))
+
+
+def _first_leaf(error: BaseException | None) -> BaseException | None:
+    """Hypothesis may group several failures; the first one is the one to explain."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _outcome(qid: str, name: str, weight: float, error: BaseException | None, reports: list[Any]) -> TestOutcome:
+    if isinstance(error, NotAttempted):
+        return TestOutcome(qid, name, weight, "not-attempted", str(error))
+    if isinstance(error, MissingAnswer):
+        return TestOutcome(qid, name, weight, "missing", str(error))
+    if isinstance(error, LearnerHung):
+        return TestOutcome(qid, name, weight, "error", str(error))
+    if isinstance(error, (Mismatch, LearnerRaised)):
+        return TestOutcome(qid, name, weight, "failed", str(error))
+    if isinstance(error, AssertionError):
+        return TestOutcome(qid, name, weight, "failed", str(error).split("\nassert ")[0].strip() or "a check failed")
+    if error is not None:
+        return TestOutcome(qid, name, weight, "failed", f"the check stopped with {type(error).__name__}: {error}"[:500])
+    skipped = any(r.skipped for r in reports)
+    return TestOutcome(qid, name, weight, "error", "the test was skipped" if skipped else "the test did not report a pass")
+
+
+def _load_hypothesis_profile() -> None:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "grading",
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    settings.load_profile("grading")
+
+
+class SuiteSession:
+    """One lesson's hidden suites, collected once, ready to run against any number of targets."""
+
+    def __init__(self, lesson: Lesson) -> None:
+        self.lesson = lesson
+        self._plugin = _Plugin(lesson, load_reference(lesson.solution))
+        self._thread: threading.Thread | None = None
+        self._exit: "Future[int]" = Future()
+
+    def __enter__(self) -> "SuiteSession":
+        args = [
+            str(self.lesson.suites),
+            "-c", str(_INI),
+            "--rootdir", str(self.lesson.suites),
+            "--import-mode=importlib",
+            "-p", "no:cacheprovider",
+            "-p", "no:faulthandler",
+            "-p", "no:stepwise",
+            "-p", "no:terminal",
+            "--capture=no",
+        ]
+        self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
+        self._thread.start()
+        try:
+            self._plugin.ready.result()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _main(self, args: list[str]) -> None:
+        try:
+            code = pytest.main(args, plugins=[self._plugin])
+        except BaseException as err:
+            code = -1
+            if not self._plugin.ready.done():
+                self._plugin.ready.set_exception(LessonError(f"The hidden suites could not start: {err!r}"))
+        if not self._plugin.ready.done():
+            self._plugin.ready.set_exception(LessonError(f"The hidden suites in {self.lesson.suites} did not start (pytest exit {code})."))
+        self._exit.set_result(int(code))
+
+    def run(self, target: Target, questions: frozenset[str] | None = None) -> tuple[TestOutcome, ...]:
+        """Run the selected questions' tests (all by default) against ``target``."""
+        job = _Job(target, questions, Future())
+        self._plugin.jobs.put(job)
+        return job.result.result()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            self._plugin.jobs.put(None)
+            self._thread.join()

@@ -1,0 +1,241 @@
+"""The API hidden suites are written against: reach the learner's answers and say what went wrong.
+
+A hidden test asks for the ``learner`` fixture (a :class:`Learner`) and, if it needs reference behaviour,
+the ``reference`` fixture (the solution notebook's namespace). It marks which question it grades::
+
+    @question("decode_step_seconds")
+    def test_round_numbers(learner):
+        got = learner.call("decode_step_seconds", 14e9, 1e12)
+        expect_close(got, 0.014)
+
+Every value that comes back is plain data (see :mod:`grader.execute.channel`). Failures are raised as
+:class:`Mismatch` with a message written for the learner: what was called, what came back, what was
+expected, and the likely misconception when one can be recognised.
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+
+import pytest
+
+from grader.config import REL_TOL
+from grader.execute.channel import ChannelError, RemoteError
+
+#: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
+question = pytest.mark.question
+
+#: The type name a worker reports when a name is not defined in the learner's notebook.
+NOT_DEFINED = "NotDefined"
+
+
+class Target(Protocol):
+    """Where the learner's objects live: a worker process, or the live kernel for self-check."""
+
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any: ...
+
+    def value(self, name: str) -> Any: ...
+
+
+class Mismatch(AssertionError):
+    """The learner's answer was checked and is wrong; ``str()`` is the feedback the learner reads."""
+
+
+class LearnerRaised(Exception):
+    """The learner's function raised an exception when called with a test's inputs."""
+
+
+class NotAttempted(BaseException):
+    """The stub is untouched (it raises NotImplementedError, or the variable is still None)."""
+
+
+class MissingAnswer(BaseException):
+    """The notebook defines no function or variable with the question's name."""
+
+
+class LearnerHung(BaseException):
+    """The call did not come back: it ran past its time limit, or the learner's process died."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call made to the learner's code and what came back, kept for feedback."""
+
+    text: str
+    value: Any
+
+
+_short = reprlib.Repr()
+_short.maxlist = 8
+_short.maxstring = 60
+_short.maxother = 60
+
+
+def show(value: Any) -> str:
+    """A short, readable rendering of a value for feedback."""
+    if callable(value):
+        return getattr(value, "__name__", "a function")
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"{_short.repr(list(value))} ({len(value)} items)"
+    return _short.repr(value)
+
+
+def describe_call(name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
+    parts = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+class Learner:
+    """What a hidden test sees of one learner's notebook."""
+
+    def __init__(self, target: Target, function_ids: Iterable[str], reference: SimpleNamespace) -> None:
+        self._target = target
+        self._functions = tuple(function_ids)
+        self._reference = reference
+
+    def call(self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any) -> Call:
+        """Call the learner's ``name``; the lesson's other functions are replaced by the reference while it runs.
+
+        So a bug in one function costs points once: ``tokens_per_second`` is graded with the reference
+        ``decode_step_seconds`` behind it. Pass ``stand_ins`` to choose the replacements yourself.
+        """
+        text = describe_call(name, args, kwargs)
+        if stand_ins is None:
+            stand_ins = {f: getattr(self._reference, f) for f in self._functions if f != name and hasattr(self._reference, f)}
+        try:
+            value = self._target.call(name, list(args), dict(kwargs), dict(stand_ins))
+        except RemoteError as err:
+            raise _learner_error(name, text, err) from None
+        except ChannelError as err:
+            raise LearnerHung(_hung_sentence(text, err)) from None
+        return Call(text=text, value=value)
+
+    def value(self, name: str) -> Any:
+        """The value of the learner's variable ``name``; a stub left as ``None`` counts as not attempted."""
+        try:
+            value = self._target.value(name)
+        except RemoteError as err:
+            if err.type_name == NOT_DEFINED:
+                raise MissingAnswer(f"Your notebook does not define `{name}`: run its cell, and keep the name as given.") from None
+            raise LearnerRaised(f"Reading `{name}` failed: {err}") from None
+        except ChannelError as err:
+            raise LearnerHung(_hung_sentence(name, err)) from None
+        if value is None:
+            raise NotAttempted(f"`{name}` is still None: not attempted yet.")
+        return value
+
+
+def _learner_error(name: str, text: str, err: RemoteError) -> BaseException:
+    if err.type_name == NOT_DEFINED:
+        return MissingAnswer(
+            f"Your notebook does not define a function `{name}`: did you rename it, or not run its cell?"
+        )
+    if err.type_name == "NotImplementedError":
+        return NotAttempted(f"`{name}` still raises NotImplementedError: not attempted yet.")
+    where = _last_learner_line(err.traceback)
+    return LearnerRaised(f"{text} raised {err.type_name}: {err.message}{where}")
+
+
+def _last_learner_line(traceback: str) -> str:
+    """The innermost source line of a worker traceback, e.g. ' (at: return a / b)', or ''."""
+    lines = traceback.splitlines()
+    frames = [i for i, ln in enumerate(lines) if ln.strip().startswith("File ")]
+    if not frames or frames[-1] + 1 >= len(lines):
+        return ""
+    code = lines[frames[-1] + 1].strip()
+    return f" (at: {code[:80]})" if code and not code.startswith(("File ", "Traceback")) else ""
+
+
+def _hung_sentence(text: str, err: ChannelError) -> str:
+    from grader.execute.channel import BadMessage, ChannelTimeout
+
+    if isinstance(err, ChannelTimeout):
+        return f"{text} did not return in time and was stopped: look for a loop that never ends."
+    if isinstance(err, BadMessage):
+        return f"{text} sent back something that cannot be graded ({err}); return plain numbers, strings, lists or dicts."
+    return f"{text} stopped the process running your code ({err}); look for exit(), os._exit() or a crash."
+
+
+# -- checks that produce teaching feedback -----------------------------------------------------------------
+
+_SCALES = {1e3: "1,000x", 1e6: "1,000,000x", 1e9: "1,000,000,000x", 1e12: "10^12 x"}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def close(a: float, b: float, rel: float = REL_TOL) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
+
+
+def expect_close(
+    got: Call,
+    expected: float,
+    *,
+    rel: float = REL_TOL,
+    unit: str = "",
+    wrong: Mapping[str, float] | None = None,
+) -> None:
+    """Pass if ``got.value`` is within ``rel`` of ``expected``; otherwise explain, naming a known mistake if one fits.
+
+    ``wrong`` maps a description of a likely mistake ("the formula inverted: bandwidth / param_bytes") to
+    the value that mistake produces; generic mistakes (units off by 1,000x, a reciprocal) are recognised too.
+    """
+    value = got.value
+    if _is_number(value) and close(float(value), expected, rel):
+        return
+    unit_text = f" {unit}" if unit else ""
+    lines = [f"{got.text} returned {show(value)}; expected {expected:.6g}{unit_text} (within {rel:g} relative)."]
+    why = diagnose_number(value, expected, wrong or {}, rel)
+    if why:
+        lines.append(why)
+    raise Mismatch(" ".join(lines))
+
+
+def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel: float = REL_TOL) -> str:
+    """Name the likely misconception behind a wrong number, or return ''."""
+    if value is None:
+        return "It returned None: did you forget the `return` statement?"
+    if isinstance(value, bool) or not _is_number(value):
+        return f"It returned a {type(value).__name__}, not a number."
+    value = float(value)
+    for description, wrong_value in wrong.items():
+        if close(value, wrong_value, max(rel, 1e-9)):
+            return f"That is what {description} gives."
+    if expected and value:
+        ratio = value / expected
+        for scale, name in _SCALES.items():
+            if close(ratio, scale, 1e-6):
+                return f"That is {name} too large: a unit slip (milliseconds instead of seconds, bytes instead of GB)?"
+            if close(ratio, 1 / scale, 1e-6):
+                return f"That is {name} too small: a unit slip (seconds instead of milliseconds, GB instead of bytes)?"
+        if close(value * expected, 1.0, 1e-6):
+            return "That is the reciprocal of the expected answer: is your formula upside down?"
+    return ""
+
+
+def expect_equal(got: Call, expected: Any, *, diagnose: Callable[[Any], str] | None = None) -> None:
+    """Pass if ``got.value == expected`` (both plain data); otherwise explain, using ``diagnose`` if given."""
+    value = got.value
+    if isinstance(expected, tuple):
+        expected = list(expected)
+    if value == expected and type(value) is type(expected):
+        return
+    lines = [f"{got.text} returned {show(value)}; expected {show(expected)}."]
+    why = diagnose(value) if diagnose else ""
+    if why:
+        lines.append(why)
+    raise Mismatch(" ".join(lines))
+
+
+def expect(condition: bool, message: str) -> None:
+    """Fail with ``message`` (written for the learner) unless ``condition`` holds."""
+    if not condition:
+        raise Mismatch(message)
