@@ -101,6 +101,8 @@ class Execution:
 class TestOutcome:
     """One hidden test's result as pytest reported it; only ``passed`` earns points."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     question: str
     name: str
     weight: float

@@ -14,7 +14,7 @@ MAX_FEEDBACK_LINES = 3
 def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes: tuple[TestOutcome, ...]) -> Report:
     """Score a graded notebook. With ``execution.failure`` set, every question gets 0 and that reason."""
     results = tuple(
-        _failed_run(q, execution.failure) if execution.failure else _question(q, [o for o in outcomes if o.question == q.id])
+        _failed_run(q, execution.failure) if execution.failure else score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions
     )
     errors = tuple(
@@ -41,7 +41,8 @@ def _failed_run(question: Question, reason: str) -> QuestionResult:
     return QuestionResult(question.id, 0.0, question.points, "error", (reason,))
 
 
-def _question(question: Question, outcomes: list[TestOutcome]) -> QuestionResult:
+def score_question(question: Question, outcomes: list[TestOutcome]) -> QuestionResult:
+    """Points and feedback for one question from its tests' outcomes."""
     if not outcomes:
         return QuestionResult(question.id, 0.0, question.points, "error", ("No hidden test graded this question.",))
     total = sum(o.weight for o in outcomes) or 1.0

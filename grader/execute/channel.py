@@ -71,25 +71,13 @@ class Endpoint:
 
     # -- encoding -----------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
-        """Make ``value`` JSON-ready: callables become references, tuples lists; anything else is refused."""
-        if value is None or type(value) in (bool, int, float, str):
-            return value
-        if isinstance(value, (bool, int, float, str)):
-            return _plain_scalar(value)
-        if isinstance(value, (list, tuple)):
-            return [self.encode(v) for v in value]
-        if isinstance(value, dict):
-            return {_plain_key(k): self.encode(v) for k, v in value.items()}
-        if callable(value):
-            self._next_id += 1
-            self._exports[self._next_id] = value
-            return {FN_KEY: self._next_id}
-        converted = _numpy_to_plain(value)
-        if converted is not _NOT_PLAIN:
-            return converted
-        raise TypeError(
-            f"a value of type {type(value).__name__} cannot be graded; use plain numbers, strings, lists or dicts"
-        )
+        """Make ``value`` JSON-ready; callables become references the other side can call back."""
+        return to_plain(value, self._export)
+
+    def _export(self, fn: Callable[..., Any]) -> Any:
+        self._next_id += 1
+        self._exports[self._next_id] = fn
+        return {FN_KEY: self._next_id}
 
     def decode(self, value: Any, depth: int = 0) -> Any:
         """Check a received value's shape and turn callable references into callable proxies."""
@@ -200,6 +188,24 @@ class Endpoint:
 
 
 _NOT_PLAIN = object()
+
+
+def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any]) -> Any:
+    """A copy of ``value`` made only of plain data; callables are passed to ``export``; anything else is refused."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, (int, float, str)):
+        return _plain_scalar(value)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v, export) for v in value]
+    if isinstance(value, dict):
+        return {_plain_key(k): to_plain(v, export) for k, v in value.items()}
+    if callable(value):
+        return export(value)
+    converted = _numpy_to_plain(value)
+    if converted is not _NOT_PLAIN:
+        return converted
+    raise TypeError(f"a value of type {type(value).__name__} cannot be graded; use plain numbers, strings, lists or dicts")
 
 
 def _plain_scalar(value: Any) -> Any:

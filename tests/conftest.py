@@ -1,0 +1,55 @@
+"""Shared helpers: build fixture notebooks in a temp folder and run the real ``grade`` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE_LESSONS = Path(__file__).resolve().parent / "fixtures" / "lessons"
+
+
+def notebook(cells: list[str | tuple[str, list[str]]], lesson: str | None = "squares") -> Any:
+    """A notebook from code sources; a (source, tags) pair sets cell tags."""
+    nb = new_notebook()
+    if lesson:
+        nb.metadata["grader"] = {"lesson": lesson}
+    nb.cells.append(new_markdown_cell("# fixture"))
+    for cell in cells:
+        source, tags = cell if isinstance(cell, tuple) else (cell, [])
+        code = new_code_cell(source)
+        if tags:
+            code.metadata["tags"] = tags
+        nb.cells.append(code)
+    return nb
+
+
+@pytest.fixture
+def write_notebook(tmp_path: Path) -> Callable[..., Path]:
+    def write(cells: list[Any], name: str = "submission.ipynb", lesson: str | None = "squares") -> Path:
+        path = tmp_path / name
+        path.write_text(nbformat.writes(notebook(cells, lesson)), encoding="utf-8")
+        return path
+
+    return write
+
+
+def run_grade(*args: str, cwd: Path = REPO, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run the real ``grade`` console command."""
+    return subprocess.run(["grade", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def grade_json(*args: str) -> dict[str, Any]:
+    result = run_grade(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+SQUARES_SOLVED = ['answer_even = "A"', "def square(x):\n    return x * x", "def sum_of_squares(xs):\n    return sum(square(x) for x in xs)"]

@@ -1,0 +1,90 @@
+"""The real ``grade`` command, end to end, on fixture notebooks of the tiny second lesson.
+
+The engine knows nothing of any lesson: these run it on ``tests/fixtures/lessons/squares``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
+
+LESSONS = ("--lessons", str(FIXTURE_LESSONS))
+
+
+def grade(path: Path, *extra: str) -> dict:
+    result = run_grade(str(path), *LESSONS, "--json", *extra)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def scores(report: dict) -> dict[str, float]:
+    return {q["id"]: q["score"] for q in report["questions"]}
+
+
+def test_solved_gets_full_marks_and_a_table(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook(SQUARES_SOLVED)
+    report = grade(path)
+    assert (report["score"], report["max_score"]) == (5.0, 5.0)
+    table = run_grade(str(path), *LESSONS)
+    assert table.returncode == 0 and "Total: 5 / 5" in table.stdout and "sum_of_squares" in table.stdout
+
+
+def test_untouched_scores_zero_as_not_attempted() -> None:
+    report = grade(FIXTURE_LESSONS / "squares" / "notebook.ipynb")
+    assert report["score"] == 0
+    assert {q["status"] for q in report["questions"]} == {"not-attempted"}
+
+
+def test_one_mistake_costs_points_on_that_question_only(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook([SQUARES_SOLVED[0], "def square(x):\n    return x + x", SQUARES_SOLVED[2]])
+    report = grade(path)
+    assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
+    feedback = " ".join(next(q for q in report["questions"] if q["id"] == "square")["feedback"])
+    assert "square(3) returned 6" in feedback and "expected 9" in feedback
+
+
+def test_a_function_that_never_returns_costs_only_its_question(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook([SQUARES_SOLVED[0], "def square(x):\n    while True:\n        pass", SQUARES_SOLVED[2]])
+    report = grade(path)
+    assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
+    square = next(q for q in report["questions"] if q["id"] == "square")
+    assert square["status"] == "error" and "did not return in time" in square["feedback"][0]
+
+
+def test_a_notebook_that_loops_forever_scores_zero_with_the_cell_named(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook([SQUARES_SOLVED[0], "while True:\n    pass", SQUARES_SOLVED[1]])
+    report = grade(path, "--timeout", "2")
+    assert report["score"] == 0
+    assert any("longer than 2 s" in e and "cell 3" in e and "while True:" in e for e in report["errors"])
+
+
+def test_an_early_failing_cell_does_not_hide_later_answers(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook(["import no_such_module", *SQUARES_SOLVED])
+    report = grade(path)
+    assert report["score"] == 5.0
+    assert any("ModuleNotFoundError" in e and "Cell 2" in e for e in report["errors"]), report["errors"]
+
+
+def test_broken_notebook_exits_1_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.ipynb"
+    path.write_text("{ this is not json")
+    result = run_grade(str(path), *LESSONS)
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0 and "broken.ipynb" in result.stderr
+    assert "Traceback" not in result.stderr
+    as_json = run_grade(str(path), *LESSONS, "--json")
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["status"] == "ungraded"
+
+
+def test_bad_usage_exits_2() -> None:
+    assert run_grade("x.ipynb", "--timeout", "-3").returncode == 2
+    assert run_grade("x.ipynb", "--lessons", "/no/such/dir").returncode == 2
+
+
+def test_unknown_lesson_is_explained(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook(SQUARES_SOLVED, lesson="cooking")
+    result = run_grade(str(path), *LESSONS)
+    assert result.returncode == 1 and "no lesson 'cooking'" in result.stderr and "squares" in result.stderr

@@ -1,0 +1,42 @@
+"""Step 4 on its own: points come only from passes, split by weight, with honest statuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.model import Execution, Lesson, Question, Submission, TestOutcome
+from grader.score import score, score_question
+
+Q = Question("f", "function", 4.0)
+LESSON = Lesson("l", "L", Path("."), (Q, Question("v", "value", 1.0)), Path("."), Path("."), Path("."))
+SUB = Submission(Path("s.ipynb"), (), "l", "d")
+
+
+def test_partial_credit_by_weight() -> None:
+    outcomes = [TestOutcome("f", "a", 1, "passed"), TestOutcome("f", "b", 3, "failed", "wrong: 1000x")]
+    result = score_question(Q, outcomes)
+    assert (result.score, result.status, result.feedback) == (1.0, "partial", ("wrong: 1000x",))
+
+
+def test_not_attempted_and_missing_and_errors_earn_nothing() -> None:
+    assert score_question(Q, [TestOutcome("f", "a", 1, "not-attempted", "x")]).status == "not-attempted"
+    assert score_question(Q, [TestOutcome("f", "a", 1, "missing", "no f")]).status == "missing"
+    hung = score_question(Q, [TestOutcome("f", "a", 1, "error", "did not return")])
+    assert (hung.score, hung.status) == (0.0, "error")
+
+
+def test_a_question_without_tests_scores_zero_not_full() -> None:
+    assert score_question(Q, []).score == 0.0
+
+
+def test_a_failed_run_zeroes_everything_with_the_reason() -> None:
+    report = score(LESSON, SUB, Execution(failure="ran longer than 30 s"), (TestOutcome("f", "a", 1, "passed"),))
+    assert report.score == 0 and report.max_score == 5
+    assert all(q.feedback == ("ran longer than 30 s",) for q in report.questions)
+    assert report.errors == ("ran longer than 30 s",)
+
+
+def test_total_is_the_sum() -> None:
+    outcomes = (TestOutcome("f", "a", 1, "passed"), TestOutcome("v", "b", 1, "passed"))
+    report = score(LESSON, SUB, Execution(), outcomes)
+    assert (report.score, report.max_score) == (5.0, 5.0)

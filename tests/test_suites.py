@@ -1,0 +1,76 @@
+"""Step 3 on its own: the hidden suites run under real pytest against any target, and bad suites are named."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.errors import LessonError
+from grader.lessons import load_lesson
+from grader.selfcheck import NamespaceTarget
+from grader.suites.session import SuiteSession
+from tests.conftest import FIXTURE_LESSONS
+
+
+def namespace(source: str) -> dict[str, object]:
+    ns: dict[str, object] = {}
+    exec(source, ns)
+    return ns
+
+
+@pytest.fixture(scope="module")
+def squares() -> SuiteSession:
+    with SuiteSession(load_lesson("squares", FIXTURE_LESSONS)) as session:
+        yield session
+
+
+def test_correct_answers_pass_every_test(squares: SuiteSession) -> None:
+    ns = namespace('answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)')
+    outcomes = squares.run(NamespaceTarget(ns))
+    assert outcomes and all(o.status == "passed" for o in outcomes)
+
+
+def test_each_function_is_graded_with_the_reference_behind_it(squares: SuiteSession) -> None:
+    # square is wrong, sum_of_squares is right: only square loses points, because while sum_of_squares
+    # is tested the reference square stands in for the learner's.
+    ns = namespace("def square(x): return 2 * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)")
+    outcomes = squares.run(NamespaceTarget(ns), frozenset({"square", "sum_of_squares"}))
+    by_q = {(o.question, o.status) for o in outcomes}
+    assert ("sum_of_squares", "failed") not in by_q
+    failed = [o for o in outcomes if o.question == "square" and o.status == "failed"]
+    assert failed and "doubling instead of squaring" in " ".join(o.message for o in failed)
+
+
+def test_forged_equality_cannot_pass(squares: SuiteSession) -> None:
+    ns = namespace(
+        "class Always(float):\n    def __eq__(self, other): return True\n"
+        "def square(x): return Always(0.0)"
+    )
+    outcomes = squares.run(NamespaceTarget(ns), frozenset({"square"}))
+    assert all(o.status == "failed" for o in outcomes)
+
+
+def test_stub_and_missing_are_told_apart(squares: SuiteSession) -> None:
+    ns = namespace("answer_even = None\ndef square(x): raise NotImplementedError")
+    statuses = {o.question: o.status for o in squares.run(NamespaceTarget(ns))}
+    assert statuses == {"answer_even": "not-attempted", "square": "not-attempted", "sum_of_squares": "missing"}
+
+
+def test_a_test_without_question_marker_is_a_lesson_error(tmp_path: Path) -> None:
+    root = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", root / "squares")
+    (root / "squares" / "suites" / "test_extra.py").write_text("def test_unmarked(learner):\n    pass\n")
+    with pytest.raises(LessonError, match="no @question"):
+        with SuiteSession(load_lesson("squares", root)):
+            pass
+
+
+def test_a_suite_that_does_not_import_is_a_lesson_error(tmp_path: Path) -> None:
+    root = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", root / "squares")
+    (root / "squares" / "suites" / "test_broken.py").write_text("import no_such_module\n")
+    with pytest.raises(LessonError, match="cannot be used"):
+        with SuiteSession(load_lesson("squares", root)):
+            pass
