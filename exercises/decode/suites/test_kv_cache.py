@@ -1,0 +1,108 @@
+"""kv_step_seconds and kv_decode_time: each step also reads the KV cache, which grows by one token per step."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.testing import question
+
+
+def sizes(lo: int, hi: int):
+    """Physically meaningful sizes from 10**lo to 10**hi: floats with uneven digits, and plain ints."""
+    return st.one_of(
+        st.builds(lambda m, e: m * 10.0**e, st.floats(1.0, 9.99), st.integers(lo, hi - 1)),
+        st.integers(10**lo, 10**hi),
+    )
+
+
+PARAM_BYTES = sizes(8, 12)
+BANDWIDTH = sizes(10, 13)
+# Bytes of K and V per token across all layers: 2 * layers * kv_heads * head_dim * bytes; 16 KB .. 4 MB.
+KV_BYTES = st.one_of(st.sampled_from([131_072, 327_680, 524_288, 819_200]), sizes(4, 6))
+CONTEXT = st.integers(0, 32_768)
+
+STEP_PARAMS = ("param_bytes", "kv_bytes_per_token", "context_len", "bandwidth")
+TIME_PARAMS = ("n_tokens", "prompt_len", "param_bytes", "kv_bytes_per_token", "bandwidth")
+
+# A 7B-class model in 16-bit: 14 GB of weights, 512 KiB of KV cache per token (32 layers x 4096 x 2 x 2 bytes).
+P7, KV7, BW = 14e9, 524_288, 1e12
+
+
+# -- kv_step_seconds -------------------------------------------------------------------------------------------------
+
+@question("kv_step_seconds")
+def test_kv_step_worked_example(learner, decode):
+    """4096 tokens of context add 2.1 GB to the 14 GB read: 16.1 ms per step."""
+    got = learner.call("kv_step_seconds", P7, KV7, 4096, BW)
+    decode.expect_seconds(got, decode.kv_step_seconds(P7, KV7, 4096, BW), decode.kv_step_mistakes(P7, KV7, 4096, BW))
+
+
+@question("kv_step_seconds")
+def test_kv_step_empty_context(learner, decode):
+    """No context yet: only the weights are read."""
+    got = learner.call("kv_step_seconds", 6.7e9, 262_144, 0, 2.0e12)
+    decode.expect_seconds(got, 6.7e9 / 2.0e12, decode.kv_step_mistakes(6.7e9, 262_144, 0, 2.0e12))
+
+
+@question("kv_step_seconds", weight=2)
+@settings(max_examples=10)
+@given(param_bytes=PARAM_BYTES, kv_bytes_per_token=KV_BYTES, context_len=st.integers(1, 32_768), bandwidth=BANDWIDTH)
+def test_kv_step_generated(learner, decode, param_bytes, kv_bytes_per_token, context_len, bandwidth):
+    got = learner.call("kv_step_seconds", param_bytes, kv_bytes_per_token, context_len, bandwidth)
+    decode.expect_seconds(
+        got,
+        decode.kv_step_seconds(param_bytes, kv_bytes_per_token, context_len, bandwidth),
+        decode.kv_step_mistakes(param_bytes, kv_bytes_per_token, context_len, bandwidth),
+    )
+
+
+@question("kv_step_seconds")
+def test_kv_step_keywords(learner, decode):
+    args = dict(bandwidth=3.35e12, context_len=12_000, kv_bytes_per_token=327_680, param_bytes=140e9)
+    got = decode.call_kw(learner, "kv_step_seconds", STEP_PARAMS, **args)
+    decode.expect_seconds(got, decode.kv_step_seconds(**args), decode.kv_step_mistakes(**args))
+
+
+# -- kv_decode_time ----------------------------------------------------------------------------------------------------
+
+@question("kv_decode_time")
+def test_kv_decode_worked_example(learner, decode):
+    """64 new tokens after a 2000-token prompt: contexts 2000, 2001, ..., 2063."""
+    got = learner.call("kv_decode_time", 64, 2000, P7, KV7, BW)
+    decode.expect_seconds(got, decode.kv_decode_time(64, 2000, P7, KV7, BW), decode.kv_decode_mistakes(64, 2000, P7, KV7, BW))
+
+
+@question("kv_decode_time")
+def test_kv_decode_edge_cases(learner, decode):
+    """No new tokens take no time; one new token after an empty prompt is one step at context 0."""
+    for n_tokens, prompt_len, param_bytes, kv, bandwidth in ((0, 512, 1.3e10, 409_600, 9.0e11), (1, 0, 1.3e10, 409_600, 9.0e11)):
+        got = learner.call("kv_decode_time", n_tokens, prompt_len, param_bytes, kv, bandwidth)
+        decode.expect_seconds(
+            got,
+            decode.kv_decode_time(n_tokens, prompt_len, param_bytes, kv, bandwidth),
+            decode.kv_decode_mistakes(n_tokens, prompt_len, param_bytes, kv, bandwidth),
+        )
+
+
+@question("kv_decode_time", weight=2)
+@settings(max_examples=8)
+@given(
+    n_tokens=st.integers(2, 12),
+    prompt_len=CONTEXT,
+    param_bytes=PARAM_BYTES,
+    kv_bytes_per_token=KV_BYTES,
+    bandwidth=BANDWIDTH,
+)
+def test_kv_decode_generated(learner, decode, n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth):
+    got = learner.call("kv_decode_time", n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth)
+    decode.expect_seconds(
+        got,
+        decode.kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth),
+        decode.kv_decode_mistakes(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth),
+    )
+
+
+@question("kv_decode_time")
+def test_kv_decode_keywords(learner, decode):
+    args = dict(bandwidth=2.0e12, kv_bytes_per_token=163_840, param_bytes=1.6e10, prompt_len=731, n_tokens=17)
+    got = decode.call_kw(learner, "kv_decode_time", TIME_PARAMS, **args)
+    decode.expect_seconds(got, decode.kv_decode_time(**args), decode.kv_decode_mistakes(**args))

@@ -1,0 +1,98 @@
+"""The Decode lesson end to end: the solution earns full marks, the stubs nothing, and each realistic
+mistake costs points on its own question only, with feedback that names what went wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import nbformat
+import pytest
+
+from grader.config import DEFAULT_LIMITS
+from grader.lessons import load_lesson
+from grader.model import Report
+from grader.pipeline import grade_submission
+from grader.read import read_submission
+from grader.suites.session import SuiteSession
+from tests.conftest import REPO, run_grade
+from tests.fixtures.decode_mistakes import MISTAKES
+
+SOLUTION = REPO / "solutions" / "decode.ipynb"
+NOTEBOOK = REPO / "notebooks" / "decode.ipynb"
+
+
+def with_answers(tmp_path: Path, replacements: dict[str, str], name: str = "learner.ipynb") -> Path:
+    """The solution notebook with some answer cells (found by nbgrader grade_id) replaced."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in replacements:
+            cell.source = replacements[grade_id]
+    path = tmp_path / name
+    nbformat.write(nb, path)
+    return path
+
+
+def by_id(report: dict) -> dict[str, dict]:
+    return {q["id"]: q for q in report["questions"]}
+
+
+def cli_json(path: Path) -> dict:
+    result = run_grade(str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_solution_gets_full_marks_through_the_cli() -> None:
+    report = cli_json(SOLUTION)
+    assert report["score"] == report["max_score"] > 0
+    assert {q["status"] for q in report["questions"]} == {"passed"}
+    assert report["errors"] == []
+
+
+def test_untouched_notebook_scores_zero_and_says_not_attempted() -> None:
+    report = cli_json(NOTEBOOK)
+    assert report["score"] == 0
+    assert {q["status"] for q in report["questions"]} == {"not-attempted"}
+    table = run_grade(str(NOTEBOOK))
+    assert table.returncode == 0 and "Not attempted yet" in table.stdout
+
+
+def test_a_partly_wrong_notebook_loses_points_only_where_it_is_wrong(tmp_path: Path) -> None:
+    wrong = {q: MISTAKES[q][0] for q in ("ms_per_token", "generate", "kv_decode_time")}
+    report = by_id(cli_json(with_answers(tmp_path, wrong)))
+    for qid, q in report.items():
+        if qid in wrong:
+            assert q["score"] < q["max_score"] and q["feedback"], qid
+        else:
+            assert q["score"] == q["max_score"], (qid, q["feedback"])
+
+
+@pytest.fixture(scope="module")
+def decode_suites() -> Iterator[SuiteSession]:
+    with SuiteSession(load_lesson("decode")) as session:
+        yield session
+
+
+@pytest.mark.parametrize("qid", sorted(MISTAKES))
+def test_each_mistake_costs_its_own_question_only(tmp_path: Path, decode_suites: SuiteSession, qid: str) -> None:
+    source, phrase = MISTAKES[qid]
+    submission = read_submission(with_answers(tmp_path, {qid: source}))
+    report: Report = grade_submission(submission, decode_suites.lesson, decode_suites, DEFAULT_LIMITS)
+    for q in report.questions:
+        if q.id == qid:
+            assert q.score < q.max_score, f"{qid}: the mistake was not caught"
+            assert any(phrase in line for line in q.feedback), (qid, q.feedback)
+        else:
+            assert q.score == q.max_score, (qid, q.id, q.feedback)
+
+
+def test_the_lesson_definition_matches_the_notebooks() -> None:
+    lesson = load_lesson("decode")
+    ids = {q.id for q in lesson.questions}
+    for path in (SOLUTION, NOTEBOOK):
+        nb = nbformat.read(path, as_version=4)
+        graded = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+        assert graded == ids, path
