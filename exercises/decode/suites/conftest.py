@@ -11,12 +11,14 @@ Units follow the notebook: decimal units, sizes in bytes, bandwidths in bytes pe
 from __future__ import annotations
 
 import math
+import operator
 from types import SimpleNamespace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import pytest
 
-from grader.testing import Call, LearnerRaised, Mismatch, diagnose_number, expect_close, show
+from grader.config import REL_TOL
+from grader.testing import Call, LearnerRaised, Mismatch, diagnose_number, show
 
 VOCAB = 50_000
 
@@ -55,102 +57,157 @@ def kv_decode_time(n_tokens: int, prompt_len: int, param_bytes: float, kv_bytes_
     return kv_sum(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth)
 
 
-# -- likely mistakes, as {description: the value it produces} -----------------------------------------------
+# -- likely mistakes: (what was computed, why it is wrong, the value it gives) -----------------------------------
 
-def step_mistakes(param_bytes: float, bandwidth: float) -> dict[str, float]:
+Mistake = tuple[str, str, float]
+
+
+def step_mistakes(param_bytes: float, bandwidth: float) -> list[Mistake]:
     step = param_bytes / bandwidth
-    return {
-        "bandwidth / param_bytes (the formula upside down)": bandwidth / param_bytes,
-        "a step time in milliseconds (seconds are expected)": step * 1e3,
-        "param_bytes * bandwidth (time = bytes / (bytes per second), not a product)": param_bytes * bandwidth,
-    }
+    return [
+        ("bandwidth / param_bytes", "the formula is upside down; time = bytes / (bytes per second).", bandwidth / param_bytes),
+        ("param_bytes / bandwidth in milliseconds", "the step time should be in seconds.", step * 1e3),
+        ("param_bytes * bandwidth", "time = bytes / (bytes per second), a division.", param_bytes * bandwidth),
+        ("param_bytes // bandwidth", "`//` rounds down to whole seconds; use `/`.", param_bytes // bandwidth),
+    ]
 
 
-def tps_mistakes(param_bytes: float, bandwidth: float) -> dict[str, float]:
-    return {
-        "param_bytes / bandwidth, the seconds per token (tokens per second is its reciprocal)": param_bytes / bandwidth,
-        "1 / the step time in milliseconds (tokens per millisecond, not per second)": bandwidth / param_bytes / 1e3,
-        "1000 / the step time in seconds": 1e3 * bandwidth / param_bytes,
-    }
+def tps_mistakes(param_bytes: float, bandwidth: float) -> list[Mistake]:
+    return [
+        ("param_bytes / bandwidth", "that is the seconds per token; tokens per second is its reciprocal.", param_bytes / bandwidth),
+        ("1 / (the step time in milliseconds)", "that is tokens per millisecond; use the step time in seconds.",
+         bandwidth / param_bytes / 1e3),
+        ("1000 / (the step time in seconds)", "tokens per second is 1 / seconds per step.", 1e3 * bandwidth / param_bytes),
+    ]
 
 
-def decode_time_mistakes(n_tokens: int, param_bytes: float, bandwidth: float) -> dict[str, float]:
+def decode_time_mistakes(n_tokens: int, param_bytes: float, bandwidth: float) -> list[Mistake]:
     step = param_bytes / bandwidth
-    wrong = {
-        "n_tokens * tokens_per_second (multiply by seconds per token, not tokens per second)": n_tokens * bandwidth / param_bytes,
-        "one step only (n_tokens was ignored)": step,
-        "n_tokens - 1 steps (one step too few: every new token needs its own step)": (n_tokens - 1) * step,
-        "n_tokens + 1 steps (one step too many: n_tokens new tokens need n_tokens steps)": (n_tokens + 1) * step,
-        "a time in milliseconds (seconds are expected)": n_tokens * step * 1e3,
-    }
+    wrong = [
+        ("n_tokens * tokens_per_second(...)", "multiply by the seconds per token, not by the tokens per second.",
+         n_tokens * bandwidth / param_bytes),
+        ("one step, decode_step_seconds(...)", "n_tokens new tokens take n_tokens steps.", step),
+        ("(n_tokens - 1) steps", "one step too few: every new token needs its own step.", (n_tokens - 1) * step),
+        ("(n_tokens + 1) steps", "one step too many: n_tokens new tokens need n_tokens steps.", (n_tokens + 1) * step),
+        ("n_tokens * decode_step_seconds(...) in milliseconds", "the time should be in seconds.", n_tokens * step * 1e3),
+    ]
     if n_tokens:
-        wrong["step / n_tokens (divide: no, n_tokens steps take n_tokens times as long)"] = step / n_tokens
+        wrong.append(("decode_step_seconds(...) / n_tokens", "n_tokens steps take n_tokens times as long as one.", step / n_tokens))
     return wrong
 
 
-def request_time_mistakes(ttft: float, itl: float, n_out: int) -> dict[str, float]:
-    return {
-        "ttft + n_out * itl: a token too many (the first token arrives at ttft; only n_out - 1 gaps of itl follow)": ttft + n_out * itl,
-        "(n_out - 1) * itl without the ttft (the wait for the first token is part of the request)": (n_out - 1) * itl,
-        "n_out * itl without the ttft": n_out * itl,
-        "ttft + (n_out - 2) * itl: a token too few": ttft + (n_out - 2) * itl,
-        "n_out * ttft (every token does not wait as long as the first)": n_out * ttft,
-        "(ttft + itl) * (n_out - 1)": (ttft + itl) * (n_out - 1),
-        "a time in milliseconds (seconds are expected)": (ttft + (n_out - 1) * itl) * 1e3,
-    }
+def request_time_mistakes(ttft: float, itl: float, n_out: int) -> list[Mistake]:
+    right = ttft + (n_out - 1) * itl
+    return [
+        ("ttft + n_out * itl", "a token too many: the first token arrives at ttft, so only n_out - 1 gaps of itl follow.",
+         ttft + n_out * itl),
+        ("(n_out - 1) * itl", "the ttft is missing: the wait for the first token is part of the request.", (n_out - 1) * itl),
+        ("n_out * itl", "the ttft is missing: the first token arrives at ttft, then n_out - 1 gaps of itl follow.", n_out * itl),
+        ("ttft + (n_out - 2) * itl", "a token too few: after the first token, n_out - 1 gaps of itl follow.", ttft + (n_out - 2) * itl),
+        ("n_out * ttft", "only the first token waits the ttft; the others come itl apart.", n_out * ttft),
+        ("(ttft + itl) * (n_out - 1)", "the ttft is paid once, not once per token.", (ttft + itl) * (n_out - 1)),
+        ("ttft + (n_out - 1) * itl in milliseconds", "the time should be in seconds.", right * 1e3),
+    ]
 
 
-def kv_step_mistakes(param_bytes: float, kv_bytes_per_token: float, context_len: int, bandwidth: float) -> dict[str, float]:
-    return {
-        "param_bytes / bandwidth: the KV cache was left out (each step also reads kv_bytes_per_token * context_len bytes)":
-            param_bytes / bandwidth,
-        "(param_bytes + kv_bytes_per_token) / bandwidth: the KV bytes were not multiplied by context_len":
-            (param_bytes + kv_bytes_per_token) / bandwidth,
-        "kv_bytes_per_token * context_len / bandwidth: the weights were left out (every step reads all of them)":
-            kv_bytes_per_token * context_len / bandwidth,
-        "(param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth: context off by one":
-            (param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth,
-        "param_bytes * kv_bytes_per_token * context_len / bandwidth (the bytes add up, they do not multiply)":
-            param_bytes * kv_bytes_per_token * context_len / bandwidth,
-    }
+def kv_step_mistakes(param_bytes: float, kv_bytes_per_token: float, context_len: int, bandwidth: float) -> list[Mistake]:
+    return [
+        ("param_bytes / bandwidth", "the KV cache is left out: each step also reads kv_bytes_per_token * context_len bytes.",
+         param_bytes / bandwidth),
+        ("(param_bytes + kv_bytes_per_token) / bandwidth", "the KV bytes per token must be multiplied by context_len.",
+         (param_bytes + kv_bytes_per_token) / bandwidth),
+        ("kv_bytes_per_token * context_len / bandwidth", "the weights are left out: every step reads all of them too.",
+         kv_bytes_per_token * context_len / bandwidth),
+        ("(param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth",
+         "context off by one: the step reads the KV of the context_len tokens already there.",
+         (param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth),
+        ("param_bytes * kv_bytes_per_token * context_len / bandwidth", "the two reads add up; they do not multiply.",
+         param_bytes * kv_bytes_per_token * context_len / bandwidth),
+        ("(param_bytes + kv_bytes_per_token * context_len) / bandwidth in milliseconds", "the time should be in seconds.",
+         (param_bytes + kv_bytes_per_token * context_len) / bandwidth * 1e3),
+    ]
 
 
-def kv_decode_mistakes(n_tokens: int, prompt_len: int, param_bytes: float, kv_bytes_per_token: float, bandwidth: float) -> dict[str, float]:
+def kv_decode_mistakes(n_tokens: int, prompt_len: int, param_bytes: float, kv_bytes_per_token: float, bandwidth: float) -> list[Mistake]:
     args = (param_bytes, kv_bytes_per_token, bandwidth)
-    return {
-        "n_tokens * param_bytes / bandwidth: the KV cache was ignored (it grows by one token every step)":
-            n_tokens * param_bytes / bandwidth,
-        "contexts prompt_len + 1 ... prompt_len + n_tokens: off by one (the first new token is computed with a "
-        "context of prompt_len, k = 0)": kv_sum(n_tokens, prompt_len + 1, *args),
-        "contexts prompt_len - 1 ... : off by one the other way": kv_sum(n_tokens, prompt_len - 1, *args),
-        "n_tokens * kv_step_seconds(..., prompt_len, ...): the context was kept constant (it grows by one each step)":
-            n_tokens * kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len, bandwidth),
-        "n_tokens * kv_step_seconds(..., prompt_len + n_tokens, ...): every step priced at the final context":
-            n_tokens * kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len + n_tokens, bandwidth),
-        "contexts 0 ... n_tokens - 1: prompt_len was left out (the prompt's tokens are in the KV cache too)":
-            kv_sum(n_tokens, 0, *args),
-        "n_tokens + 1 steps (k = 0 ... n_tokens): one step too many": kv_sum(n_tokens + 1, prompt_len, *args),
-        "n_tokens - 1 steps: one step too few": kv_sum(n_tokens - 1, prompt_len, *args),
-        "a time in milliseconds (seconds are expected)": kv_sum(n_tokens, prompt_len, *args) * 1e3,
-    }
+    return [
+        ("n_tokens * param_bytes / bandwidth", "the KV cache is ignored; it is read every step and grows by one token per step.",
+         n_tokens * param_bytes / bandwidth),
+        ("the sum over contexts prompt_len + 1 ... prompt_len + n_tokens",
+         "off by one: the first new token (k = 0) is computed with a context of prompt_len.",
+         kv_sum(n_tokens, prompt_len + 1, *args)),
+        ("n_tokens * kv_step_seconds(..., prompt_len, ...)",
+         "the context is kept constant; it grows by one token each step (prompt_len + k).",
+         n_tokens * kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len, bandwidth)),
+        ("n_tokens * kv_step_seconds(..., prompt_len + n_tokens, ...)",
+         "every step is priced at the final context; step k reads a context of prompt_len + k.",
+         n_tokens * kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len + n_tokens, bandwidth)),
+        ("the sum over contexts 0 ... n_tokens - 1", "prompt_len is left out: the prompt's tokens are in the KV cache too.",
+         kv_sum(n_tokens, 0, *args)),
+        ("n_tokens + 1 steps (k = 0 ... n_tokens)", "one step too many: n_tokens new tokens take n_tokens steps.",
+         kv_sum(n_tokens + 1, prompt_len, *args)),
+        ("n_tokens - 1 steps", "one step too few: n_tokens new tokens take n_tokens steps.", kv_sum(n_tokens - 1, prompt_len, *args)),
+        ("the right sum in milliseconds", "the time should be in seconds.", kv_sum(n_tokens, prompt_len, *args) * 1e3),
+    ]
 
 
 # -- numbers ---------------------------------------------------------------------------------------------------
-
-def expect_seconds(got: Call, expected: float, wrong: Mapping[str, float], unit: str = "s") -> None:
-    """expect_close with the lesson's catalogue of mistakes."""
-    expect_close(got, expected, unit=unit, wrong=_distinct(wrong, expected))
-
-
-def _distinct(wrong: Mapping[str, float], expected: float) -> dict[str, float]:
-    """Drop mistakes that give the right answer for these inputs (they would never be reported anyway)."""
-    return {d: v for d, v in wrong.items() if math.isfinite(v) and not math.isclose(v, expected, rel_tol=1e-9, abs_tol=1e-300)}
-
 
 def _as_number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+def _near(a: float, b: float, rel: float = 1e-6) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
+
+
+def explain_number(value: Any, expected: float, mistakes: Sequence[Mistake], match_rel: float = 1e-6) -> str:
+    """Name the mistake behind a wrong number: a known one, a rounded answer, a unit slip or a reciprocal."""
+    number = _as_number(value)
+    if number is None or not math.isfinite(number):
+        return diagnose_number(value, expected, {})
+    matches = [
+        (formula, why)
+        for formula, why, wrong in mistakes
+        if math.isfinite(wrong) and not _near(wrong, expected, 1e-9) and _near(number, wrong, match_rel)
+    ]
+    if matches:
+        formula, why = matches[0]
+        text = f"That is what {formula} gives: {why}"
+        for formula, why in matches[1:2]:
+            text += f" (For these inputs {formula} gives the same number: {why})"
+        return text
+    rounded = _rounded(number, expected)
+    if rounded:
+        return rounded
+    return diagnose_number(number, expected, {})
+
+
+def _rounded(number: float, expected: float) -> str:
+    if not expected or _near(number, expected):
+        return ""
+    for digits in range(0, 7):
+        scale = 10.0**digits
+        for cut in (round(expected, digits), math.trunc(expected * scale) / scale):
+            if _near(number, cut, 1e-12):
+                places = "a whole number" if digits == 0 else f"{digits} decimal place{'s' if digits > 1 else ''}"
+                return (
+                    f"That is the right value cut to {places}: return the full value (no int(), round() or "
+                    "formatting); the grader allows for floating-point error."
+                )
+    return ""
+
+
+def expect_seconds(got: Call, expected: float, mistakes: Sequence[Mistake], unit: str = "s") -> None:
+    """Pass if got.value is within 1e-6 relative of expected; otherwise say what came back and why it is likely wrong."""
+    number = _as_number(got.value)
+    if number is not None and _near(number, expected, REL_TOL):
+        return
+    text = f"{got.text} returned {show(got.value)}; expected {expected:.6g} {unit} (within {REL_TOL:g} relative)."
+    why = explain_number(got.value, expected, mistakes)
+    raise Mismatch(f"{text} {why}" if why else text)
 
 
 def expect_value(
@@ -159,7 +216,7 @@ def expect_value(
     expected: float,
     *,
     meaning: str,
-    wrong: Mapping[str, float] | None = None,
+    mistakes: Sequence[Mistake] = (),
     rel: float = 1e-6,
     abs_tol: float = 0.0,
     hint: str = "",
@@ -169,19 +226,17 @@ def expect_value(
     if number is not None and math.isfinite(number):
         if abs_tol and abs(number - expected) <= abs_tol:
             return
-        if not abs_tol and math.isclose(number, expected, rel_tol=rel, abs_tol=1e-300):
+        if not abs_tol and _near(number, expected, rel):
             return
     within = f"within {abs_tol:g}" if abs_tol else f"within {rel:g} relative"
-    lines = [f"`{name}` is {show(value)}; expected {expected:.6g} ({meaning}; {within})."]
+    text = f"`{name}` is {show(value)}; expected {expected:.6g} ({meaning}; {within})."
     if isinstance(value, str):
-        lines.append("It is a string: store the number itself, e.g. `14`, not `\"14 GB\"`.")
-    else:
-        why = diagnose_number(value, expected, _distinct(wrong or {}, expected), rel)
-        if why:
-            lines.append(why)
-        elif hint:
-            lines.append(hint)
-    raise Mismatch(" ".join(lines))
+        raise Mismatch(f"{text} It is a string: store the number itself, e.g. `12.5`, not `\"12.5 GB\"`.")
+    # Learners round the values they type, so known mistakes are recognised within 0.2 %.
+    why = explain_number(value, expected, mistakes, match_rel=2e-3)
+    if hint and (not why or why.startswith("That is the right value cut")):
+        why = hint
+    raise Mismatch(f"{text} {why}" if why else text)
 
 
 def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
@@ -274,7 +329,7 @@ def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) ->
     parts = []
     for label, v, e in (("aggregate", agg, aggregate), ("per_stream", per, per_stream)):
         if not near(v, e):
-            why = diagnose_number(v, e, {"the seconds per step, not tokens per second": param_bytes / bandwidth})
+            why = explain_number(v, e, [("param_bytes / bandwidth", "that is the seconds per step, not tokens per second.", param_bytes / bandwidth)])
             parts.append(f"The {label} is {show(v)}, expected {e:.6g}." + (f" {why}" if why else ""))
     raise Mismatch(head + " " + " ".join(parts))
 
@@ -320,11 +375,28 @@ class NextToken:
         else:
             self.calls.append(_BadCall(args, kwargs))
             return 0
-        if isinstance(seq, list) and all(type(t) is int for t in seq):
-            self.calls.append(list(seq))
-            return token_for(seq)
-        self.calls.append(_BadCall(args, kwargs))
-        return 0
+        ids = _token_ids(seq)
+        if ids is None:
+            self.calls.append(_BadCall(args, kwargs))
+            return 0
+        self.calls.append(ids)
+        return token_for(ids)
+
+
+def _token_ids(seq: Any) -> list[int] | None:
+    """The sequence as a list of ints, or None if it is not one. Tuples and numpy ints count (in self-check they
+    reach next_token as they are; in grading the channel has already made them lists of ints)."""
+    if not isinstance(seq, (list, tuple)):
+        return None
+    ids = []
+    for t in seq:
+        if isinstance(t, bool):
+            return None
+        try:
+            ids.append(operator.index(t))
+        except TypeError:
+            return None
+    return ids
 
 
 def simulate(prompt: Sequence[int], n: int) -> tuple[list[int], list[list[int]]]:
@@ -346,18 +418,18 @@ def expect_generated(got: Call, prompt: Sequence[int], n: int, rec: NextToken) -
     if calls == expected_calls and type(value) is list and value == expected:
         return
     if calls != expected_calls:
-        why = _diagnose_calls(prompt, n, calls, expected_calls, new)
+        why = _diagnose_calls(prompt, n, calls, expected_calls)
         if type(value) is list and value == expected:
             head = f"{got.text} returned the right list, but next_token was not called as expected:"
         else:
             head = (
                 f"{got.text} returned {show(value)}; expected {show(expected)} "
-                f"(the prompt followed by the {n} tokens next_token gives)."
+                f"(the prompt followed by the {_tokens(n)} next_token gives)."
             )
         raise Mismatch(f"{head} {why}")
     raise Mismatch(
-        f"{got.text} returned {show(value)}; expected {show(expected)} (the prompt followed by the {n} tokens "
-        f"next_token gave). {_diagnose_result(value, prompt, n, expected, new)}"
+        f"{got.text} returned {show(value)}; expected {show(expected)} (the prompt followed by the {_tokens(n)} "
+        f"next_token gives). {_diagnose_result(value, prompt, n, expected, new)}"
     )
 
 
@@ -365,14 +437,14 @@ def _seen(calls: list[Any]) -> str:
     return show([c if isinstance(c, list) else repr(c) for c in calls])
 
 
-def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls: list[list[int]], new: list[int]) -> str:
+def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls: list[list[int]]) -> str:
     bad = next((c for c in calls if isinstance(c, _BadCall)), None)
     if bad is not None:
         return f"It called {bad!r}; next_token takes one argument, the list of token ids so far (prompt + new tokens)."
     if n == 0:
-        return f"With n=0 no token is generated, so next_token must not be called; it was called {len(calls)} time(s)."
+        return f"With n=0 no token is generated, so next_token must not be called; it was called {len(calls)} time{'' if len(calls) == 1 else 's'}."
     if not calls:
-        return f"next_token was never called: each of the {n} new tokens must come from next_token(sequence_so_far)."
+        return "next_token was never called: each new token must come from next_token(sequence_so_far)."
     if n >= 2 and len(calls) >= 2 and all(c == prompt for c in calls):
         return (
             f"next_token was called on the prompt alone every time ({show(prompt)}): the sequence never grew. "
@@ -392,26 +464,42 @@ def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls:
     for i, (c, e) in enumerate(zip(calls, expected_calls)):
         if c != e:
             if i == 0:
-                return (
-                    f"Its first call to next_token got {show(c)}, but the first token must be predicted from the "
-                    f"prompt exactly, {show(e)}. Was the prompt changed, or something added before the loop? "
-                    "(The caller's prompt list must not be modified.)"
-                )
+                return _diagnose_first_call(prompt, c)
             return (
                 f"Call number {i + 1} to next_token got {show(c)}; expected {show(e)}: the prompt followed by the "
-                f"{i} token(s) generated so far. Sequences seen: {_seen(calls)}."
+                f"{_tokens(i)} generated so far. Sequences seen: {_seen(calls)}."
             )
     k = len(calls)
+    if k == n + 1:
+        return f"next_token was called {k} times for n={n}: one call too many (check the loop's range)."
+    if k == n - 1:
+        return f"next_token was called {k} times for n={n}: one call too few (check the loop's range)."
     if k == 2 * n:
         return (
             f"next_token was called {k} times for n={n}: twice per new token. Call it once per step and keep its "
             "result in a variable."
         )
-    if k == n + 1:
-        return f"next_token was called {k} times for n={n}: one call too many (check the loop's range)."
-    if k == n - 1:
-        return f"next_token was called {k} times for n={n}: one call too few (check the loop's range)."
     return f"next_token was called {k} times for n={n}; expected exactly once per new token."
+
+
+def _tokens(k: int) -> str:
+    return f"{k} token{'' if k == 1 else 's'}"
+
+
+def _diagnose_first_call(prompt: list[int], first: list[int]) -> str:
+    head = f"Its first call to next_token got {show(first)}; the first new token must be predicted from the prompt, {show(prompt)}."
+    if prompt and first == []:
+        return f"{head} Start the sequence from (a copy of) the prompt, not from an empty list."
+    if len(prompt) > 1 and first == prompt[-1:]:
+        return f"{head} Pass the whole sequence so far, not only its last token."
+    if len(first) > len(prompt) and first[len(first) - len(prompt):] == prompt:
+        return (
+            f"{head} Tokens from an earlier call were still there: generate must keep no state between calls "
+            "(a default argument such as `out=[]`, or a list defined outside the function, lives on)."
+        )
+    if len(first) > len(prompt) and first[: len(prompt)] == prompt:
+        return f"{head} Something was appended before the first call: call next_token first, then append its token."
+    return f"{head} Pass the prompt itself (unchanged) on the first call."
 
 
 def _diagnose_result(value: Any, prompt: list[int], n: int, expected: list[int], new: list[int]) -> str:
@@ -458,12 +546,11 @@ class GenerateStandIn:
 
             return self.base(watched, prompt, n)
         full = list(prompt)
-        for k in range(n + 1):  # a long enough sequence to cut the planned lengths from
+        for _ in range(n + 1):  # a long enough sequence to cut the planned lengths from
             full.append(token_for(full))
         for length in self.plan(len(prompt), n):
             self.lengths.append(length)
-            tok = next_token(full[:length])
-            _ = tok
+            next_token(full[:length])  # the learner's wrapper; what it returns does not matter here
         return full[: len(prompt) + n]
 
 
@@ -514,6 +601,7 @@ def decode() -> SimpleNamespace:
         kv_step_mistakes=kv_step_mistakes,
         kv_decode_mistakes=kv_decode_mistakes,
         expect_seconds=expect_seconds,
+        explain_number=explain_number,
         expect_value=expect_value,
         expect_choice=expect_choice,
         expect_batch=expect_batch,

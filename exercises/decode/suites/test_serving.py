@@ -1,9 +1,13 @@
 """request_time and batch_throughput: what a user waits for, and what batching does and does not speed up."""
 
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from grader.testing import question
+
+# Generate and report the first failing example, without shrinking it: shrinking a wrong answer can take
+# hundreds of calls into the learner's process, and the worked-example tests already show simple inputs.
+NO_SHRINK = (Phase.explicit, Phase.generate)
 
 
 def sizes(lo: int, hi: int):
@@ -41,7 +45,7 @@ def test_request_single_token(learner, decode):
 
 
 @question("request_time", weight=2)
-@settings(max_examples=10)
+@settings(max_examples=10, phases=NO_SHRINK)
 @given(ttft=TTFT, itl=ITL, n_out=N_OUT)
 def test_request_generated(learner, decode, ttft, itl, n_out):
     got = learner.call("request_time", ttft, itl, n_out)
@@ -71,7 +75,7 @@ def test_batch_of_one(learner, decode):
 
 
 @question("batch_throughput", weight=2)
-@settings(max_examples=8)
+@settings(max_examples=8, phases=NO_SHRINK)
 @given(param_bytes=PARAM_BYTES, bandwidth=BANDWIDTH, batch=st.integers(2, 256))
 def test_batch_generated(learner, decode, param_bytes, bandwidth, batch):
     got = learner.call("batch_throughput", param_bytes, bandwidth, batch)
