@@ -12,6 +12,15 @@ SKIP_TAG = "self-check"
 #: Relative tolerance for comparing numbers in hidden tests (documented in the README).
 REL_TOL = 1e-6
 
+#: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
+#: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
+ISOLATION_ENV = "GRADER_ISOLATION"
+ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
+
+#: When the grader runs as root, each worker runs as uid (and gid) ``WORKER_UID_BASE + its pid``: a user of its
+#: own, above the ranges that systems, desktops and containers hand out.
+WORKER_UID_BASE = 1_900_000_000
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -21,10 +30,13 @@ class Limits:
     """Wall-clock seconds for running the whole notebook."""
     call_timeout: float = 5.0
     """Wall-clock seconds for one call of a learner function from a hidden test."""
+    boot_timeout: float = 60.0
+    """Wall-clock seconds a worker may take to start (import IPython) before the notebook's clock starts."""
     memory_mb: int = 2048
     """Address-space limit of the worker."""
     max_processes: int = 64
-    """Processes the worker may have at once (enforced for non-root users and inside a namespace)."""
+    """Processes and threads the worker may have at once (``RLIMIT_NPROC``: root is exempt, so a root grader gives
+    the worker a uid of its own; see SECURITY.md)."""
     max_file_mb: int = 16
     """Largest file the worker may write."""
     max_open_files: int = 256
@@ -32,6 +44,10 @@ class Limits:
     """Learner output kept for the report; the rest is read and thrown away."""
     max_message_kb: int = 1024
     """Largest single value a learner function may send back across the channel."""
+    tmpfs_mb: int = 64
+    """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
+    isolation: str | None = None
+    """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -43,3 +59,14 @@ def lessons_root() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parent.parent / "exercises"
+
+
+#: Where Gradescope lays out an autograder run (``source/``, ``submission/``, ``results/``); ``grade gradescope
+#: --root`` and the bundle's ``run_autograder`` read ``$AUTOGRADER_ROOT`` first, so a test can point elsewhere.
+GRADESCOPE_ROOT = Path("/autograder")
+GRADESCOPE_ROOT_ENV = "AUTOGRADER_ROOT"
+
+#: Gradescope ``visibility`` of the results and of each question's test: ``visible`` shows the feedback at once
+#: (others: ``hidden``, ``after_due_date``, ``after_published``).
+GRADESCOPE_VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+GRADESCOPE_VISIBILITY = "visible"

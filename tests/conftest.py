@@ -13,6 +13,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The fixture lessons' hidden suites are graded by the grader's own pytest session, not collected here.
+collect_ignore = ["fixtures"]
 FIXTURE_LESSONS = Path(__file__).resolve().parent / "fixtures" / "lessons"
 
 

@@ -3,10 +3,16 @@
 :func:`start_worker` returns a :class:`LearnerProcess` that has run the notebook and now holds the
 learner's namespace; hidden tests reach into it only through :meth:`LearnerProcess.call` and
 :meth:`LearnerProcess.value`, which carry plain data. The grader's own process never runs learner code.
+
+How the worker is isolated is :mod:`grader.execute.sandbox`'s choice (``LearnerProcess.isolation`` says
+which); :meth:`LearnerProcess.close` leaves nothing behind (:func:`grader.execute.limits.end_worker`). Under
+bubblewrap the worker dies if the thread that started it exits (``--die-with-parent``), so start and close a
+worker in a thread that outlives it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -17,11 +23,11 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from grader.config import Limits
+from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
-from grader.execute.channel import ChannelClosed, ChannelError, ChannelTimeout, Endpoint
-from grader.execute.limits import kill_group, preexec
-from grader.execute.sandbox import launch
+from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint
+from grader.execute.limits import end_worker, preexec, remove_files_of, worker_uid
+from grader.execute.sandbox import DROP_NONE, launch
 from grader.model import Cell, CellError, Execution, Submission
 
 
@@ -56,8 +62,13 @@ class LearnerProcess:
         self.limits = limits
         self.workdir = Path(tempfile.mkdtemp(prefix="grader-worker-"))
         self.current_cell: int | None = None
-        spec = launch(self.workdir)
+        try:
+            spec = launch(self.workdir, limits)
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         self.isolation = spec.isolation
+        self.level = spec.level
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
@@ -69,22 +80,31 @@ class LearnerProcess:
                 cwd=self.workdir,
                 env=spec.env,
                 pass_fds=(to_worker_r, from_worker_w),
-                preexec_fn=preexec(limits),
+                preexec_fn=preexec(limits, self.workdir, spec.drop),
                 close_fds=True,
             )
+        except BaseException:
+            for fd in (to_worker_w, from_worker_r):
+                os.close(fd)
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         finally:
             os.close(to_worker_r)
             os.close(from_worker_w)
+        self.uid: int | None = None if spec.drop == DROP_NONE else worker_uid(self._proc.pid)
+        """The unprivileged uid learner code runs as, when the grader is root and could give it one."""
         self._output = _OutputCap(self._proc.stdout, limits.output_kb * 1024)  # type: ignore[arg-type]
         self._endpoint = Endpoint(from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024)
         self._fds = (from_worker_r, to_worker_w)
+        self._spawned = time.monotonic()
         self._closed = False
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def run_notebook(self) -> Execution:
         """Run every non-self-check cell; raise :class:`ExecutionTimeout` or :class:`WorkerCrashed` if it can't finish."""
-        started = time.monotonic()
         cells = [{"index": c.index, "source": c.source} for c in self.submission.cells if not c.skip]
+        self._wait_until_ready()
+        started = time.monotonic()  # the notebook's clock starts once the worker has booted
         deadline = started + self.limits.timeout
         try:
             self._endpoint.send({"t": "run", "cells": cells})
@@ -96,9 +116,14 @@ class LearnerProcess:
         except ChannelTimeout:
             self.close()
             raise ExecutionTimeout(self._timeout_sentence(), self.current_cell) from None
-        except ChannelError as err:
+        except BadMessage as err:
             self.close()
-            raise WorkerCrashed(self._crash_sentence(str(err))) from None
+            raise WorkerCrashed(
+                f"Your notebook sent the grader something it cannot read ({err}) {self._where()}. "
+                "Do not write to files or pipes your code did not open, then run the notebook again."
+            ) from None
+        except ChannelError:
+            raise self._crashed() from None
         errors = tuple(self._cell_error(e) for e in message.get("errors", []) if isinstance(e, dict))
         return Execution(
             cell_errors=errors,
@@ -106,11 +131,34 @@ class LearnerProcess:
             seconds=time.monotonic() - started,
         )
 
+    def _wait_until_ready(self) -> None:
+        """Wait for the worker to finish starting (importing IPython); no learner code has run yet."""
+        try:
+            while self._endpoint.receive(self._spawned + self.limits.boot_timeout)["t"] != "ready":
+                pass
+        except ChannelTimeout:
+            self.close()
+            raise WorkerCrashed(
+                f"The grader's worker did not start within {self.limits.boot_timeout:g} s: the grading machine is "
+                "overloaded, not your notebook. Grade it again later."
+            ) from None
+        except ChannelError:
+            self._wait_for_exit()
+            what, _ = exit_reason(self._exit_status(), self.limits)
+            said = next(iter(self.output()[0].strip().splitlines()[-1:]), "no output")
+            self.close()
+            raise WorkerCrashed(
+                f"The grader's worker stopped before running your notebook ({what}; it said: {said[:200]}). This is a "
+                f"problem with the grading machine, not your notebook: tell your instructor ({ISOLATION_ENV}=process "
+                "avoids bubblewrap, if that is what failed)."
+            ) from None
+
     def close(self) -> None:
+        """Kill the worker and everything it started, then delete its working directory and temporary files."""
         if self._closed:
             return
         self._closed = True
-        kill_group(self._proc.pid)
+        end_worker(self._proc.pid, self.uid)
         try:
             self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
@@ -121,6 +169,8 @@ class LearnerProcess:
             except OSError:
                 pass
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp was private
+            remove_files_of(self.uid)
 
     def output(self) -> tuple[str, bool]:
         """What the learner's code printed (capped), and whether some was thrown away."""
@@ -149,18 +199,31 @@ class LearnerProcess:
 
     @property
     def alive(self) -> bool:
-        return not self._closed and self._proc.poll() is None
+        return not self._closed and self._exit_status() is None
+
+    def _exit_status(self) -> int | None:
+        """Like ``Popen.returncode`` (negative: killed by that signal), without reaping the worker.
+
+        The worker's pid must stay taken until :meth:`close` has swept its uid, which is derived from it.
+        Under bubblewrap a worker killed by signal N shows as exit status 128 + N.
+        """
+        code = self._proc.returncode
+        if code is None:
+            if not hasattr(os, "waitid"):  # pragma: no cover - such platforms reap here
+                return self._proc.poll()
+            try:
+                info = os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return self._proc.poll()
+            if info is None:
+                return None
+            code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        if self.level == "bubblewrap" and code > 128 and (code - 128) in _SIGNAL_NUMBERS:
+            return 128 - code
+        return code
 
     def exit_description(self) -> str:
-        code = self._proc.poll()
-        if code is None:
-            return "it stopped answering"
-        if code < 0:
-            try:
-                return f"it was killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"it was killed by signal {-code}"
-        return f"it exited with status {code}"
+        return exit_reason(self._exit_status(), self.limits)[0]
 
     # -- messages --------------------------------------------------------------------------------------
     def _notice(self, message: dict[str, Any]) -> None:
@@ -173,12 +236,22 @@ class LearnerProcess:
     def _cell_error(self, raw: dict[str, Any]) -> CellError:
         index = raw.get("index") if type(raw.get("index")) is int else -1
         cell = self._cell(index)
-        return CellError(
-            index=index,
-            ename=str(raw.get("ename", "Error"))[:100],
-            evalue=str(raw.get("evalue", ""))[:300],
-            preview=preview(cell.source) if cell else "",
-        )
+        ename, evalue = str(raw.get("ename", "Error"))[:100], str(raw.get("evalue", ""))[:300]
+        if ename == "MemoryError":
+            evalue = f"it needed more than the {self.limits.memory_mb} MB of memory a notebook may use; use smaller data there"
+        elif ename == "SystemExit":
+            evalue = f"{evalue or 'exit()'}; exit() and sys.exit() do not stop grading, so remove them"
+        else:
+            evalue += next((f": {why}" for code, why in self._limit_errors().items() if evalue.startswith(f"[Errno {code}]")), "")
+        return CellError(index=index, ename=ename, evalue=evalue, preview=preview(cell.source) if cell else "")
+
+    def _limit_errors(self) -> dict[int, str]:
+        """The limit behind an operating-system error a cell may raise, said for the learner."""
+        return {
+            errno.EFBIG: f"a notebook may write files of up to {self.limits.max_file_mb} MB",
+            errno.EMFILE: f"a notebook may have {self.limits.max_open_files} files open at once",
+            errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
+        }
 
     def _where(self) -> str:
         cell = self._cell(self.current_cell)
@@ -192,15 +265,50 @@ class LearnerProcess:
             "Look there for a loop that never ends or a very long computation, then run the notebook again."
         )
 
-    def _crash_sentence(self, detail: str) -> str:
-        try:
-            self._proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            pass
-        return (
-            f"The process running your notebook stopped ({self.exit_description()}) {self._where()}. "
-            "Check that cell for exit(), os._exit(), very large memory use or code that crashes Python."
-        )
+    def _crashed(self) -> WorkerCrashed:
+        sentence = self._crash_sentence()  # before close(): the worker's own exit status, not our SIGKILL
+        self.close()
+        return WorkerCrashed(sentence)
+
+    def _crash_sentence(self) -> str:
+        self._wait_for_exit()
+        what, advice = exit_reason(self._exit_status(), self.limits)
+        return f"The process running your notebook stopped ({what}) {self._where()}. {advice}"
+
+    def _wait_for_exit(self, seconds: float = 1.0) -> None:
+        """The channel closes as the worker dies; give its exit status a moment to arrive."""
+        deadline = time.monotonic() + seconds
+        while self._exit_status() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+_SIGNAL_NUMBERS = {int(s) for s in signal.Signals}
+_EXIT_ADVICE = "Look there for exit(), os._exit() or code that ends Python, then run the notebook again."
+_CRASH_ADVICE = "Look there for ctypes or a C extension given bad input, then run the notebook again."
+
+
+def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
+    """What happened to the worker, and what the learner can do about it."""
+    memory = f"Use less memory there (a notebook may use {limits.memory_mb} MB), then run the notebook again."
+    if code is None:
+        return "it stopped answering", _EXIT_ADVICE
+    if code >= 0:
+        return f"it exited with status {code}", _EXIT_ADVICE
+    try:
+        sig = signal.Signals(-code)
+    except ValueError:
+        return f"it was killed by signal {-code}", _EXIT_ADVICE
+    reasons = {
+        signal.SIGSEGV: ("it crashed Python with a segmentation fault (SIGSEGV)", _CRASH_ADVICE),
+        signal.SIGBUS: ("it crashed Python with a bus error (SIGBUS)", _CRASH_ADVICE),
+        signal.SIGFPE: ("it crashed Python with an arithmetic fault (SIGFPE)", _CRASH_ADVICE),
+        signal.SIGILL: ("it crashed Python with an illegal instruction (SIGILL)", _CRASH_ADVICE),
+        signal.SIGABRT: ("it aborted (SIGABRT), often because a library ran out of memory", memory),
+        signal.SIGKILL: ("it was killed (SIGKILL), usually because it used too much memory", memory),
+        signal.SIGXCPU: ("it used more processor time than allowed (SIGXCPU)", "Look there for a loop that never ends, then run the notebook again."),
+        signal.SIGXFSZ: (f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)", "Write smaller files there, then run the notebook again."),
+    }
+    return reasons.get(sig, (f"it was killed by signal {sig.name}", _EXIT_ADVICE))
 
 
 def preview(source: str, width: int = 60) -> str:

@@ -4,6 +4,9 @@ It receives the notebook's code cells over the channel, runs them top to bottom 
 magics, ``!commands`` and ``?`` behave as in Jupyter), reports which cells raised, then answers calls of
 the learner's functions until the grader hangs up. Nothing here is trusted: the grader validates every
 byte that comes back.
+
+When it starts as root (inside bubblewrap, see :mod:`grader.execute.sandbox`) it first becomes the owner of
+its working directory, the unprivileged uid the grader gave it, before it reads anything or runs any cell.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import sys
 from typing import Any
 
 from grader.execute.channel import Endpoint
-
 
 
 class NotDefined(Exception):
@@ -29,11 +31,15 @@ def _make_shell() -> Any:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    class GradingShell(InteractiveShell):  # type: ignore[misc]
+        def enable_gui(self, gui: Any = None) -> None:
+            """No event loop to hook: ``%matplotlib inline`` and friends just select a backend, as in Jupyter."""
+
     config = Config()
     config.HistoryManager.enabled = False
     config.InteractiveShell.colors = "NoColor"
     config.InteractiveShell.xmode = "Plain"
-    return InteractiveShell.instance(config=config)
+    return GradingShell.instance(config=config)
 
 
 class Worker:
@@ -54,7 +60,8 @@ class Worker:
             result = self.shell.run_cell(cell["source"], store_history=False)
             err = result.error_before_exec or result.error_in_exec
             if err is not None:
-                errors.append({"index": cell["index"], "ename": type(err).__name__, "evalue": _short(err)})
+                ename = "MemoryError" if isinstance(err, MemoryError) else type(err).__name__  # numpy's too
+                errors.append({"index": cell["index"], "ename": ename, "evalue": _short(err)})
             sys.stdout.flush()
             sys.stderr.flush()
         return errors
@@ -100,13 +107,27 @@ def _short(err: BaseException) -> str:
         return "<unprintable>"
 
 
+def leave_root() -> None:
+    """As root, become the owner of the working directory (and drop every group) if the grader chose one."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    owner = os.stat(".")
+    if owner.st_uid == 0:
+        return  # the process level as root with no user to drop to: the report says so
+    os.setgroups([])
+    os.setresgid(owner.st_gid, owner.st_gid, owner.st_gid)
+    os.setresuid(owner.st_uid, owner.st_uid, owner.st_uid)
+
+
 def main() -> None:
+    leave_root()
     builtins.input = _no_input
     rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
     del sys.argv[1:]
     worker = Worker(rfd, wfd)
-    start = worker.endpoint.receive()
     worker.shell = _make_shell()
+    worker.endpoint.send({"t": "ready"})  # the grader starts the notebook's clock now
+    start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
     worker.endpoint.send({"t": "executed", "errors": errors})
     while True:
