@@ -14,6 +14,7 @@ from typing import Literal
 QuestionKind = Literal["value", "choice", "function"]
 TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
 QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
+ReportStatus = Literal["graded", "timed-out", "crashed", "unreadable"]
 
 
 @dataclass(frozen=True)
@@ -131,3 +132,6 @@ class Report:
     errors: tuple[str, ...] = ()
     isolation: str = ""
     digest: str = ""
+    status: ReportStatus = "graded"
+    """``graded``; ``timed-out`` or ``crashed`` when the notebook could not run to the end (the reason is the
+    last of ``errors`` and every question scores 0); ``unreadable`` when a batch could not read the file."""

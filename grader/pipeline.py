@@ -6,18 +6,21 @@ an open :class:`SuiteSession`, which is what a batch does for each of its notebo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.target import WorkerTarget
 from grader.execute.worker import LearnerProcess
 from grader.lessons import available_lessons, load_lesson
-from grader.model import Execution, Lesson, Report, Submission
+from grader.model import Execution, Lesson, Report, ReportStatus, Submission
 from grader.read import read_submission
 from grader.score import score
-from grader.suites.session import SuiteSession
+
+if TYPE_CHECKING:
+    from grader.suites.session import SuiteSession
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,8 @@ class GradeOptions:
     limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
 
 
-def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
+def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
+    """``--lesson``, else the notebook's metadata, else the only lesson there is; :class:`UsageError` otherwise."""
     lesson_id = options.lesson or submission.lesson_id
     if lesson_id is None:
         known = available_lessons(options.lessons_root)
@@ -42,7 +46,11 @@ def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
                 f"(one of: {', '.join(known) or 'none found'})."
             )
         lesson_id = known[0]
-    return load_lesson(lesson_id, options.lessons_root, options.suites)
+    return lesson_id
+
+
+def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
+    return load_lesson(lesson_id_for(submission, options), options.lessons_root, options.suites)
 
 
 def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
@@ -52,6 +60,8 @@ def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
     lesson = resolve_lesson(submission, options)
     worker = LearnerProcess(submission, options.limits)  # starts now, so it boots while pytest collects
     try:
+        from grader.suites.session import SuiteSession  # imports pytest: once the worker is booting, alongside it
+
         with SuiteSession(lesson) as suites:
             return grade_submission(submission, lesson, suites, options.limits, worker)
     finally:
@@ -69,11 +79,18 @@ def grade_submission(
     worker = worker or LearnerProcess(submission, limits)
     try:
         execution = worker.run_notebook()
-    except (ExecutionTimeout, WorkerCrashed) as err:
-        return score(lesson, submission, Execution(failure=str(err), isolation=worker.isolation), ())
+    except ExecutionTimeout as err:
+        return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
+    except WorkerCrashed as err:
+        return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
     target = WorkerTarget(submission, limits, worker)
     try:
         outcomes = suites.run(target)
     finally:
         target.close()
     return score(lesson, submission, execution, outcomes)
+
+
+def failed_report(lesson: Lesson, submission: Submission, reason: str, status: ReportStatus, isolation: str = "") -> Report:
+    """The report of a notebook that could not run to the end: every question scores 0 with ``reason``."""
+    return replace(score(lesson, submission, Execution(failure=reason, isolation=isolation), ()), status=status)

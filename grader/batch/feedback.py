@@ -1,0 +1,131 @@
+"""Per-learner feedback, as a self-contained HTML page and as Markdown, in one of two modes.
+
+``full`` shows each question's teaching feedback as grading wrote it: what was called, what came back,
+what was expected. ``summary`` is for courses that keep their hidden tests hidden: each question shows its
+status and score, a generic sentence and the lesson's hint, and never a test's inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Literal
+
+from grader.batch.page import html_page, num
+from grader.batch.rows import Row
+from grader.model import Lesson, Question, QuestionResult
+
+FeedbackMode = Literal["full", "summary"]
+FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
+DEFAULT_FEEDBACK: FeedbackMode = "full"
+
+_GENERIC = {
+    "passed": "Correct: every hidden check passed.",
+    "partial": "Partly right: some hidden checks passed and others did not.",
+    "failed": "Not right yet: the hidden checks found a mistake.",
+    "not-attempted": "Not attempted yet.",
+    "missing": "Your notebook does not define this name: keep the names exactly as given and run every answer cell.",
+    "error": "This answer could not be checked: the code did not finish (look for a loop that never ends, or a crash).",
+}
+_NOT_CHECKED = "Not checked: see the note at the top."
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question as the learner will read it."""
+
+    id: str
+    title: str
+    score: float
+    max_score: float
+    status: str
+    lines: tuple[str, ...]
+    hint: str
+
+
+@dataclass(frozen=True)
+class FeedbackView:
+    learner: str
+    heading: str
+    score: float
+    max_score: float | None
+    note: str
+    questions: tuple[QuestionView, ...]
+    errors: tuple[str, ...]
+
+
+def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> FeedbackView:
+    """What a learner may see of their row, in ``mode``."""
+    report = row.report
+    heading = lesson.title if lesson else (row.lesson or "")
+    if report is None:
+        return FeedbackView(row.learner, heading, 0.0, None, f"Your file could not be graded: {row.reason}", (), ())
+    note = {
+        "timed-out": f"Your notebook did not finish running, so no answer could be checked: {row.reason}",
+        "crashed": f"Your notebook stopped while it ran, so no answer could be checked: {row.reason}",
+        "unreadable": f"Your file could not be graded: {row.reason}",
+    }.get(row.status, "")
+    known = {d.id: d for d in lesson.questions} if lesson else {}
+    ran = row.status == "graded"
+    questions = tuple(_question_view(q, known.get(q.id), mode, ran) for q in report.questions)
+    errors = tuple(e for e in report.errors if e != row.reason)
+    return FeedbackView(row.learner, heading, report.score, report.max_score, note, questions, errors)
+
+
+def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
+    """A question's lines: its feedback (full) or a generic sentence (summary); nothing to add if the notebook never ran."""
+    if not ran:
+        lines: tuple[str, ...] = (_NOT_CHECKED,)
+    else:
+        lines = q.feedback if mode == "full" else (_GENERIC.get(q.status, ""),)
+    hint = definition.hint if definition and ran and q.status != "passed" else ""
+    return QuestionView(q.id, definition.title if definition else "", q.score, q.max_score, q.status, lines, hint)
+
+
+def feedback_html(view: FeedbackView) -> str:
+    parts = [f"<h1>Feedback for {escape(view.learner)}</h1>"]
+    score = f"Score: {num(view.score)} / {num(view.max_score)}" if view.max_score is not None else "Not graded"
+    parts.append(f"<p>{escape(view.heading)}{' &middot; ' if view.heading else ''}<strong>{escape(score)}</strong></p>")
+    if view.note:
+        parts.append(f'<p class="note">{escape(view.note)}</p>')
+    if view.questions:
+        parts.append('<table>\n<tr><th>question</th><th class="num">score</th><th>status</th><th>feedback</th></tr>')
+        for q in view.questions:
+            title = f"<br><small>{escape(q.title)}</small>" if q.title else ""
+            lines = "".join(f"<li>{escape(line)}</li>" for line in q.lines if line)
+            hint = f'<p class="hint">Hint: {escape(q.hint)}</p>' if q.hint else ""
+            parts.append(
+                f"<tr><td><code>{escape(q.id)}</code>{title}</td><td class=\"num\">{num(q.score)} / {num(q.max_score)}</td>"
+                f'<td class="{escape(q.status)}">{escape(q.status.replace("-", " "))}</td>'
+                f'<td><ul class="feedback">{lines}</ul>{hint}</td></tr>'
+            )
+        parts.append("</table>")
+    if view.errors:
+        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{escape(e)}</li>" for e in view.errors) + "</ul>")
+    return html_page(f"Feedback for {view.learner}", "\n".join(parts))
+
+
+def feedback_markdown(view: FeedbackView) -> str:
+    out = [f"# Feedback for {_md(view.learner)}", ""]
+    score = f"Score: **{num(view.score)} / {num(view.max_score)}**" if view.max_score is not None else "**Not graded**"
+    out += [f"{_md(view.heading)}. {score}" if view.heading else score, ""]
+    if view.note:
+        out += [f"> {_md(view.note)}", ""]
+    for q in view.questions:
+        out += [f"## {_md(q.id)}: {num(q.score)} / {num(q.max_score)} ({q.status.replace('-', ' ')})", ""]
+        if q.title:
+            out += [f"*{_md(q.title)}*", ""]
+        out += [f"- {_md(line)}" for line in q.lines if line]
+        if q.hint:
+            out += ["", f"Hint: {_md(q.hint)}"]
+        out.append("")
+    if view.errors:
+        out += ["## While your notebook ran", ""] + [f"- {_md(e)}" for e in view.errors] + [""]
+    return "\n".join(out)
+
+
+def _md(text: str) -> str:
+    """Plain text that a Markdown viewer shows as written: no raw HTML, no links, one line."""
+    for char in "\\<>[]":
+        text = text.replace(char, "\\" + char)
+    return " ".join(text.split())

@@ -1,0 +1,139 @@
+"""The gradebook: an SQLite file in the results folder that every batch output is regenerated from.
+
+Each grading is committed on its own (WAL journal), so killing a batch loses only the notebooks being
+graded at that moment, and the next run picks up where it stopped. Nothing is overwritten: a regrade adds
+rows, and "the" grade of a learner is their latest one.
+
+Tables: ``runs`` (one per ``grade batch``), ``gradings`` (one per learner per run that graded them, with the
+full result as JSON), ``question_grades`` (one per question of a grading) and the view ``grades``, a row per
+learner x question x grading with the content hash, suites hash, grader version and time.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable
+
+from grader import __version__
+from grader.batch.rows import Row, row_from_dict, row_to_dict
+
+FILE_NAME = "gradebook.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    grader_version TEXT NOT NULL,
+    source TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS gradings (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    learner TEXT NOT NULL,
+    path TEXT NOT NULL,
+    lesson TEXT,
+    digest TEXT NOT NULL,
+    suites_hash TEXT NOT NULL,
+    grader_version TEXT NOT NULL,
+    graded_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    score REAL NOT NULL,
+    max_score REAL,
+    late INTEGER NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS gradings_by_learner ON gradings (learner, id);
+CREATE TABLE IF NOT EXISTS question_grades (
+    grading_id INTEGER NOT NULL REFERENCES gradings(id),
+    question TEXT NOT NULL,
+    score REAL NOT NULL,
+    max_score REAL NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (grading_id, question)
+);
+CREATE VIEW IF NOT EXISTS grades AS
+    SELECT g.run_id, g.learner, g.lesson, q.question, q.score, q.max_score, q.status,
+           g.digest, g.suites_hash, g.grader_version, g.graded_at
+    FROM question_grades q JOIN gradings g ON g.id = q.grading_id;
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Gradebook:
+    """The results folder's database; one writer (the batch's main process) at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # with WAL: a killed process loses no committed row
+        self._db.executescript(_SCHEMA)
+
+    def start_run(self, source: str) -> int:
+        cursor = self._db.execute(
+            "INSERT INTO runs (started_at, grader_version, source) VALUES (?, ?, ?)", (_now(), __version__, source)
+        )
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(self, run_id: int) -> None:
+        self._db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
+
+    def previous_run_unfinished(self, run_id: int) -> bool:
+        """Whether the run before ``run_id`` never finished (killed or interrupted); its graded rows are kept."""
+        row = self._db.execute("SELECT finished_at FROM runs WHERE id < ? ORDER BY id DESC LIMIT 1", (run_id,)).fetchone()
+        return row is not None and row[0] is None
+
+    def is_current(self, learner: str, digest: str, suites_hash: str) -> bool:
+        """Whether the learner's latest grading was of this exact file against these exact suites.
+
+        A ``crashed`` grading never counts as current: a crash may be the grading machine's fault (a
+        sandbox that could not start), and retrying a notebook that crashes by itself costs little.
+        """
+        latest = self._db.execute(
+            "SELECT digest, suites_hash, status FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
+        ).fetchone()
+        return latest is not None and (latest[0], latest[1]) == (digest, suites_hash) and latest[2] != "crashed"
+
+    def record(self, run_id: int, row: Row, digest: str, suites_hash: str) -> None:
+        """Store one grading and its questions in one transaction, committed before this returns."""
+        questions = row.report.questions if row.report else ()
+        with self._db:  # a transaction: all of this grading or none of it
+            self._db.execute("BEGIN IMMEDIATE")
+            cursor = self._db.execute(
+                "INSERT INTO gradings (run_id, learner, path, lesson, digest, suites_hash, grader_version, graded_at,"
+                " status, reason, score, max_score, late, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, row.learner, row.path, row.lesson, digest, suites_hash, __version__, _now(), row.status,
+                 row.reason, row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row))),
+            )
+            self._db.executemany(
+                "INSERT INTO question_grades (grading_id, question, score, max_score, status) VALUES (?, ?, ?, ?, ?)",
+                [(cursor.lastrowid, q.id, q.score, q.max_score, q.status) for q in questions],
+            )
+
+    def latest(self, learners: Iterable[str]) -> list[Row]:
+        """The latest grading of each of ``learners`` (in that order) that has one."""
+        rows = []
+        for learner in learners:
+            found = self._db.execute(
+                "SELECT result, digest FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
+            ).fetchone()
+            if found is not None:
+                rows.append(row_from_dict(json.loads(found[0]), found[1]))
+        return rows
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Gradebook":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

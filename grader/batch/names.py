@@ -1,0 +1,63 @@
+"""Who submitted a file: learner ids from file names, including the names LMS downloads give files.
+
+An LMS "download all submissions" archive encodes the learner in each file name. The patterns are data
+(:data:`LMS_PATTERNS`); a folder is read with one pattern only if every notebook in it matches, so a plain
+folder whose names happen to contain underscores keeps its file stems as learner ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class LmsName:
+    """What an LMS file name says: the learner id and whether the LMS marked the submission late."""
+
+    learner: str
+    late: bool = False
+
+
+@dataclass(frozen=True)
+class LmsPattern:
+    name: str
+    regex: re.Pattern[str]
+    """Named groups: ``learner`` (and optionally ``id``, joined to it) and ``late``."""
+
+    def parse(self, stem: str) -> LmsName | None:
+        match = self.regex.fullmatch(stem)
+        if match is None:
+            return None
+        groups = match.groupdict()
+        learner = "_".join(part for part in (groups["learner"], groups.get("id")) if part)
+        return LmsName(safe_id(learner), late=bool(groups.get("late")))
+
+
+LMS_PATTERNS: tuple[LmsPattern, ...] = (
+    # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb
+    LmsPattern("Canvas", re.compile(r"(?P<learner>[A-Za-z0-9-]+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+")),
+    # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
+    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+")),
+    # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb
+    LmsPattern("Blackboard", re.compile(r".+?_(?P<learner>[^_]+)_attempt_\d{4}(?:-\d{2}){5}(?:_.+)?")),
+)
+
+
+def lms_names(stems: list[str]) -> tuple[str, list[LmsName]] | None:
+    """The first LMS pattern that every stem matches, with what each stem says; ``None`` if none fits all."""
+    if not stems:
+        return None
+    for pattern in LMS_PATTERNS:
+        parsed = [pattern.parse(stem) for stem in stems]
+        if all(p is not None for p in parsed):
+            return pattern.name, [p for p in parsed if p is not None]
+    return None
+
+
+def safe_id(text: str) -> str:
+    """A learner id that is also a safe file name: letters, digits, ``.``, ``_``, ``-``; never hidden or empty."""
+    cleaned = _UNSAFE.sub("_", text).strip("._") or "learner"
+    return cleaned[:100]

@@ -1,0 +1,68 @@
+"""Write the results folder from the gradebook's rows: grades.csv, results.jsonl, feedback/, summary.html.
+
+Every file is written to a temporary name and moved into place (``os.replace``), so a reader, or a batch
+killed mid-write, never sees half a file. All of them are regenerated at the end of every run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from grader.batch.feedback import FeedbackMode, feedback_html, feedback_markdown, feedback_view
+from grader.batch.page import num
+from grader.batch.rows import Row, row_to_dict
+from grader.batch.summary import summary_html
+from grader.model import Lesson
+
+GRADES = "grades.csv"
+RESULTS = "results.jsonl"
+FEEDBACK = "feedback"
+SUMMARY = "summary.html"
+
+
+def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode) -> None:
+    write_atomic(out / GRADES, grades_csv(rows))
+    write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
+    folder = out / FEEDBACK
+    folder.mkdir(exist_ok=True)
+    keep = set()
+    for row in rows:
+        view = feedback_view(row, lessons.get(row.lesson or ""), mode)
+        for suffix, text in ((".html", feedback_html(view)), (".md", feedback_markdown(view))):
+            write_atomic(folder / f"{row.learner}{suffix}", text)
+            keep.add(f"{row.learner}{suffix}")
+    for stale in folder.iterdir():  # learners no longer among the submissions
+        if stale.suffix in (".html", ".md") and stale.name not in keep:
+            stale.unlink()
+    write_atomic(out / SUMMARY, summary_html(rows, lessons))
+
+
+def grades_csv(rows: Sequence[Row]) -> str:
+    """learner, score, max_score, status, reason, then one column per question id (in lesson order)."""
+    questions: list[str] = []
+    for row in rows:
+        for q in row.report.questions if row.report else ():
+            if q.id not in questions:
+                questions.append(q.id)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["learner", "score", "max_score", "status", "reason", *questions])
+    for row in rows:
+        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
+        writer.writerow([row.learner, num(row.score), num(row.max_score), row.status, row.reason, *(scores.get(q, "") for q in questions)])
+    return buffer.getvalue()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that the file is either the old one or the whole new one."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)

@@ -1,0 +1,55 @@
+"""One learner's row in a batch: what the gradebook stores and every output file is rendered from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.model import Report, ReportStatus
+from grader.report import report_from_dict, report_to_dict, ungraded_to_dict
+
+#: Every status a row can have, in the order summaries list them.
+STATUSES: tuple[ReportStatus, ...] = ("graded", "timed-out", "crashed", "unreadable")
+
+
+@dataclass(frozen=True)
+class Row:
+    """A learner's latest grading. ``report`` is ``None`` only when no lesson could be found to score it against."""
+
+    learner: str
+    path: str
+    status: ReportStatus
+    reason: str = ""
+    """Why the notebook was not graded normally (empty for ``graded``)."""
+    report: Report | None = None
+    late: bool = False
+
+    @classmethod
+    def of(cls, learner: str, report: Report, late: bool = False) -> "Row":
+        reason = report.errors[-1] if report.status != "graded" and report.errors else ""
+        return cls(learner, report.path, report.status, reason, report, late)
+
+    @property
+    def score(self) -> float:
+        return self.report.score if self.report else 0.0
+
+    @property
+    def max_score(self) -> float | None:
+        return self.report.max_score if self.report else None
+
+    @property
+    def lesson(self) -> str | None:
+        return self.report.lesson if self.report else None
+
+
+def row_to_dict(row: Row) -> dict[str, Any]:
+    """A line of ``results.jsonl``: the object ``grade --json`` prints, plus the learner id and the LMS's late flag."""
+    body = report_to_dict(row.report) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
+    return {"learner": row.learner, "late": row.late, **body}
+
+
+def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:
+    """The inverse of :func:`row_to_dict`; ``digest`` is the submission's hash, which the JSON leaves out."""
+    if "lesson" in data:
+        return Row.of(data["learner"], report_from_dict(data, digest), bool(data.get("late")))
+    return Row(data["learner"], data["path"], data["status"], data["errors"][0] if data["errors"] else "", None, bool(data.get("late")))

@@ -1,0 +1,205 @@
+"""The batch recipe: find submissions -> read each -> skip unchanged -> grade the rest in parallel ->
+record each result as it arrives -> regenerate every output from the gradebook.
+
+:func:`run_batch` is the library entry point behind ``grade batch``; it raises only
+:class:`grader.errors.GraderError` subclasses (a bad SUBMISSIONS argument, a broken lesson), never for a
+learner's notebook: those become rows with a status and a reason.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from grader.batch.dispatch import Result, run_local, run_on
+from grader.batch.export import export_rows, nbgrader_exporter
+from grader.batch.feedback import DEFAULT_FEEDBACK, FeedbackMode
+from grader.batch.fingerprint import file_digest, suites_fingerprint
+from grader.batch.gradebook import FILE_NAME, Gradebook
+from grader.batch.layouts import Entry, open_submissions
+from grader.batch.outputs import write_outputs
+from grader.batch.progress import NoProgress, Progress
+from grader.batch.rows import Row
+from grader.batch.work import Settings, Task
+from grader.errors import NotebookUnreadable, UsageError
+from grader.lessons import available_lessons, load_lesson
+from grader.model import Lesson, Submission
+from grader.pipeline import GradeOptions, failed_report, lesson_id_for
+from grader.read import read_submission
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """Everything a batch caller can choose; each default is defined here or in :class:`GradeOptions`."""
+
+    grading: GradeOptions = field(default_factory=GradeOptions)
+    jobs: int | None = None
+    """Local grading processes; ``None`` means one per core. Ignored when an executor is given."""
+    feedback: FeedbackMode = DEFAULT_FEEDBACK
+    regrade: bool = False
+    """Grade every submission again, even those whose file and lesson suites are unchanged."""
+    assignment: str | None = None
+    """In an nbgrader course folder, the assignment to grade."""
+    nbgrader_db: str | None = None
+    """Also write the grades to this nbgrader gradebook (a database URL)."""
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    out: Path
+    layout: str
+    rows: tuple[Row, ...]
+    """Every submission's row (its latest grading), in the order the outputs list them."""
+    graded: int
+    """Submissions graded (or found unreadable) by this run; the others were unchanged and kept."""
+    skipped: int
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A submission read and matched to its lesson: either a finished row or a task to grade."""
+
+    entry: Entry
+    digest: str
+    suites_hash: str
+    row: Row | None = None
+    task: Task | None = None
+    lesson: Lesson | None = None
+    submission: Submission | None = None
+
+
+class _Lessons:
+    """The lessons this batch met, each loaded and fingerprinted once."""
+
+    def __init__(self, options: GradeOptions) -> None:
+        self.options = options
+        self.loaded: dict[str, tuple[Lesson, str]] = {}
+        self.known = available_lessons(options.lessons_root)
+
+    def get(self, lesson_id: str) -> tuple[Lesson, str]:
+        if lesson_id not in self.loaded:
+            lesson = load_lesson(lesson_id, self.options.lessons_root, self.options.suites)
+            self.loaded[lesson_id] = (lesson, suites_fingerprint(lesson))
+        return self.loaded[lesson_id]
+
+    def for_submission(self, submission: Submission) -> tuple[Lesson, str] | str:
+        """The submission's lesson and fingerprint, or the reason it has none (a learner's problem, not the course's)."""
+        try:
+            lesson_id = lesson_id_for(submission, self.options)
+        except UsageError as err:
+            return str(err)
+        if lesson_id not in self.known:
+            return f"{submission.path.name} is for lesson {lesson_id!r}, which this course does not have ({', '.join(self.known) or 'none'})."
+        return self.get(lesson_id)
+
+
+def run_batch(
+    submissions: Path,
+    out: Path,
+    options: BatchOptions | None = None,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> BatchSummary:
+    """Grade every notebook in ``submissions`` (a folder or .zip) into the results folder ``out``.
+
+    ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
+    process pools of ``options.jobs`` processes are used.
+    """
+    options = options or BatchOptions()
+    progress = progress or NoProgress()
+    started = time.monotonic()
+    exporter = nbgrader_exporter() if options.nbgrader_db else None
+    lessons = _Lessons(options.grading)
+    if options.grading.lesson:
+        lessons.get(options.grading.lesson)  # a wrong --lesson stops the batch before it starts
+    with open_submissions(submissions, options.assignment) as found:
+        if not found.entries:
+            raise UsageError(f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts.")
+        out.mkdir(parents=True, exist_ok=True)
+        with Gradebook(out / FILE_NAME) as book:
+            run_id = book.start_run(str(submissions))
+            notes = found.notes
+            if book.previous_run_unfinished(run_id):
+                notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
+            progress.start(len(found.entries))
+            try:
+                graded, skipped = _grade_all(found.entries, book, run_id, options, lessons, executor, progress)
+            finally:
+                progress.stop()
+            rows = book.latest(e.learner for e in found.entries)
+            lesson_map = {lesson_id: lesson for lesson_id, (lesson, _) in lessons.loaded.items()}
+            write_outputs(out, rows, lesson_map, options.feedback)
+            if exporter is not None and options.nbgrader_db:
+                export_rows(exporter, options.nbgrader_db, rows, lesson_map, options.assignment)
+            book.finish_run(run_id)
+    return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+def _grade_all(
+    entries: tuple[Entry, ...],
+    book: Gradebook,
+    run_id: int,
+    options: BatchOptions,
+    lessons: _Lessons,
+    executor: Executor | None,
+    progress: Progress,
+) -> tuple[int, int]:
+    """Grade what is not current in the gradebook, committing each row as it comes; return (graded, skipped)."""
+    graded = skipped = 0
+    pending: dict[str, _Prepared] = {}
+    for entry in entries:
+        prepared = _prepare(entry, options.grading, lessons)
+        if not options.regrade and book.is_current(entry.learner, prepared.digest, prepared.suites_hash):
+            skipped += 1
+            progress.done(book.latest([entry.learner])[0], skipped=True)
+        elif prepared.row is not None:  # decided without grading: unreadable
+            _record(book, run_id, prepared, prepared.row, progress)
+            graded += 1
+        else:
+            pending[entry.learner] = prepared
+    tasks = [p.task for p in pending.values() if p.task is not None]
+    results = (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
+    for task, result in results:
+        prepared = pending[task.learner]
+        _record(book, run_id, prepared, _row(prepared, result), progress)
+        graded += 1
+    return graded, skipped
+
+
+def _prepare(entry: Entry, options: GradeOptions, lessons: _Lessons) -> _Prepared:
+    """Read one submission in this process: its hash and lesson decide whether and how to grade it."""
+    try:
+        submission = replace(read_submission(entry.path), path=Path(entry.shown))
+    except NotebookUnreadable as err:
+        stub = Submission(Path(entry.shown), (), None, file_digest(entry.path))
+        try:
+            lesson, suites_hash = lessons.get(lesson_id_for(stub, options))
+        except UsageError:  # no lesson to score it against: a row without questions
+            row = Row(entry.learner, entry.shown, "unreadable", str(err), None, entry.late)
+            return _Prepared(entry, stub.digest, "", row=row)
+        row = Row.of(entry.learner, failed_report(lesson, stub, str(err), "unreadable"), entry.late)
+        return _Prepared(entry, stub.digest, suites_hash, row=row)
+    found = lessons.for_submission(submission)
+    if isinstance(found, str):
+        row = Row(entry.learner, entry.shown, "unreadable", found, None, entry.late)
+        return _Prepared(entry, submission.digest, "", row=row)
+    lesson, suites_hash = found
+    settings = Settings(options.lessons_root, options.suites, options.limits)
+    task = Task(entry.learner, submission, lesson.id, settings)
+    return _Prepared(entry, submission.digest, suites_hash, task=task, lesson=lesson, submission=submission)
+
+
+def _row(prepared: _Prepared, result: Result) -> Row:
+    if isinstance(result, str):  # the process grading it died
+        assert prepared.lesson is not None and prepared.submission is not None
+        result = failed_report(prepared.lesson, prepared.submission, result, "crashed")
+    return Row.of(prepared.entry.learner, result, prepared.entry.late)
+
+
+def _record(book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress) -> None:
+    book.record(run_id, row, prepared.digest, prepared.suites_hash)
+    progress.done(row)

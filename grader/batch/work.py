@@ -1,0 +1,141 @@
+"""The grading side of a batch: what runs in each grading process (a local pool worker or a Dask worker).
+
+A grading process keeps one :class:`GradingContext`, which holds one :class:`SuiteSession` per lesson:
+the hidden suites are imported and collected once per process, then run against many notebooks. Each
+notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`).
+
+Executors call module-level functions, so the context is a documented per-process cache
+(:data:`_PROCESS_CONTEXT`): a local pool creates it in its initializer (:func:`start_grading_process`); a
+Dask worker, which has no initializer, creates it on its first task. Tasks carry their settings, and a
+context built for other settings is replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.config import DEFAULT_LIMITS, Limits
+from grader.execute.limits import kill_group
+from grader.lessons import load_lesson
+from grader.model import Lesson, Report, Submission
+from grader.pipeline import failed_report, grade_submission
+from grader.suites.session import SuiteSession
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every grading process needs to know; plain, picklable data."""
+
+    lessons_root: Path | None = None
+    suites: Path | None = None
+    limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+    inflight: Path | None = None
+    """A local folder where each task marks itself while it runs, so a batch can tell which notebook was
+    being graded when a grading process died (see :mod:`grader.batch.dispatch`)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """Grade one submission (already read by the batch) against one lesson."""
+
+    learner: str
+    submission: Submission
+    lesson_id: str
+    settings: Settings
+
+
+class GradingContext:
+    """One grading process's state: each lesson's hidden suites, collected once and kept open."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._sessions: dict[str, tuple[Lesson, SuiteSession]] = {}
+        self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
+
+    def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
+        """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
+        with self._lock:
+            if lesson_id not in self._sessions:
+                lesson = load_lesson(lesson_id, self.settings.lessons_root, self.settings.suites)
+                self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__())
+            return self._sessions[lesson_id]
+
+    def grade(self, task: Task) -> Report:
+        """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
+        lesson, suites = self.session(task.lesson_id)
+        try:
+            return grade_submission(task.submission, lesson, suites, self.settings.limits)
+        except Exception as err:  # a grader bug on one notebook must not stop the batch
+            reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
+            return failed_report(lesson, task.submission, reason[:500], "crashed")
+
+    def close(self) -> None:
+        with self._lock:
+            for _, session in self._sessions.values():
+                session.__exit__()
+            self._sessions.clear()
+
+
+_PROCESS_CONTEXT: GradingContext | None = None
+"""This process's grading context: the per-process cache described in the module docstring."""
+_PROCESS_CONTEXT_LOCK = threading.Lock()
+
+
+def context_for(settings: Settings) -> GradingContext:
+    """This process's context for ``settings``, created on first use (or when a batch with other settings comes)."""
+    global _PROCESS_CONTEXT
+    with _PROCESS_CONTEXT_LOCK:
+        if _PROCESS_CONTEXT is None or _PROCESS_CONTEXT.settings != settings:
+            if _PROCESS_CONTEXT is not None:
+                _PROCESS_CONTEXT.close()
+            _PROCESS_CONTEXT = GradingContext(settings)
+        return _PROCESS_CONTEXT
+
+
+def grade_task(task: Task) -> Report:
+    """The function executors run. Raises only :class:`LessonError`, which stops the batch (an instructor must fix it)."""
+    context = context_for(task.settings)
+    marker = task.settings.inflight / task.learner if task.settings.inflight else None
+    if marker is not None:
+        marker.write_text(str(os.getpid()))
+    try:
+        return context.grade(task)
+    finally:
+        if marker is not None:
+            marker.unlink(missing_ok=True)
+
+
+def start_grading_process(settings: Settings, parent_pid: int) -> None:
+    """Initializer of a local pool worker: build the context now, and never leave learner code running behind.
+
+    Ctrl-C is left to the batch process, which stops the pool. If the pool is torn down (SIGTERM) or the
+    batch process is killed (``kill -9``), this worker kills the learner processes it started, then exits.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: _exit_now())
+    context_for(settings)
+    threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
+
+
+def _exit_when_orphaned(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(0.5)
+    _exit_now()
+
+
+def _exit_now() -> None:
+    """Kill this process's children (each learner worker leads its own process group), then exit."""
+    me = str(os.getpid())
+    for stat in Path("/proc").glob("[0-9]*/stat"):  # Linux; elsewhere the children's own limits end them
+        try:
+            parent = stat.read_text().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if parent == me:
+            kill_group(int(stat.parent.name))
+    os._exit(1)

@@ -1,0 +1,73 @@
+"""A batch killed with SIGKILL loses nothing it committed, leaves nothing running, and the rerun finishes it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+from tests.batch_support import LESSONS, SOLVED_SCORES, batch, grades, question_scores, results, write_nb
+from tests.conftest import REPO, SQUARES_SOLVED
+
+LEARNERS = [f"learner{i}" for i in range(6)]
+
+
+def committed(db: Path) -> list[tuple[int, str, int]]:
+    if not db.exists():
+        return []
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT id, learner, run_id FROM gradings ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return []
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) -> None:
+    subs, out = tmp_path / "subs", tmp_path / "results"
+    for i, learner in enumerate(LEARNERS):  # slow-ish: each notebook sleeps before its answers
+        write_nb(subs / f"{learner}.ipynb", [f"import time\ntime.sleep(2)  # {i}", *SQUARES_SOLVED])
+    db = out / "gradebook.sqlite"
+    args = ["grade", "batch", str(subs), "--out", str(out), *LESSONS, "--jobs", "2"]
+    log = open(tmp_path / "first.log", "w")
+    first = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not committed(db) and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.1)
+        os.kill(first.pid, signal.SIGKILL)  # the batch process only, as `kill -9 PID` would
+        first.wait(10)
+        before = committed(db)
+        assert 1 <= len(before) < len(LEARNERS), (tmp_path / "first.log").read_text()
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        # Its grading processes notice they are orphans and exit, killing the learner code they ran.
+        deadline = time.monotonic() + 30
+        while group_alive(first.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not group_alive(first.pid), "grading processes were left running"
+    finally:
+        log.close()
+        if group_alive(first.pid):
+            os.killpg(first.pid, signal.SIGKILL)
+
+    rerun = batch(*args[2:])
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{len(LEARNERS) - len(before)} graded now, {len(before)} unchanged" in rerun.stdout
+    assert "the previous run did not finish" in rerun.stdout
+    after = committed(db)
+    assert after[: len(before)] == before  # nothing committed was lost or rewritten
+    assert sorted(learner for _, learner, _ in after) == LEARNERS  # each graded exactly once
+    assert {run for _, _, run in after} == {1, 2}
+    assert {k: question_scores(v) for k, v in results(out).items()} == {k: SOLVED_SCORES for k in LEARNERS}
+    assert set(grades(out)) == set(LEARNERS)
