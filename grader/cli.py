@@ -9,12 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from grader import __version__
-from grader.config import DEFAULT_LIMITS
+from grader.batch.feedback import DEFAULT_FEEDBACK, FEEDBACK_MODES
+from grader.config import DEFAULT_LIMITS, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
+
+if TYPE_CHECKING:
+    from grader.batch.feedback import FeedbackMode
+    from grader.pipeline import GradeOptions
 
 EXIT_UNGRADED = 1
 
@@ -37,27 +42,44 @@ def main() -> None:
     Examples:
       grade my_notebook.ipynb            a table of scores and feedback
       grade my_notebook.ipynb --json     the same as one JSON object
+      grade batch submissions/ --out results
+                                         a whole class: gradebook, feedback, summary
     """
+
+
+def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options every grading command shares, defined once."""
+    decorators = [
+        click.option("--lesson", help="Lesson id (default: read from the notebook's metadata)."),
+        click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites."),
+        click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/)."),
+        click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds a notebook may run before it is stopped."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> "GradeOptions":
+    from dataclasses import replace
+
+    from grader.pipeline import GradeOptions
+
+    return GradeOptions(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=replace(DEFAULT_LIMITS, timeout=timeout))
 
 
 @main.command("notebook")
 @click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-@click.option("--lesson", help="Lesson id (default: read from the notebook's metadata).")
-@click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites.")
-@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds the notebook may run before it is stopped.")
+@_grading_options
 def notebook_command(notebook: Path, as_json: bool, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> None:
     """Grade one notebook and print its score per question."""
-    from dataclasses import replace
-
     from grader.errors import GraderError, UsageError
-    from grader.pipeline import GradeOptions, grade_notebook
+    from grader.pipeline import grade_notebook
     from grader.report import print_report, report_to_dict
 
-    options = GradeOptions(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=replace(DEFAULT_LIMITS, timeout=timeout))
     try:
-        report = grade_notebook(notebook, options)
+        report = grade_notebook(notebook, _grade_options(lesson, suites, lessons_root, timeout))
     except UsageError as err:
         raise click.UsageError(str(err)) from None
     except GraderError as err:
@@ -73,11 +95,119 @@ def notebook_command(notebook: Path, as_json: bool, lesson: str | None, suites: 
 
 def _fail(reason: str, as_json: bool, path: Path) -> None:
     """Report a notebook that could not be graded: one line on stderr, and a JSON object if asked."""
+    from grader.report import ungraded_to_dict
+
     click.echo(f"grade: {reason}", err=True)
     if as_json:
-        payload: dict[str, Any] = {"path": str(path), "score": 0, "max_score": None, "status": "ungraded", "questions": [], "errors": [reason]}
-        click.echo(json.dumps(payload))
+        click.echo(json.dumps(ungraded_to_dict(str(path), reason)))
     sys.exit(EXIT_UNGRADED)
+
+
+@main.command("batch")
+@click.argument("submissions", type=click.Path(path_type=Path, exists=True))
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="Results folder (created; reruns reuse it).")
+@_grading_options
+@click.option("--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core).")
+@click.option("--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS.")
+@click.option("--feedback", type=click.Choice(FEEDBACK_MODES), default=DEFAULT_FEEDBACK, show_default=True, help="summary: hide what the hidden tests called.")
+@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
+@click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
+def batch_command(
+    submissions: Path,
+    out: Path,
+    lesson: str | None,
+    suites: Path | None,
+    lessons_root: Path | None,
+    timeout: float,
+    jobs: int | None,
+    dask_address: str | None,
+    feedback: "FeedbackMode",
+    regrade: bool,
+    assignment: str | None,
+    nbgrader_db: str | None,
+) -> None:
+    """Grade every notebook in SUBMISSIONS (a folder or .zip) into the folder --out.
+
+    \b
+    SUBMISSIONS may be a flat folder of *.ipynb (learner id = file stem), an
+    nbgrader course (submitted/<learner>/<assignment>/*.ipynb), an LMS download
+    (Canvas, Moodle, Blackboard file names), or a .zip of any of these.
+    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html
+    and gradebook.sqlite. A rerun skips unchanged submissions and finishes an
+    interrupted run. Exit status 0 when every submission has a row.
+
+    \b
+    Example:
+      grade batch examples/submissions --out results
+    """
+    from contextlib import nullcontext
+
+    from grader.batch import BatchOptions, run_batch
+    from grader.batch.cluster import dask_executor
+    from grader.batch.progress import format_summary, progress_for
+    from grader.errors import GraderError, UsageError
+
+    if dask_address and jobs:
+        raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
+    options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout), jobs, feedback, regrade, assignment, nbgrader_db)
+    try:
+        with dask_executor(dask_address) if dask_address else nullcontext() as executor:
+            summary = run_batch(submissions, out, options, executor, progress_for())
+    except UsageError as err:
+        raise click.UsageError(str(err)) from None
+    except GraderError as err:
+        click.echo(f"grade batch: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    except KeyboardInterrupt:
+        click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
+        sys.exit(130)
+    click.echo(format_summary(summary))
+
+
+_visibility_option = click.option(
+    "--visibility", type=click.Choice(GRADESCOPE_VISIBILITIES), default=GRADESCOPE_VISIBILITY, show_default=True, help="When Gradescope shows learners the results."
+)
+
+
+@main.command("gradescope")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), envvar=GRADESCOPE_ROOT_ENV, default=GRADESCOPE_ROOT, show_default=True, help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).")
+@_grading_options
+@_visibility_option
+def gradescope_command(root: Path, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, visibility: str) -> None:
+    """Grade the notebook in a Gradescope submission and write results.json.
+
+    Always writes a valid results.json (score 0 and the reason when there is no notebook, several, or one
+    that cannot be graded); exit status 1 only if the file cannot be written.
+    """
+    from grader.integrations.gradescope import grade_for_gradescope, write_results
+
+    results = grade_for_gradescope(root, _grade_options(lesson, suites, lessons_root, timeout), visibility)
+    try:
+        path = write_results(results, root)
+    except OSError as err:
+        click.echo(f"grade gradescope: cannot write results.json under {root} ({err.strerror}).", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(f"{path}: {results['score']:g} points. {results['output'].splitlines()[0] if results['output'] else ''}")
+
+
+@main.command("gradescope-bundle")
+@click.option("--lesson", required=True, help="The lesson the Gradescope assignment grades.")
+@click.option("-o", "--out", type=click.Path(path_type=Path, dir_okay=False), default=Path("autograder.zip"), show_default=True, help="The zip to write.")
+@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
+@_visibility_option
+def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
+    """Build the autograder zip to upload to a Gradescope programming assignment."""
+    from grader.errors import GraderError
+    from grader.integrations.gradescope_bundle import build_bundle
+    from grader.lessons import load_lesson
+
+    try:
+        names = build_bundle(load_lesson(lesson, lessons_root), out, visibility)
+    except (GraderError, OSError) as err:
+        click.echo(f"grade gradescope-bundle: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 
 if __name__ == "__main__":  # pragma: no cover

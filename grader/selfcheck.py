@@ -10,20 +10,113 @@ grade that counts comes from ``grade``, which runs the notebook in a separate wo
 
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
+import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from grader.execute.channel import RemoteError, to_plain
+from grader.config import DEFAULT_LIMITS
+from grader.execute.channel import ChannelTimeout, RemoteError, to_plain
 from grader.model import Lesson, QuestionResult
+
+if TYPE_CHECKING:
+    from grader.suites.session import SuiteSession
+
+
+class _Stop(BaseException):
+    """Raised inside a learner call that ran past its time limit (see :class:`_Deadline`)."""
+
+
+class _Deadline:
+    """Stops the calling thread's learner call after ``seconds`` by raising :class:`_Stop` in that thread.
+
+    A worker process can be killed; a kernel thread cannot, so this is the in-kernel stand-in for the
+    grader's per-call time limit: a loop that never ends costs its own question, as in ``grade``, instead of
+    hanging every check after it. It stops Python code (the common ``while True`` loop), not a blocking C
+    call. The exception is raised again every ``retry`` seconds in case learner code catches it.
+
+    Deadlines are watched by one long-lived thread (:class:`_Watchdog`): a timer thread per call cost more
+    than most of the calls it guarded (a check makes hundreds).
+    """
+
+    def __init__(self, seconds: float, retry: float = 0.5) -> None:
+        self._thread_id = threading.get_ident()
+        self._retry = retry
+        self.fired = False
+        self.due = time.monotonic() + seconds
+        _WATCHDOG.arm(self)
+
+    def _fire(self) -> None:
+        """Called by the watchdog, holding its lock, once the deadline has passed (and every ``retry`` after)."""
+        self.fired = True
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread_id), ctypes.py_object(_Stop))
+        self.due = time.monotonic() + self._retry
+
+    def disarm(self) -> bool:
+        """Stop watching, drop a stop not yet delivered, and say whether the deadline passed."""
+        while True:
+            try:
+                with _WATCHDOG.lock:
+                    _WATCHDOG.drop(self)
+                    if self.fired:
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread_id), None)
+                return self.fired
+            except _Stop:  # delivered while disarming: it still counts as a timeout
+                self.fired = True
+
+
+class _Watchdog:
+    """One daemon thread that fires every armed :class:`_Deadline` when it is due.
+
+    It sleeps until the earliest deadline and is woken only when a deadline earlier than that is armed, so
+    a call costs a lock, not a thread. Started on first use, and again in a forked child.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self._armed: dict[int, _Deadline] = {}
+        self._waking_at: float | None = None
+        self._pid = 0
+
+    def arm(self, deadline: _Deadline) -> None:
+        with self.lock:
+            if self._pid != os.getpid():
+                self._pid, self._armed, self._waking_at = os.getpid(), {}, None
+                threading.Thread(target=self._watch, name="self-check-deadlines", daemon=True).start()
+            self._armed[id(deadline)] = deadline
+            if self._waking_at is None or deadline.due < self._waking_at:
+                self.lock.notify()
+
+    def drop(self, deadline: _Deadline) -> None:
+        """Forget ``deadline``; the caller holds :attr:`lock`."""
+        self._armed.pop(id(deadline), None)
+
+    def _watch(self) -> None:
+        with self.lock:
+            while True:
+                now = time.monotonic()
+                for deadline in [d for d in self._armed.values() if d.due <= now]:
+                    deadline._fire()
+                self._waking_at = min((d.due for d in self._armed.values()), default=None)
+                self.lock.wait(None if self._waking_at is None else self._waking_at - now)
+
+
+_WATCHDOG = _Watchdog()
 
 
 class NamespaceTarget:
-    """A :class:`grader.testing.Target` over a live namespace; values cross as plain copies, as in grading."""
+    """A :class:`grader.testing.Target` over a live namespace; values cross as plain copies, as in grading.
 
-    def __init__(self, namespace: dict[str, Any]) -> None:
+    Each call has the grader's per-call time limit (``call_timeout``); a call that runs past it is reported
+    as the worker reports it, as a :class:`ChannelTimeout`.
+    """
+
+    def __init__(self, namespace: dict[str, Any], call_timeout: float = DEFAULT_LIMITS.call_timeout) -> None:
         self._ns = namespace
+        self._call_timeout = call_timeout
 
     def _lookup(self, name: str) -> Any:
         if name not in self._ns:
@@ -35,9 +128,17 @@ class NamespaceTarget:
         missing = object()
         saved = {k: self._ns.get(k, missing) for k in swaps}
         self._ns.update(swaps)
+        deadline = _Deadline(self._call_timeout)
         try:
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                timed_out = deadline.disarm()
+            if timed_out:
+                raise _Stop
             return to_plain(result, export=lambda f: f)
+        except _Stop:
+            raise ChannelTimeout("no answer in time") from None
         except Exception as err:
             raise RemoteError(type(err).__name__, str(err), traceback.format_exc()) from None
         finally:
@@ -60,27 +161,21 @@ class SelfCheck:
     def __init__(self, lesson: Lesson, namespace: dict[str, Any]) -> None:
         self.lesson = lesson
         self._target = NamespaceTarget(namespace)
-        self._session: Any = None
         self._error: BaseException | None = None
         self._loading = threading.Thread(target=self._load, name="self-check-suites", daemon=True)
         self._loading.start()
 
     def _load(self) -> None:
-        from grader.suites.session import SuiteSession
-
         try:
-            self._session = SuiteSession(self.lesson).__enter__()
+            _warm_up(self.lesson, shared_session(self.lesson))
         except BaseException as err:  # reported on the first check
             self._error = err
 
     def _results(self, ids: list[str]) -> list[QuestionResult]:
-        from grader.score import score_question
-
         self._loading.join()
         if self._error is not None:
             raise self._error
-        outcomes = self._session.run(self._target, frozenset(ids))
-        return [score_question(self.lesson.question(i), [o for o in outcomes if o.question == i]) for i in ids]
+        return question_results(self.lesson, self._target, ids)
 
     def check(self, question_id: str) -> None:
         """Run the hidden checks of one question against your current answer and print the result."""
@@ -108,6 +203,56 @@ class SelfCheck:
             return True
         print(f"There is no question {question_id!r} in this lesson. The questions are: {', '.join(ids)}.")
         return False
+
+
+_sessions: dict[tuple[str, Path], "SuiteSession"] = {}
+_sessions_lock = threading.Lock()
+
+
+def shared_session(lesson: Lesson) -> "SuiteSession":
+    """This process's :class:`grader.suites.session.SuiteSession` for ``lesson``, started on first use.
+
+    One per lesson per kernel: the self-check helpers and nbgrader's test cells
+    (:mod:`grader.integrations.nbgrader`) share it, so the suites are collected once. A failed start is not
+    remembered; the next call tries again.
+    """
+    from grader.suites.session import SuiteSession
+
+    key = (lesson.id, lesson.suites)
+    with _sessions_lock:
+        if key not in _sessions:
+            _sessions[key] = SuiteSession(lesson).__enter__()
+        return _sessions[key]
+
+
+_warmed: set[int] = set()
+
+
+def _warm_up(lesson: Lesson, session: "SuiteSession") -> None:
+    """Run one function question's tests once against the solution, in the background after loading.
+
+    Hypothesis sets itself up on the first generated test a thread runs (~35 ms: a garbage collection to
+    register its random generator, strategy caches); paying that here keeps it out of the learner's first
+    ``check``. Once per session; a failure here is left for the real check to report.
+    """
+    question = next((q.id for q in lesson.questions if q.kind == "function"), None)
+    if question is None or id(session) in _warmed:
+        return
+    _warmed.add(id(session))
+    from grader.suites.reference import load_reference
+
+    try:
+        session.run(NamespaceTarget(vars(load_reference(lesson.solution))), frozenset([question]))
+    except Exception:  # noqa: BLE001 - only a warm-up
+        pass
+
+
+def question_results(lesson: Lesson, target: Any, ids: list[str]) -> list[QuestionResult]:
+    """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does."""
+    from grader.score import score_question
+
+    outcomes = shared_session(lesson).run(target, frozenset(ids))
+    return [score_question(lesson.question(i), [o for o in outcomes if o.question == i]) for i in ids]
 
 
 _MARK = {"passed": "✓", "partial": "~", "failed": "✗", "not-attempted": "·", "missing": "✗", "error": "✗"}

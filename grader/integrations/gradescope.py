@@ -1,0 +1,135 @@
+"""Gradescope: grade the one notebook in ``<root>/submission`` and write ``<root>/results/results.json``.
+
+The file follows Gradescope's autograder specification: a top-level ``score``, ``execution_time`` (seconds)
+and ``output``, and one test per lesson question (``name`` = id and title, ``number`` "1", "2", ...,
+``score``, ``max_score``, ``status`` "passed"/"failed", ``output`` = the teaching feedback, ``visibility``).
+Whatever happens (no notebook, several, an unreadable file, a timeout, a broken lesson, a bug), a valid
+results.json is written with score 0 and the reason in ``output``: Gradescope shows only "The autograder
+failed to execute correctly" when the file is missing or malformed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from grader.config import GRADESCOPE_VISIBILITY
+from grader.lessons import load_lesson
+from grader.model import Lesson, QuestionResult, Report
+
+if TYPE_CHECKING:
+    from grader.pipeline import GradeOptions
+
+NOTEBOOK_SUFFIX = ".ipynb"
+_IGNORED_PARTS = {".ipynb_checkpoints", "__MACOSX"}
+
+
+class SubmissionProblem(Exception):
+    """The submission folder does not hold exactly one notebook; ``str()`` tells the learner what to do."""
+
+
+def find_notebook(submission: Path) -> Path:
+    """The one notebook in ``submission`` (searched recursively, ignoring checkpoints and hidden files)."""
+    candidates = submission.rglob(f"*{NOTEBOOK_SUFFIX}") if submission.is_dir() else iter(())
+    found = sorted(
+        p
+        for p in candidates
+        if p.is_file() and not any(part in _IGNORED_PARTS or part.startswith(".") for part in p.relative_to(submission).parts)
+    )
+    if not found:
+        raise SubmissionProblem(f"No notebook ({NOTEBOOK_SUFFIX} file) was found in your submission. Upload your notebook and submit again.")
+    if len(found) > 1:
+        names = ", ".join(str(p.relative_to(submission)) for p in found)
+        raise SubmissionProblem(f"Your submission has {len(found)} notebooks ({names}); submit exactly one {NOTEBOOK_SUFFIX} file.")
+    return found[0]
+
+
+def question_name(lesson: Lesson, question_id: str) -> str:
+    title = lesson.question(question_id).title
+    return f"{question_id}: {title}" if title else question_id
+
+
+def results_from_report(report: Report, lesson: Lesson, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+    """Gradescope's results.json for a graded notebook: one test per question, in lesson order."""
+    summary = f"{Path(report.path).name}: {report.score:g} / {report.max_score:g} points."
+    output = "\n".join([summary, *report.errors])
+    return _results(report.score, seconds, output, _tests(report.questions, lesson, visibility), visibility)
+
+
+def ungraded_results(reason: str, lesson: Lesson | None, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+    """Score 0 with ``reason``; every question of ``lesson`` (when known) listed as failed, so totals match."""
+    zeros = [QuestionResult(q.id, 0.0, q.points, "error", (reason,)) for q in lesson.questions] if lesson else []
+    return _results(0.0, seconds, reason, _tests(zeros, lesson, visibility) if lesson else [], visibility)
+
+
+def _tests(questions: Iterable[QuestionResult], lesson: Lesson, visibility: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": question_name(lesson, q.id),
+            "number": str(number),
+            "score": q.score,
+            "max_score": q.max_score,
+            "status": "passed" if q.status == "passed" else "failed",
+            "output": "\n".join(q.feedback),
+            "visibility": visibility,
+        }
+        for number, q in enumerate(questions, start=1)
+    ]
+
+
+def _results(score: float, seconds: float, output: str, tests: list[dict[str, Any]], visibility: str) -> dict[str, Any]:
+    return {
+        "score": score,
+        "execution_time": round(seconds, 2),
+        "output": output,
+        "visibility": visibility,
+        "tests": tests,
+    }
+
+
+def grade_for_gradescope(root: Path, options: "GradeOptions", visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+    """Grade ``root/submission`` and return the results.json object; never raises for what it finds there.
+
+    ``options.lesson`` (``--lesson``) names the lesson when the notebook does not, and lets every question be
+    listed (at 0) even when no notebook could be graded.
+    """
+    from grader.errors import GraderError
+    from grader.pipeline import grade_notebook
+
+    start = time.monotonic()
+    lesson = _known_lesson(options)
+    try:
+        path = find_notebook(root / "submission")
+        report = grade_notebook(path, options)
+        lesson = load_lesson(report.lesson, options.lessons_root, options.suites)
+        return results_from_report(report, lesson, time.monotonic() - start, visibility)
+    except (SubmissionProblem, GraderError) as err:
+        return ungraded_results(str(err), lesson, time.monotonic() - start, visibility)
+    except Exception as err:  # a bug of ours must still leave the learner a readable result
+        reason = f"The autograder itself failed ({type(err).__name__}: {err}); please tell your instructor."
+        return ungraded_results(reason, lesson, time.monotonic() - start, visibility)
+
+
+def _known_lesson(options: "GradeOptions") -> Lesson | None:
+    if not options.lesson:
+        return None
+    from grader.errors import GraderError
+
+    try:
+        return load_lesson(options.lesson, options.lessons_root, options.suites)
+    except GraderError:
+        return None
+
+
+def write_results(results: dict[str, Any], root: Path) -> Path:
+    """Write ``root/results/results.json`` atomically (a half-written file is a failed autograder run)."""
+    folder = root / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "results.json"
+    tmp = folder / f".results.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path

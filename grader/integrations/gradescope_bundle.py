@@ -1,0 +1,124 @@
+"""The zip a course uploads to Gradescope as its autograder: ``grade gradescope-bundle --lesson decode``.
+
+Gradescope unzips it into ``/autograder/source``, runs ``setup.sh`` once (as root) when it builds the image,
+and runs ``run_autograder`` for every submission. The zip holds this package's source (``grader/``,
+``pyproject.toml``, ``README.md``) and one lesson: its ``exercises/<lesson>/`` folder (definition and hidden
+suites) and its solution notebook, at the same relative paths as in the repository, and nothing of any
+other lesson. ``setup.sh`` installs the package with pip into a virtual environment; ``run_autograder``
+grades with ``grade gradescope`` and honours ``$AUTOGRADER_ROOT`` (default ``/autograder``) so the same
+script can be tried in a scratch folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY
+from grader.errors import LessonError
+from grader.model import Lesson
+
+#: The repository (or unpacked sdist) this package was imported from.
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+#: Where setup.sh puts the virtual environment that run_autograder uses.
+VENV = "/opt/inference-grader-venv"
+_SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis", ".mypy_cache"}
+_SKIP_SUFFIXES = (".pyc", ".pyo")
+_FIXED_TIME = (2024, 1, 1, 0, 0, 0)  # same bytes for the same sources: a zip can be compared or cached
+
+SETUP_SH = f"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, while it builds the autograder image: it installs Python (if the
+# image has none) and this package, with its Python dependencies, from /autograder/source.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! python3 -m venv --help >/dev/null 2>&1; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+fi
+python3 -m venv {VENV}
+{VENV}/bin/python -m pip install --upgrade pip
+{VENV}/bin/python -m pip install -e .
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission: grade the notebook in $ROOT/submission and write
+# $ROOT/results/results.json. ROOT is ${root_env} if set (to try the autograder in a scratch folder),
+# else {default_root}.
+set -euo pipefail
+ROOT="${{{root_env}:-{default_root}}}"
+PYTHON={venv}/bin/python
+[ -x "$PYTHON" ] || PYTHON=python3
+cd "$ROOT/source"
+export GRADER_LESSONS="$ROOT/source/exercises"
+exec "$PYTHON" -m grader.cli gradescope --root "$ROOT" --lesson {lesson} --visibility {visibility}
+"""
+
+
+def bundle_files(lesson: Lesson, package_root: Path = PACKAGE_ROOT) -> dict[str, Path]:
+    """Archive name -> file on disk for everything the bundle carries besides its two scripts."""
+    files: dict[str, Path] = {}
+    for name in ("pyproject.toml", "README.md"):
+        files[name] = package_root / name
+    for path in _tree(package_root / "grader"):
+        files[path.relative_to(package_root).as_posix()] = path
+    lesson_dir = PurePosixPath("exercises", lesson.id)
+    for path in _tree(lesson.root):
+        files[str(lesson_dir / path.relative_to(lesson.root).as_posix())] = path
+    for extra in (lesson.suites, lesson.solution):  # normally inside the lesson folder or beside it in the repo
+        placed = _placed(lesson_dir, lesson.root, extra)
+        if extra.is_dir():
+            files.update({str(placed / p.relative_to(extra).as_posix()): p for p in _tree(extra)})
+        else:
+            files[str(placed)] = extra
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise LessonError(f"Cannot build the Gradescope bundle: {', '.join(missing)} not found.")
+    return files
+
+
+def _placed(lesson_dir: PurePosixPath, lesson_root: Path, path: Path) -> PurePosixPath:
+    """Where ``path`` goes in the zip so that the lesson's relative reference to it still resolves."""
+    relative = os.path.normpath(os.path.join(str(lesson_dir), os.path.relpath(path, lesson_root)))
+    if relative.startswith(".."):
+        raise LessonError(
+            f"Cannot build the Gradescope bundle: {path} is outside the folder the lesson's paths are relative to; "
+            "keep the solution and suites within the repository."
+        )
+    return PurePosixPath(relative.replace(os.sep, "/"))
+
+
+def _tree(folder: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.endswith(_SKIP_SUFFIXES) and not _SKIP_DIRS.intersection(p.relative_to(folder).parts)
+    )
+
+
+def build_bundle(lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBILITY, package_root: Path = PACKAGE_ROOT) -> list[str]:
+    """Write the autograder zip for ``lesson`` to ``out``; return the archive's names."""
+    run = RUN_AUTOGRADER.format(
+        root_env=GRADESCOPE_ROOT_ENV, default_root=GRADESCOPE_ROOT, venv=VENV, lesson=shlex.quote(lesson.id), visibility=shlex.quote(visibility)
+    )
+    files = bundle_files(lesson, package_root)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        _add(zf, "setup.sh", SETUP_SH.encode(), executable=True)
+        _add(zf, "run_autograder", run.encode(), executable=True)
+        for name, path in sorted(files.items()):
+            _add(zf, name, path.read_bytes(), executable=False)
+        names = zf.namelist()
+    os.replace(tmp, out)
+    return names
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> None:
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    mode = 0o755 if executable else 0o644
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    zf.writestr(info, data)

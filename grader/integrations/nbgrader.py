@@ -1,0 +1,141 @@
+"""nbgrader: autograder test cells that score one question in nbgrader's kernel, and writing scores to a gradebook.
+
+**Test cells.** The lesson notebook carries one locked nbgrader grade cell per question (``grade_id``
+``test_<question>``, ``points`` from ``lesson.toml``) whose code is::
+
+    from grader.integrations.nbgrader import nbgrader_cell_score
+    nbgrader_cell_score("decode", "generate", globals())
+
+It runs the question's hidden tests against the kernel's namespace with the self-check machinery
+(:func:`grader.selfcheck.question_results`: the same suites and the same scoring as ``grade``) and reports
+the score the way nbgrader's ``determine_grade`` reads it: a score above 0 is the cell's value (its
+``execute_result``, read as partial credit); a score of 0 is written to stderr with no value, because
+nbgrader reads any stderr output as 0 points, while an output of ``0`` was read as *full* marks by releases
+from before the fix of jupyter/nbgrader#1374 (2021). Writing to stderr rather than raising keeps "Run All"
+going in Jupyter. Everything the tests themselves print is captured, so a stray warning cannot cost the
+points, and each call of a learner function has ``grade``'s time limit, so a loop that never ends costs
+only its own question.
+
+**Gradebook.** :func:`export_to_gradebook` writes ``grade``'s scores into an nbgrader database, following
+the steps nbgrader's own ``SaveAutoGrades`` takes, so formgrader and ``nbgrader export`` show them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.model import Lesson, QuestionResult, Report
+
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
+
+
+def grade_cell_id(question_id: str) -> str:
+    """The nbgrader ``grade_id`` of a question's autograder test cell."""
+    return f"test_{question_id}"
+
+
+def cell_result(lesson_id: str, question_id: str, namespace: dict[str, Any], lessons: str | Path | None = None) -> QuestionResult:
+    """Score one question against a live namespace, exactly as ``grade`` scores it from the same tests."""
+    from grader.lessons import load_lesson
+    from grader.selfcheck import NamespaceTarget, question_results
+
+    lesson = load_lesson(lesson_id, Path(lessons) if lessons else None)
+    lesson.question(question_id)  # an unknown id is an instructor's mistake: fail loudly
+    quiet = io.StringIO()
+    with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        (result,) = question_results(lesson, NamespaceTarget(namespace), [question_id])
+    return result
+
+
+def nbgrader_cell_score(
+    lesson_id: str, question_id: str, namespace: dict[str, Any], lessons: str | Path | None = None
+) -> float | None:
+    """The body of an nbgrader test cell: print feedback and return the partial score (``None`` for 0).
+
+    The return value is the cell's last expression, which nbgrader reads as the points earned. A score of
+    0 returns ``None`` (no value) and writes the feedback to stderr, which nbgrader scores as 0.
+    """
+    from grader.selfcheck import describe
+
+    result = cell_result(lesson_id, question_id, namespace, lessons)
+    text = describe(result, detail=True)
+    if result.score > 0:
+        print(text)
+        return float(result.score)
+    print(text, file=sys.stderr)
+    return None
+
+
+def require_nbgrader() -> None:
+    """Raise :class:`ModuleNotFoundError` now if nbgrader is not installed (cheap: nothing is imported).
+
+    For callers that export at the end of a long run (``grade batch --nbgrader-db``) and should fail first.
+    """
+    if importlib.util.find_spec("nbgrader") is None:
+        raise ModuleNotFoundError("No module named 'nbgrader'; python3 -m pip install nbgrader", name="nbgrader")
+
+
+def export_to_gradebook(
+    url: str,
+    lesson: Lesson,
+    rows: list[tuple[str, Report]],
+    assignment: str | None = None,
+    *,
+    course_id: str = "default_course",
+) -> None:
+    """Write each ``(student_id, report)`` into the nbgrader gradebook at ``url`` (an SQLAlchemy URL).
+
+    The assignment (default: the lesson id), its notebook (the lesson notebook's file name) and one grade
+    cell per question (``test_<question>``, ``max_score`` = its points) are created if missing, so the
+    scores line up with the test cells ``nbgrader autograde`` would grade. Each question's score becomes
+    the grade's ``auto_score``; a grade a person already scored by hand keeps that score and is flagged for
+    review, as nbgrader's own autograder does. Re-exporting a student overwrites their auto scores.
+    """
+    from nbgrader.api import Gradebook
+
+    name = assignment or lesson.id
+    notebook = lesson.notebook.stem
+    with warnings.catch_warnings(), Gradebook(url, course_id=course_id) as gb:
+        # nbgrader's add_submission trips a harmless SQLAlchemy 2 autoflush warning on every new submission.
+        warnings.filterwarnings("ignore", message=".*not in session, add operation along.*")
+        gb.update_or_create_assignment(name)
+        gb.update_or_create_notebook(notebook, name)
+        for q in lesson.questions:
+            gb.update_or_create_grade_cell(grade_cell_id(q.id), notebook, name, max_score=q.points, cell_type="code")
+        for student, report in rows:
+            scores = {r.id: r.score for r in report.questions}
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(name, student)
+            for q in lesson.questions:
+                grade = _grade(gb, grade_cell_id(q.id), notebook, name, student)
+                grade.auto_score = float(scores.get(q.id, 0.0))
+                grade.needs_manual_grade = grade.manual_score is not None
+            gb.db.commit()
+
+
+def _grade(gb: "Gradebook", cell: str, notebook: str, assignment: str, student: str) -> Any:
+    """The grade row of one cell; created if the submission predates the cell (another tool made it first)."""
+    from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
+
+    try:
+        return gb.find_grade(cell, notebook, assignment, student)
+    except MissingEntry:
+        pass
+    submission = gb.find_submission(assignment, student)
+    try:
+        submitted = gb.find_submission_notebook(notebook, assignment, student)
+    except MissingEntry:
+        submitted = SubmittedNotebook(notebook=gb.find_notebook(notebook, assignment), assignment=submission)
+        gb.db.add(submitted)
+    grade = Grade(cell_id=gb.find_grade_cell(cell, notebook, assignment).id, notebook=submitted)
+    gb.db.add(grade)
+    gb.db.flush()
+    return grade
+
