@@ -50,7 +50,8 @@ def score_question(question: Question, outcomes: list[TestOutcome]) -> QuestionR
     points = _round(question.points * earned / total)
     statuses = {o.status for o in outcomes}
     if statuses == {"passed"}:
-        return QuestionResult(question.id, points, question.points, "passed", (f"All {len(outcomes)} checks passed.",))
+        done = f"All {len(outcomes)} checks passed." if len(outcomes) > 1 else "The check passed."
+        return QuestionResult(question.id, points, question.points, "passed", (done,))
     problems = [o for o in outcomes if o.status != "passed"]
     if earned == 0 and "not-attempted" in statuses:
         return QuestionResult(question.id, 0.0, question.points, "not-attempted", ("Not attempted yet.",))

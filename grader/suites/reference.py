@@ -2,18 +2,40 @@
 
 Suites compare against it and stand it in for lesson functions the learner did not write or got wrong.
 It is instructor code, so running it here is safe; self-check cells are skipped as the grader skips them.
+
+A process executes each solution notebook once (per version of the file): every later session of the same
+lesson gets a fresh namespace object over the same, already executed, answers.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
 from grader.errors import LessonError
 from grader.read import read_submission
 
+_cache: dict[tuple[Path, int, int], dict[str, object]] = {}
+_lock = threading.Lock()
+
 
 def load_reference(solution: Path) -> SimpleNamespace:
+    try:
+        stat = solution.stat()
+        key: tuple[Path, int, int] | None = (solution.resolve(), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None  # read_submission says what is wrong with the path
+    with _lock:
+        answers = _cache.get(key) if key else None
+        if answers is None:
+            answers = _execute(solution)
+            if key:
+                _cache[key] = answers
+    return SimpleNamespace(**answers)
+
+
+def _execute(solution: Path) -> dict[str, object]:
     submission = read_submission(solution)
     namespace: dict[str, object] = {"__name__": "reference"}
     for cell in submission.cells:
@@ -24,4 +46,4 @@ def load_reference(solution: Path) -> SimpleNamespace:
         except Exception as err:
             raise LessonError(f"The solution notebook {solution} fails in cell {cell.index + 1}: {err!r}.") from err
     namespace.pop("__builtins__", None)
-    return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
+    return {k: v for k, v in namespace.items() if not k.startswith("__")}

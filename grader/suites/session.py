@@ -59,6 +59,10 @@ class _Plugin:
     # -- hooks ----------------------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "question(id, weight=1): the lesson question a hidden test grades")
+        # Hypothesis formats a traceback for every failing example it tries while shrinking, through pytest's
+        # ``repr_failure``; in the default (long) style that reads and annotates source, ~0.1 s a time, which
+        # made a wrong answer cost seconds. Nobody reads those tracebacks here; the native style is cheap.
+        config.option.tbstyle = "native"
         _load_hypothesis_profile()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -95,6 +99,7 @@ class _Plugin:
             detail = "\n".join(self.collect_errors) or "no tests were collected"
             self.ready.set_exception(LessonError(f"The hidden suites in {self.lesson.suites} cannot be used: {detail}"))
             return True
+        _pin_hypothesis_seeds(item for item, _ in items)
         self.ready.set_result([item for item, _ in items])
         while (job := self.jobs.get()) is not None:
             try:
@@ -154,8 +159,33 @@ def _outcome(qid: str, name: str, weight: float, error: BaseException | None, re
     return TestOutcome(qid, name, weight, "error", "the test was skipped" if skipped else "the test did not report a pass")
 
 
+def _pin_hypothesis_seeds(items: Iterator[pytest.Item]) -> None:
+    """Give each derandomized ``@given`` test, once, the seed hypothesis would derive for it on every run.
+
+    With ``derandomize`` hypothesis seeds a test from a digest of its source, which it recomputes twice per
+    run (``inspect.getsource`` and tokenizing: ~10% of a notebook's test time). The same value set once with
+    the public ``hypothesis.seed`` decorator gives the same examples, so the same score and feedback.
+    Parametrized tests (which hypothesis keys per parameter) and tests that chose a seed keep the default.
+    """
+    try:
+        from hypothesis import is_hypothesis_test, seed
+        from hypothesis.internal.reflection import function_digest
+    except ImportError:  # pragma: no cover - an older or newer hypothesis: keep its own behaviour
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        if test is None or hasattr(item, "callspec") or not is_hypothesis_test(test):
+            continue
+        settings = getattr(test, "_hypothesis_internal_use_settings", None)
+        if not getattr(settings, "derandomize", False) or getattr(test, "_hypothesis_internal_use_seed", None) is not None:
+            continue
+        digest = function_digest(test.hypothesis.inner_test)
+        seed(int.from_bytes(digest, "big"))(test)
+        test._hypothesis_internal_database_key = digest  # unused (database=None), but no longer recomputed
+
+
 def _load_hypothesis_profile() -> None:
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     settings.register_profile(
         "grading",
@@ -163,9 +193,23 @@ def _load_hypothesis_profile() -> None:
         database=None,
         deadline=None,
         print_blob=False,
+        # The explain phase re-runs a failing test many times to annotate it (~20 s per failing test) and
+        # changes neither the outcome nor our feedback, which comes from the shrunk example.
+        phases=[p for p in Phase if p.name != "explain"],
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
     settings.load_profile("grading")
+
+
+def _plugin_args() -> list[str]:
+    """Load only the plugins we name: entry-point plugins installed beside the grader (pytest-randomly,
+    anyio, ...) must not change how a notebook is graded, and autoloading them made pytest rewrite the
+    assertions of every module in their packages as they were imported (all of hypothesis: ~1 s a session).
+    ``--disable-plugin-autoload`` needs pytest 8.4; older versions load entry points as before.
+    """
+    if pytest.version_tuple >= (8, 4):
+        return ["--disable-plugin-autoload", "-p", "_hypothesis_pytestplugin"]
+    return []  # pragma: no cover
 
 
 class SuiteSession:
@@ -187,7 +231,9 @@ class SuiteSession:
             "-p", "no:faulthandler",
             "-p", "no:stepwise",
             "-p", "no:terminal",
+            "-p", "no:unraisableexception",  # its session-end garbage collection costs ~0.1 s per session
             "--capture=no",
+            *_plugin_args(),
         ]
         self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
         self._thread.start()
