@@ -51,6 +51,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
                 points=float(q["points"]),
                 hint=str(q.get("hint", "")),
                 title=str(q.get("title", "")),
+                uses=tuple(str(u) for u in q.get("uses", ())),
             )
             for q in data["questions"]
         )
@@ -71,6 +72,10 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise LessonError(f"In {where}, question ids must be unique; got {ids}.")
+    functions = {q.id for q in questions if q.kind == "function"}
+    unknown = sorted({u for q in questions for u in q.uses} - functions)
+    if unknown:
+        raise LessonError(f"In {where}, `uses` names {unknown}, which are not function questions of this lesson.")
     if not lesson.suites.is_dir():
         raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")
     return lesson

@@ -26,6 +26,9 @@ class Question:
     points: float
     hint: str = ""
     title: str = ""
+    uses: tuple[str, ...] = ()
+    """Other lesson functions this one is meant to call: while it is tested, only these are replaced by the
+    reference (so one bug costs points once, and no other reference answer can be borrowed)."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,9 @@ class Lesson:
         raise KeyError(f"lesson {self.id!r} has no question {qid!r}; its questions are: {known}")
 
     @property
-    def function_ids(self) -> tuple[str, ...]:
-        return tuple(q.id for q in self.questions if q.kind == "function")
+    def stand_ins(self) -> dict[str, tuple[str, ...]]:
+        """For each function question, the lesson functions the reference stands in for while it is tested."""
+        return {q.id: q.uses for q in self.questions if q.kind == "function"}
 
 
 @dataclass(frozen=True)

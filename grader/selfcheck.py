@@ -107,6 +107,11 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+def _copy(value: Any) -> Any:
+    """A plain-data copy (callables kept as they are), so self-check treats arguments as grading does."""
+    return to_plain(value, export=lambda f: f)
+
+
 class NamespaceTarget:
     """A :class:`grader.testing.Target` over a live namespace; values cross as plain copies, as in grading.
 
@@ -131,7 +136,7 @@ class NamespaceTarget:
         deadline = _Deadline(self._call_timeout)
         try:
             try:
-                result = fn(*args, **kwargs)
+                result = fn(*_copy(args), **_copy(kwargs))  # the learner gets copies, as across the channel
             finally:
                 timed_out = deadline.disarm()
             if timed_out:

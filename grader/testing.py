@@ -94,20 +94,21 @@ def describe_call(name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> 
 class Learner:
     """What a hidden test sees of one learner's notebook."""
 
-    def __init__(self, target: Target, function_ids: Iterable[str], reference: SimpleNamespace) -> None:
+    def __init__(self, target: Target, stand_ins: Mapping[str, Iterable[str]], reference: SimpleNamespace) -> None:
         self._target = target
-        self._functions = tuple(function_ids)
+        self._uses = {name: tuple(uses) for name, uses in stand_ins.items()}
         self._reference = reference
 
     def call(self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any) -> Call:
-        """Call the learner's ``name``; the lesson's other functions are replaced by the reference while it runs.
+        """Call the learner's ``name``; the functions it is meant to call are replaced by the reference meanwhile.
 
         So a bug in one function costs points once: ``tokens_per_second`` is graded with the reference
-        ``decode_step_seconds`` behind it. Pass ``stand_ins`` to choose the replacements yourself.
+        ``decode_step_seconds`` behind it (the lesson definition's ``uses``). Only those are replaced, so no
+        other reference answer can be borrowed. Pass ``stand_ins`` to choose the replacements yourself.
         """
         text = describe_call(name, args, kwargs)
         if stand_ins is None:
-            stand_ins = {f: getattr(self._reference, f) for f in self._functions if f != name and hasattr(self._reference, f)}
+            stand_ins = {f: getattr(self._reference, f) for f in self._uses.get(name, ()) if hasattr(self._reference, f)}
         try:
             value = self._target.call(name, list(args), dict(kwargs), dict(stand_ins))
         except RemoteError as err:

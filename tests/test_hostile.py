@@ -613,7 +613,6 @@ def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monk
                                      "it said: no IPython here). This is a problem with the grading machine")
 
 
-@pytest.mark.xfail(strict=True, reason="stand-ins hand the learner the reference of the lesson's other functions (SECURITY.md)")
 def test_a_function_cannot_borrow_another_questions_reference(batch: Batch) -> None:
     assert scores(batch.reports["borrow"])["square"] == 0
 
@@ -643,10 +642,10 @@ def test_a_broken_file_is_one_clear_line(kind: str, tmp_path: Path) -> None:
     assert json.loads(result.stdout)["status"] == "ungraded"
 
 
-@pytest.mark.xfail(strict=True, reason="grader/read.py: nbformat reads a file without a version as nbformat 1 and drops every source")
 def test_a_notebook_without_a_version_is_one_clear_line() -> None:
     result = run_grade(str(HOSTILE / "missing_keys.ipynb"), *LESSONS, "--lesson", "squares")
     assert result.returncode == 1
+    assert "no nbformat version" in result.stderr and result.stderr.strip().count("\n") == 0
 
 
 def test_nbformat_3_is_upgraded_and_graded() -> None:

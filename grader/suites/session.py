@@ -50,7 +50,7 @@ class _Plugin:
     @pytest.fixture
     def learner(self) -> Learner:
         assert self.current is not None
-        return Learner(self.current, self.lesson.function_ids, self._reference)
+        return Learner(self.current, self.lesson.stand_ins, self._reference)
 
     @pytest.fixture
     def reference(self) -> SimpleNamespace:
