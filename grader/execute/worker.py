@@ -253,15 +253,15 @@ class LearnerProcess:
             errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
         }
 
-    def _where(self) -> str:
+    def _where(self, prefer_loop: bool = False) -> str:
         cell = self._cell(self.current_cell)
         if cell is None:
             return "before any cell started"
-        return f"in cell {cell.index + 1}: `{preview(cell.source)}`"
+        return f"in cell {cell.index + 1}: `{preview(cell.source, prefer_loop=prefer_loop)}`"
 
     def _timeout_sentence(self) -> str:
         return (
-            f"Your notebook ran longer than {self.limits.timeout:g} s and was stopped {self._where()}. "
+            f"Your notebook ran longer than {self.limits.timeout:g} s and was stopped {self._where(prefer_loop=True)}. "
             "Look there for a loop that never ends or a very long computation, then run the notebook again."
         )
 
@@ -311,9 +311,15 @@ def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
     return reasons.get(sig, (f"it was killed by signal {sig.name}", _EXIT_ADVICE))
 
 
-def preview(source: str, width: int = 60) -> str:
-    """The first non-blank line of a cell, shortened: enough for a learner to find the cell."""
-    line = next((ln.strip() for ln in source.splitlines() if ln.strip()), "")
+def preview(source: str, width: int = 60, prefer_loop: bool = False) -> str:
+    """One line of a cell, shortened: enough for a learner to find the cell.
+
+    The first non-blank line; with ``prefer_loop`` (for a timeout) the first ``while``/``for`` line if the
+    cell has one, since that is most often what never ended.
+    """
+    lines = [ln.strip() for ln in source.splitlines() if ln.strip()]
+    loops = [ln for ln in lines if ln.startswith(("while ", "while(", "for "))] if prefer_loop else []
+    line = (loops or lines or [""])[0]
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
