@@ -525,7 +525,7 @@ TIMED_OUT = ("Your notebook ran longer than 3 s and was stopped in cell 3: `{}`.
 WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads them
     "clean": (5.0, ()),
     "loop_top": (0.0, (TIMED_OUT.format("while True:"),)),
-    "sigterm_loop": (0.0, (TIMED_OUT.format("import signal, subprocess"),)),
+    "sigterm_loop": (0.0, (TIMED_OUT.format("while True:"),)),
     "sys_exit": (5.0, ("Cell 3 raised SystemExit: 3; exit() and sys.exit() do not stop grading, so remove them "
                        "(`import sys`); the cells after it still ran.",)),
     "os_exit": (0.0, ("The process running your notebook stopped (it exited with status 3) in cell 3: `import os`. "
