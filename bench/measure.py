@@ -1,0 +1,114 @@
+"""Run a command and measure it: wall time, CPU time of the whole process tree, and peak memory.
+
+Peak memory is the largest sum of resident set sizes (RSS) over the command's whole process tree (the
+command and every descendant alive at that moment), sampled with psutil every ``SAMPLE_S`` seconds. Pages
+shared between processes (a forked worker's, a library's) are counted once per process, so it is an
+upper bound on the memory the tree really held; a peak shorter than one sampling interval can be missed.
+(``getrusage(RUSAGE_CHILDREN).ru_maxrss`` is not used: it is the largest single process, never reset
+between commands of one bench run.)
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import psutil
+
+SAMPLE_S = 0.05
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    """User + system seconds of the command and all its (waited-for) descendants."""
+    peak_rss: int
+    """Bytes: the largest sampled sum of RSS over the process tree."""
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+def _tree_rss(proc: psutil.Process) -> int:
+    total = 0
+    try:
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
+
+
+def run(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 3600) -> Run:
+    """Run ``cmd`` to completion, sampling its process tree's memory in a thread."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = psutil.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc))
+            done.wait(SAMPLE_S)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        done.set()
+        sampler.join()
+        if proc.poll() is None:  # a timeout: end what we started, and only that
+            proc.kill()
+            proc.wait()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(wall, cpu, peak[0], proc.returncode, out, err)
+
+
+@dataclass
+class Series:
+    """Several runs of one measurement; min / median / max of each quantity."""
+
+    name: str
+    runs: list[Run] = field(default_factory=list)
+    per: int = 1
+    """How many notebooks one run graded (for per-notebook figures)."""
+
+    def stat(self, attr: str) -> tuple[float, float, float]:
+        values = [float(getattr(r, attr)) for r in self.runs]
+        return min(values), statistics.median(values), max(values)
+
+    @property
+    def wall(self) -> tuple[float, float, float]:
+        return self.stat("wall")
+
+    @property
+    def median_wall(self) -> float:
+        return self.wall[1]
+
+    @property
+    def per_notebook(self) -> tuple[float, float, float]:
+        lo, mid, hi = self.wall
+        return lo / self.per, mid / self.per, hi / self.per
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "n/a"
