@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import pytest
+from hypothesis import Phase
 
 from grader.config import REL_TOL
 from grader.execute.channel import ChannelError, RemoteError
@@ -161,6 +162,23 @@ def _hung_sentence(text: str, err: ChannelError) -> str:
     if isinstance(err, BadMessage):
         return f"{text} sent back something that cannot be graded ({err}); return plain numbers, strings, lists or dicts."
     return f"{text} stopped the process running your code ({err}); look for exit(), os._exit() or a crash."
+
+
+# -- generated inputs -----------------------------------------------------------------------------------------
+
+#: Hypothesis phases for a graded ``@given`` test: report the first failing example without shrinking it,
+#: since shrinking a wrong answer can take hundreds of calls into the learner's process.
+NO_SHRINK = (Phase.explicit, Phase.generate)
+
+
+def magnitudes(lo: int, hi: int) -> Any:
+    """Physically meaningful sizes from 10**lo to 10**hi: floats with uneven digits, and plain ints."""
+    from hypothesis import strategies as st
+
+    return st.one_of(
+        st.builds(lambda m, e: m * 10.0**e, st.floats(1.0, 9.99), st.integers(lo, hi - 1)),
+        st.integers(10**lo, 10**hi),
+    )
 
 
 # -- checks that produce teaching feedback -----------------------------------------------------------------

@@ -5,14 +5,11 @@ cannot be changed by the notebook's code. It answers with a deterministic functi
 its order, so a sequence passed in the wrong state gives the wrong tokens.
 """
 
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import Mismatch, question, show
+from grader.testing import NO_SHRINK, Mismatch, question, show
 
-# Generate and report the first failing example, without shrinking it: shrinking a wrong answer can take
-# hundreds of calls into the learner's process, and the worked-example tests already show simple inputs.
-NO_SHRINK = (Phase.explicit, Phase.generate)
 
 VOCAB = 50_000
 TOKENS = st.integers(0, VOCAB - 1)

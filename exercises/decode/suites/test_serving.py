@@ -1,21 +1,9 @@
 """request_time and batch_throughput: what a user waits for, and what batching does and does not speed up."""
 
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import question
-
-# Generate and report the first failing example, without shrinking it: shrinking a wrong answer can take
-# hundreds of calls into the learner's process, and the worked-example tests already show simple inputs.
-NO_SHRINK = (Phase.explicit, Phase.generate)
-
-
-def sizes(lo: int, hi: int):
-    """Physically meaningful sizes from 10**lo to 10**hi: floats with uneven digits, and plain ints."""
-    return st.one_of(
-        st.builds(lambda m, e: m * 10.0**e, st.floats(1.0, 9.99), st.integers(lo, hi - 1)),
-        st.integers(10**lo, 10**hi),
-    )
+from grader.testing import NO_SHRINK, magnitudes as sizes, question
 
 
 PARAM_BYTES = sizes(8, 12)
