@@ -128,7 +128,9 @@ class NamespaceTarget:
             raise RemoteError("NotDefined", name)
         return self._ns[name]
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any:
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> tuple[Any, tuple[str, ...]]:
         fn = self._lookup(name)
         missing = object()
         saved = {k: self._ns.get(k, missing) for k in swaps}
@@ -136,12 +138,15 @@ class NamespaceTarget:
         deadline = _Deadline(self._call_timeout)
         try:
             try:
-                result = fn(*_copy(args), **_copy(kwargs))  # the learner gets copies, as across the channel
+                given_args, given_kwargs = _copy(args), _copy(kwargs)  # copies, as across the channel
+                result = fn(*given_args, **given_kwargs)
             finally:
                 timed_out = deadline.disarm()
             if timed_out:
                 raise _Stop
-            return to_plain(result, export=lambda f: f)
+            changed = [str(i) for i, (a, b) in enumerate(zip(given_args, args)) if a != b]
+            changed += [k for k in given_kwargs if given_kwargs[k] != kwargs[k]]
+            return to_plain(result, export=lambda f: f), tuple(changed)
         except _Stop:
             raise ChannelTimeout("no answer in time") from None
         except Exception as err:

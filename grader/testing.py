@@ -37,7 +37,11 @@ NOT_DEFINED = "NotDefined"
 class Target(Protocol):
     """Where the learner's objects live: a worker process, or the live kernel for self-check."""
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any: ...
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> tuple[Any, tuple[str, ...]]:
+        """The call's plain-data result, and which arguments it modified in place ("0", "1", ... or names)."""
+        ...
 
     def value(self, name: str) -> Any: ...
 
@@ -68,6 +72,12 @@ class Call:
 
     text: str
     value: Any
+    changed: tuple[str, ...] = ()
+    """Arguments the call modified in place: positions ("0", "1", ...) and keyword names."""
+
+    def modified(self, position: int, name: str) -> bool:
+        """Whether the argument at ``position`` (or passed as keyword ``name``) was modified by the call."""
+        return str(position) in self.changed or name in self.changed
 
 
 _short = reprlib.Repr()
@@ -111,12 +121,12 @@ class Learner:
         if stand_ins is None:
             stand_ins = {f: getattr(self._reference, f) for f in self._uses.get(name, ()) if hasattr(self._reference, f)}
         try:
-            value = self._target.call(name, list(args), dict(kwargs), dict(stand_ins))
+            value, changed = self._target.call(name, list(args), dict(kwargs), dict(stand_ins))
         except RemoteError as err:
             raise _learner_error(name, text, err) from None
         except ChannelError as err:
             raise LearnerHung(_hung_sentence(text, err)) from None
-        return Call(text=text, value=value)
+        return Call(text=text, value=value, changed=changed)
 
     def value(self, name: str) -> Any:
         """The value of the learner's variable ``name``; a stub left as ``None`` counts as not attempted."""

@@ -96,3 +96,18 @@ def test_the_lesson_definition_matches_the_notebooks() -> None:
         nb = nbformat.read(path, as_version=4)
         graded = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
         assert graded == ids, path
+
+
+def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_suites: SuiteSession) -> None:
+    """Arguments cross to the worker as copies; the worker reports in-place changes so this is still caught."""
+    mutating = (
+        "def generate(next_token, prompt, n):\n"
+        "    for _ in range(n):\n"
+        "        prompt.append(next_token(prompt))\n"
+        "    return prompt"
+    )
+    submission = read_submission(with_answers(tmp_path, {"generate": mutating}))
+    report = grade_submission(submission, decode_suites.lesson, decode_suites, DEFAULT_LIMITS)
+    generate = next(q for q in report.questions if q.id == "generate")
+    assert generate.score < generate.max_score
+    assert any("changed the caller's prompt list" in line for line in generate.feedback), generate.feedback

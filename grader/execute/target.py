@@ -46,8 +46,10 @@ class WorkerTarget:
             self._worker = None
             raise
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any:
-        return self._guard(lambda w: w.call(name, args, kwargs, swaps))
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> tuple[Any, tuple[str, ...]]:
+        return self._guard(lambda w: w.call(name, args, kwargs, swaps))  # type: ignore[no-any-return]
 
     def value(self, name: str) -> Any:
         return self._guard(lambda w: w.value(name))

@@ -183,8 +183,13 @@ class LearnerProcess:
         self.close()
 
     # -- calls from hidden tests -------------------------------------------------------------------------
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Any:
-        """Call the learner's function ``name``; other lesson functions named in ``swaps`` are stood in for."""
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> tuple[Any, tuple[str, ...]]:
+        """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
+
+        Returns the value and which arguments the call modified in place (see ``worker_main._changed``).
+        """
         message = {
             "t": "call",
             "name": name,
@@ -192,7 +197,11 @@ class LearnerProcess:
             "kwargs": kwargs,
             "swap": {k: self._endpoint.encode(v) for k, v in swaps.items()},
         }
-        return self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
+        reply = self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
+        changed = reply.get("changed") if isinstance(reply, dict) else None
+        if not (isinstance(reply, dict) and "value" in reply and isinstance(changed, list) and all(type(c) is str for c in changed)):
+            raise BadMessage("a reply to a call that is not {value, changed}")
+        return reply["value"], tuple(changed)
 
     def value(self, name: str) -> Any:
         return self._endpoint.request({"t": "get", "name": name}, time.monotonic() + self.limits.call_timeout)

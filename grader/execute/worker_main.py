@@ -12,6 +12,7 @@ its working directory, the unprivileged uid the grader gave it, before it reads 
 from __future__ import annotations
 
 import builtins
+import copy
 import os
 import sys
 from typing import Any
@@ -90,14 +91,33 @@ class Worker:
         saved = {name: self.namespace.get(name, missing) for name in swaps}
         for name, fn_ref in swaps.items():
             self.namespace[name] = self.endpoint.decode(fn_ref)
+        before = copy.deepcopy((args, kwargs))
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            return {"value": result, "changed": _changed(args, kwargs, *before)}
         finally:
             for name, old in saved.items():
                 if old is missing:
                     self.namespace.pop(name, None)
                 else:
                     self.namespace[name] = old
+
+
+def _changed(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
+    """Which arguments the call modified in place (positions as "0", "1", ...; keywords by name).
+
+    Arguments cross the channel as copies, so a learner function that changes the caller's list (a
+    mutated prompt) would otherwise go unseen; the grader turns this into feedback.
+    """
+    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
+    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def _short(err: BaseException) -> str:

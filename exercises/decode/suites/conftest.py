@@ -415,6 +415,11 @@ def expect_generated(got: Call, prompt: Sequence[int], n: int, rec: NextToken) -
     expected, expected_calls = simulate(prompt, n)
     new = expected[len(prompt):]
     value, calls = got.value, rec.calls
+    if got.modified(1, "prompt"):
+        raise Mismatch(
+            f"{got.text} changed the caller's prompt list in place. Copy it first (sequence = list(prompt)) "
+            "and append to the copy: the caller may still need its prompt."
+        )
     if calls == expected_calls and type(value) is list and value == expected:
         return
     if calls != expected_calls:
