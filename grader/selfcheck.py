@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from grader.config import DEFAULT_LIMITS
-from grader.execute.channel import ChannelTimeout, RemoteError, to_plain
+from grader.execute.channel import ChannelTimeout, RemoteError, changed_arguments, stood_in, to_plain
 from grader.model import Lesson, QuestionResult
 
 if TYPE_CHECKING:
@@ -132,31 +132,22 @@ class NamespaceTarget:
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> tuple[Any, tuple[str, ...]]:
         fn = self._lookup(name)
-        missing = object()
-        saved = {k: self._ns.get(k, missing) for k in swaps}
-        self._ns.update(swaps)
         deadline = _Deadline(self._call_timeout)
         try:
             try:
                 given_args, given_kwargs = _copy(args), _copy(kwargs)  # copies, as across the channel
-                result = fn(*given_args, **given_kwargs)
+                with stood_in(self._ns, swaps):
+                    result = fn(*given_args, **given_kwargs)
             finally:
                 timed_out = deadline.disarm()
             if timed_out:
                 raise _Stop
-            changed = [str(i) for i, (a, b) in enumerate(zip(given_args, args)) if a != b]
-            changed += [k for k in given_kwargs if given_kwargs[k] != kwargs[k]]
+            changed = changed_arguments(given_args, given_kwargs, args, kwargs)
             return to_plain(result, export=lambda f: f), tuple(changed)
         except _Stop:
             raise ChannelTimeout("no answer in time") from None
         except Exception as err:
             raise RemoteError(type(err).__name__, str(err), traceback.format_exc()) from None
-        finally:
-            for k, old in saved.items():
-                if old is missing:
-                    self._ns.pop(k, None)
-                else:
-                    self._ns[k] = old
 
     def value(self, name: str) -> Any:
         try:

@@ -18,7 +18,8 @@ import json
 import os
 import select
 import time
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 FN_KEY = "$fn"
 MAX_DEPTH = 64
@@ -246,3 +247,39 @@ def _traceback(err: BaseException) -> str:
         return "".join(traceback.format_exception(type(err), err, err.__traceback__))[-4000:]
     except Exception:
         return ""
+
+
+# -- shared by both ends of a learner call (the worker, and self-check's in-kernel target) ----------------------
+
+
+@contextmanager
+def stood_in(namespace: dict[str, Any], replacements: dict[str, Any]) -> Iterator[None]:
+    """Put ``replacements`` into ``namespace`` for the duration of one call, then restore what was there."""
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in replacements}
+    namespace.update(replacements)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = old
+
+
+def changed_arguments(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
+    """Which arguments a call modified in place (positions as "0", "1", ...; keywords by name).
+
+    Arguments reach learner code as copies, so a function that changes the caller's list (a mutated prompt)
+    would otherwise go unseen; the grader turns this into feedback.
+    """
+    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
+    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False

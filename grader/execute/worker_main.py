@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from grader.execute.channel import Endpoint
+from grader.execute.channel import Endpoint, changed_arguments, stood_in
 
 
 class NotDefined(Exception):
@@ -86,38 +86,11 @@ class Worker:
             raise TypeError(f"{message['name']} is not a function (it is a {type(fn).__name__})")
         args = self.endpoint.decode(message.get("args") or [])
         kwargs = self.endpoint.decode(message.get("kwargs") or {})
-        swaps = message.get("swap") or {}
-        missing = object()
-        saved = {name: self.namespace.get(name, missing) for name in swaps}
-        for name, fn_ref in swaps.items():
-            self.namespace[name] = self.endpoint.decode(fn_ref)
+        swaps = {name: self.endpoint.decode(ref) for name, ref in (message.get("swap") or {}).items()}
         before = copy.deepcopy((args, kwargs))
-        try:
+        with stood_in(self.namespace, swaps):
             result = fn(*args, **kwargs)
-            return {"value": result, "changed": _changed(args, kwargs, *before)}
-        finally:
-            for name, old in saved.items():
-                if old is missing:
-                    self.namespace.pop(name, None)
-                else:
-                    self.namespace[name] = old
-
-
-def _changed(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
-    """Which arguments the call modified in place (positions as "0", "1", ...; keywords by name).
-
-    Arguments cross the channel as copies, so a learner function that changes the caller's list (a
-    mutated prompt) would otherwise go unseen; the grader turns this into feedback.
-    """
-    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
-    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
+        return {"value": result, "changed": changed_arguments(args, kwargs, *before)}
 
 
 def _short(err: BaseException) -> str:
