@@ -17,6 +17,12 @@ REL_TOL = 1e-6
 ISOLATION_ENV = "GRADER_ISOLATION"
 ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
 
+#: Environment variable that chooses how a long-lived grader (a batch's grading processes, Dask workers) starts
+#: each learner's worker: ``fork`` (the default: from a warm zygote, at the bubblewrap level) or ``spawn`` (a
+#: new interpreter per notebook, as a single ``grade`` does). See SECURITY.md.
+WORKERS_ENV = "GRADER_WORKERS"
+WORKER_STARTS = ("fork", "spawn")
+
 #: When the grader runs as root, each worker runs as uid (and gid) ``WORKER_UID_BASE + its pid``: a user of its
 #: own, above the ranges that systems, desktops and containers hand out.
 WORKER_UID_BASE = 1_900_000_000

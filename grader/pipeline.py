@@ -14,6 +14,7 @@ from grader.config import DEFAULT_LIMITS, Limits
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.target import WorkerTarget
 from grader.execute.worker import LearnerProcess
+from grader.execute.zygote import Zygote
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
 from grader.read import read_submission
@@ -74,16 +75,20 @@ def grade_submission(
     suites: SuiteSession,
     limits: Limits,
     worker: LearnerProcess | None = None,
+    zygote: Zygote | None = None,
 ) -> Report:
-    """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour."""
-    worker = worker or LearnerProcess(submission, limits)
+    """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
+
+    With a ``zygote`` (a long-lived grader's), workers are forked from it instead of spawned.
+    """
+    worker = worker or LearnerProcess(submission, limits, zygote)
     try:
         execution = worker.run_notebook()
     except ExecutionTimeout as err:
         return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
-    target = WorkerTarget(submission, limits, worker)
+    target = WorkerTarget(submission, limits, worker, zygote)
     try:
         outcomes = suites.run(target)
     finally:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import random
 import shutil
 import signal
@@ -32,8 +33,9 @@ from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits
 from grader.errors import WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.worker import LearnerProcess, exit_reason, start_worker
+from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
-from grader.model import Report
+from grader.model import Report, Submission
 from grader.pipeline import grade_submission
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
@@ -43,10 +45,11 @@ HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
 ANSWER, SQUARE, SUM = SQUARES_SOLVED
 BWRAP_PROBLEM = sandbox.bwrap_problem()
-LEVELS = [
-    pytest.param("bubblewrap", marks=pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")),
-    "process",
-]
+NEEDS_BWRAP = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
+LEVELS = [pytest.param("bubblewrap", marks=NEEDS_BWRAP), "process"]
+#: How workers can be started: the levels above, each spawning a new interpreter per learner, and "zygote":
+#: bubblewrap with every worker forked from one warm zygote in turn, as a batch's grading processes do.
+WORKER_LEVELS = [*LEVELS, pytest.param("zygote", marks=NEEDS_BWRAP)]
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,21 @@ class Defences:
         return self.own_uid or os.geteuid() != 0
 
 
+def isolation_of(level: str) -> str:
+    return "bubblewrap" if level == "zygote" else level
+
+
+def zygotes(level: str, count: int, limits: Limits) -> list[Zygote]:
+    """``count`` warm zygotes for the "zygote" level (each grades one learner at a time), else none."""
+    if level != "zygote":
+        return []
+    started = [Zygote.start(limits) for _ in range(count)]
+    assert all(started), "bubblewrap works here, so a zygote must start"
+    return started  # type: ignore[return-value]
+
+
 def defences(level: str) -> Defences:
+    level = isolation_of(level)
     spec = sandbox.launch(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(isolation=level))
     return Defences(level, spec.isolation, spec.level == "bubblewrap", spec.drop != sandbox.DROP_NONE)
 
@@ -78,6 +95,13 @@ def defences(level: str) -> Defences:
 def level(request: pytest.FixtureRequest) -> Iterator[str]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(ISOLATION_ENV, request.param)  # for the `grade` commands these tests start
+        yield request.param
+
+
+@pytest.fixture(scope="module", params=WORKER_LEVELS)
+def worker_level(request: pytest.FixtureRequest) -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(ISOLATION_ENV, isolation_of(request.param))
         yield request.param
 
 
@@ -234,7 +258,8 @@ class Probe:
 
 
 @pytest.fixture(scope="module")
-def probe(level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probe]:
+def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probe]:
+    level = worker_level
     private = tmp_path_factory.mktemp(f"private-{level}")  # 0700, like an instructor's course folder
     lessons = private / "lessons"
     shutil.copytree(FIXTURE_LESSONS, lessons)
@@ -257,17 +282,20 @@ def probe(level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPathFactory
         PROBE_PROCESSES.format(mark=mark),  # last: it uses up the process limit
     ]
     path = write_nb(shared_tmp, f"probe-{level}", cells)
-    limits = replace(DEFAULT_LIMITS, timeout=20.0, max_processes=12, isolation=level)
+    limits = replace(DEFAULT_LIMITS, timeout=20.0, max_processes=12, isolation=isolation_of(level))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GRADER_TEST_SECRET", "xyzzy-secret")
         mp.setattr(tempfile, "tempdir", str(shared_tmp))
-        worker, execution = start_worker(read_submission(path), limits)
+        started = zygotes(level, 1, limits)
+        worker, execution = start_worker(read_submission(path), limits, *started)
     try:
         assert not execution.cell_errors, execution.cell_errors
         values = worker.value("probe")
     finally:
         worker.close()
         listener.close()
+        for zygote in started:
+            zygote.close()
     left = processes_with(mark)
     sizes = (late.stat().st_size if late.exists() else -1,)
     time.sleep(0.3)
@@ -500,7 +528,8 @@ class Batch:
 
 
 @pytest.fixture(scope="module")
-def batch(level: str, shared_tmp: Path) -> Iterator[Batch]:
+def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
+    level = worker_level
     mark = marker()
     folder = shared_tmp / f"batch-{level}"
     folder.mkdir()
@@ -509,13 +538,27 @@ def batch(level: str, shared_tmp: Path) -> Iterator[Batch]:
     workdirs.mkdir()
     workdirs.chmod(0o711)
     lesson = load_lesson("squares", FIXTURE_LESSONS)
-    limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4, isolation=level)
+    limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4, isolation=isolation_of(level))
     submissions = {name: read_submission(write_nb(folder, name, cells)) for name, cells in batch_notebooks(mark).items()}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tempfile, "tempdir", str(workdirs))
+        idle: queue.Queue[Zygote | None] = queue.Queue()
+        for zygote in zygotes(level, 4, limits) or [None] * 4:
+            idle.put(zygote)
+
+        def grade(submission: Submission) -> Report:
+            zygote = idle.get()  # four threads, four zygotes: each grades one learner at a time
+            try:
+                return grade_submission(submission, lesson, suites, limits, zygote=zygote)
+            finally:
+                idle.put(zygote)
+
         with SuiteSession(lesson) as suites, ThreadPoolExecutor(4) as pool:
-            futures = {name: pool.submit(grade_submission, sub, lesson, suites, limits) for name, sub in submissions.items()}
+            futures = {name: pool.submit(grade, sub) for name, sub in submissions.items()}
             reports = {name: future.result() for name, future in futures.items()}
+        while not idle.empty():
+            if (zygote := idle.get()) is not None:
+                zygote.close()
     yield Batch(reports, processes_with(mark), os.listdir(workdirs))
     kill_marked(mark)
 
@@ -585,7 +628,8 @@ def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> No
     assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(report, "sum_of_squares")
 
 
-def test_children_and_daemons_do_not_outlive_the_batch(level: str, batch: Batch) -> None:
+def test_children_and_daemons_do_not_outlive_the_batch(worker_level: str, batch: Batch) -> None:
+    level = worker_level
     assert batch.reports["spawner"].score == 5.0
     assert batch.left_workdirs == []
     if defences(level).protected:
@@ -605,7 +649,7 @@ def test_crash_messages_say_what_to_do() -> None:
 
 
 def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "worker_command", lambda: (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"))
+    monkeypatch.setattr(sandbox, "worker_command", lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"))
     worker = LearnerProcess(read_submission(write_nb(shared_tmp, "any", [ANSWER])), replace(DEFAULT_LIMITS, isolation="process"))
     with pytest.raises(WorkerCrashed) as err:
         worker.run_notebook()

@@ -2,7 +2,8 @@
 
 A grading process keeps one :class:`GradingContext`, which holds one :class:`SuiteSession` per lesson:
 the hidden suites are imported and collected once per process, then run against many notebooks. Each
-notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`).
+notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`),
+forked from a warm :class:`Zygote` the context keeps (at the bubblewrap level) instead of a new interpreter.
 
 Executors call module-level functions, so the context is a documented per-process cache
 (:data:`_PROCESS_CONTEXT`): a local pool creates it in its initializer (:func:`start_grading_process`); a
@@ -12,15 +13,18 @@ context built for other settings is replaced.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from multiprocessing.util import Finalize
 from pathlib import Path
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.limits import kill_group
+from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Lesson, Report, Submission
 from grader.pipeline import failed_report, grade_submission
@@ -56,6 +60,9 @@ class GradingContext:
         self.settings = settings
         self._sessions: dict[str, tuple[Lesson, SuiteSession]] = {}
         self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
+        self._idle_zygotes: list[Zygote] = []
+        """Warm zygotes not grading anyone now: one per task running at once in this process."""
+        self._forks = True
 
     def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
         """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
@@ -68,17 +75,37 @@ class GradingContext:
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
         lesson, suites = self.session(task.lesson_id)
+        zygote = self._take_zygote()
         try:
-            return grade_submission(task.submission, lesson, suites, self.settings.limits)
+            return grade_submission(task.submission, lesson, suites, self.settings.limits, zygote=zygote)
         except Exception as err:  # a grader bug on one notebook must not stop the batch
             reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
             return failed_report(lesson, task.submission, reason[:500], "crashed")
+        finally:
+            if zygote is not None:
+                with self._lock:
+                    self._idle_zygotes.append(zygote)
+
+    def _take_zygote(self) -> Zygote | None:
+        """A zygote only this task uses, started on first need; None where workers are spawned instead."""
+        with self._lock:
+            if self._idle_zygotes:
+                return self._idle_zygotes.pop()
+            if not self._forks:
+                return None
+        zygote = Zygote.start(self.settings.limits)
+        if zygote is None:
+            self._forks = False
+        return zygote
 
     def close(self) -> None:
         with self._lock:
             for _, session in self._sessions.values():
                 session.__exit__()
             self._sessions.clear()
+            for zygote in self._idle_zygotes:
+                zygote.close()
+            self._idle_zygotes.clear()
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -94,6 +121,7 @@ def context_for(settings: Settings) -> GradingContext:
             if _PROCESS_CONTEXT is not None:
                 _PROCESS_CONTEXT.close()
             _PROCESS_CONTEXT = GradingContext(settings)
+            atexit.register(_PROCESS_CONTEXT.close)  # a Dask worker's normal exit: no zygote folder left behind
         return _PROCESS_CONTEXT
 
 
@@ -118,7 +146,8 @@ def start_grading_process(settings: Settings, parent_pid: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: _exit_now())
-    context_for(settings)
+    context = context_for(settings)
+    Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 
 

@@ -18,9 +18,8 @@ Either way the same resource limits apply (:mod:`grader.execute.limits`), and wh
 learner code runs as a fresh unprivileged uid, ``WORKER_UID_BASE`` + the worker's pid: the grader's
 ``preexec`` gives it the working directory, and the worker drops to that owner before running any cell
 (inside bubblewrap, where the Python installation is visible to it) or the ``preexec`` drops itself
-(``process``). A pre-started worker pool can reuse all of this unchanged: start each pooled worker with
-:func:`launch` and give it one learner; a forked child would instead call :func:`limits.preexec`'s steps
-itself, but gets no namespaces unless it runs under bwrap already.
+(``process``). A zygote (:mod:`grader.execute.zygote`) is launched the same way, and its forked workers
+inherit all of it.
 """
 
 from __future__ import annotations
@@ -84,27 +83,31 @@ def worker_env(workdir: Path) -> dict[str, str]:
     }
 
 
-def worker_command() -> tuple[str, ...]:
-    code = f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from grader.execute.worker_main import main; main()"
+WORKER_PROGRAM = "grader.execute.worker_main"
+
+
+def worker_command(program: str = WORKER_PROGRAM) -> tuple[str, ...]:
+    """``python -I`` running ``program``'s ``main()`` (the worker, or the zygote that forks workers)."""
+    code = f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from {program} import main; main()"
     return (sys.executable, "-I", "-c", code)
 
 
-def launch(workdir: Path, limits: Limits) -> Launch:
+def launch(workdir: Path, limits: Limits, program: str = WORKER_PROGRAM) -> Launch:
     """The command line, environment and isolation for a worker whose working directory is ``workdir``."""
     level, why_not_bwrap = choose_level(limits)
     root, env = _is_root(), worker_env(workdir)
     if level == "bubblewrap":
         user = "an unprivileged user" if root else "the grader's user in a user namespace"
         text = f"namespaces (bubblewrap): own filesystem view, /tmp and processes, no network; as {user}"
-        argv = (*bwrap_argv(workdir, limits, root), *worker_command())
+        argv = (*bwrap_argv(workdir, limits, root), *worker_command(program))
         return Launch(argv, env, text, level, DROP_IN_WORKER if root else DROP_NONE)
     blocker = _drop_blocker(workdir) if root else "the grader does not run as root"
     if blocker is None:
         text = f"process limits, as an unprivileged user: files every user may read stay readable; network open ({why_not_bwrap})"
-        return Launch(worker_command(), env, text, level, DROP_AT_EXEC)
+        return Launch(worker_command(program), env, text, level, DROP_AT_EXEC)
     text = (f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "
             f"grader can and signal it; network open ({why_not_bwrap})")
-    return Launch(worker_command(), env, text, level, DROP_NONE)
+    return Launch(worker_command(program), env, text, level, DROP_NONE)
 
 
 def choose_level(limits: Limits) -> tuple[str, str]:

@@ -12,14 +12,16 @@ from grader.config import Limits
 from grader.errors import GraderError
 from grader.execute.channel import ChannelClosed, ChannelError
 from grader.execute.worker import LearnerProcess
+from grader.execute.zygote import Zygote
 from grader.model import Submission
 
 
 class WorkerTarget:
     """A :class:`grader.testing.Target` backed by a worker process that holds the executed notebook."""
 
-    def __init__(self, submission: Submission, limits: Limits, worker: LearnerProcess) -> None:
+    def __init__(self, submission: Submission, limits: Limits, worker: LearnerProcess, zygote: Zygote | None = None) -> None:
         self._submission = submission
+        self._zygote = zygote
         self._limits = limits
         self._worker: LearnerProcess | None = worker
         self._broken: str | None = None
@@ -28,7 +30,7 @@ class WorkerTarget:
         if self._broken is not None:
             raise ChannelClosed(self._broken)
         if self._worker is None:
-            worker = LearnerProcess(self._submission, self._limits)
+            worker = LearnerProcess(self._submission, self._limits, self._zygote)
             try:
                 worker.run_notebook()
             except GraderError as err:

@@ -5,9 +5,9 @@ learner's namespace; hidden tests reach into it only through :meth:`LearnerProce
 :meth:`LearnerProcess.value`, which carry plain data. The grader's own process never runs learner code.
 
 How the worker is isolated is :mod:`grader.execute.sandbox`'s choice (``LearnerProcess.isolation`` says
-which); :meth:`LearnerProcess.close` leaves nothing behind (:func:`grader.execute.limits.end_worker`). Under
-bubblewrap the worker dies if the thread that started it exits (``--die-with-parent``), so start and close a
-worker in a thread that outlives it.
+which); how it was started (spawned, or forked from a :class:`Zygote`) is its :class:`WorkerOS`'s, and
+:meth:`LearnerProcess.close` leaves nothing behind either way. Under bubblewrap a spawned worker dies if the
+thread that started it exits (``--die-with-parent``), so start and close a worker in a thread that outlives it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import IO, Any, Callable
 from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
 from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint
-from grader.execute.limits import end_worker, preexec, remove_files_of, worker_uid
-from grader.execute.sandbox import DROP_NONE, launch
+from grader.execute.process import Spawned, WorkerOS
+from grader.execute.zygote import Zygote, ZygoteUnavailable
 from grader.model import Cell, CellError, Execution, Submission
 
 
@@ -57,43 +57,24 @@ class _OutputCap:
 class LearnerProcess:
     """A worker that has executed one notebook and answers calls against its namespace."""
 
-    def __init__(self, submission: Submission, limits: Limits) -> None:
+    def __init__(self, submission: Submission, limits: Limits, zygote: Zygote | None = None) -> None:
         self.submission = submission
         self.limits = limits
-        self.workdir = Path(tempfile.mkdtemp(prefix="grader-worker-"))
         self.current_cell: int | None = None
-        try:
-            spec = launch(self.workdir, limits)
-        except BaseException:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            raise
-        self.isolation = spec.isolation
-        self.level = spec.level
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
-            self._proc = subprocess.Popen(
-                (*spec.argv, str(to_worker_r), str(from_worker_w)),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=self.workdir,
-                env=spec.env,
-                pass_fds=(to_worker_r, from_worker_w),
-                preexec_fn=preexec(limits, self.workdir, spec.drop),
-                close_fds=True,
-            )
+            self._os = _start(limits, zygote, to_worker_r, from_worker_w)
         except BaseException:
             for fd in (to_worker_w, from_worker_r):
                 os.close(fd)
-            shutil.rmtree(self.workdir, ignore_errors=True)
             raise
         finally:
             os.close(to_worker_r)
             os.close(from_worker_w)
-        self.uid: int | None = None if spec.drop == DROP_NONE else worker_uid(self._proc.pid)
-        """The unprivileged uid learner code runs as, when the grader is root and could give it one."""
-        self._output = _OutputCap(self._proc.stdout, limits.output_kb * 1024)  # type: ignore[arg-type]
+        self.isolation, self.level = self._os.isolation, self._os.level
+        self.workdir: Path = self._os.workdir
+        self._output = _OutputCap(self._os.output, limits.output_kb * 1024)
         self._endpoint = Endpoint(from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024)
         self._fds = (from_worker_r, to_worker_w)
         self._spawned = time.monotonic()
@@ -158,19 +139,12 @@ class LearnerProcess:
         if self._closed:
             return
         self._closed = True
-        end_worker(self._proc.pid, self.uid)
-        try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
-            pass
-        for fd in self._fds:
+        for fd in self._fds:  # a worker that is not stuck exits when the grader hangs up
             try:
                 os.close(fd)
             except OSError:
                 pass
-        shutil.rmtree(self.workdir, ignore_errors=True)
-        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp was private
-            remove_files_of(self.uid)
+        self._os.end()
 
     def output(self) -> tuple[str, bool]:
         """What the learner's code printed (capped), and whether some was thrown away."""
@@ -211,25 +185,7 @@ class LearnerProcess:
         return not self._closed and self._exit_status() is None
 
     def _exit_status(self) -> int | None:
-        """Like ``Popen.returncode`` (negative: killed by that signal), without reaping the worker.
-
-        The worker's pid must stay taken until :meth:`close` has swept its uid, which is derived from it.
-        Under bubblewrap a worker killed by signal N shows as exit status 128 + N.
-        """
-        code = self._proc.returncode
-        if code is None:
-            if not hasattr(os, "waitid"):  # pragma: no cover - such platforms reap here
-                return self._proc.poll()
-            try:
-                info = os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                return self._proc.poll()
-            if info is None:
-                return None
-            code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-        if self.level == "bubblewrap" and code > 128 and (code - 128) in _SIGNAL_NUMBERS:
-            return 128 - code
-        return code
+        return self._os.exit_status()
 
     def exit_description(self) -> str:
         return exit_reason(self._exit_status(), self.limits)[0]
@@ -291,7 +247,6 @@ class LearnerProcess:
             time.sleep(0.01)
 
 
-_SIGNAL_NUMBERS = {int(s) for s in signal.Signals}
 _EXIT_ADVICE = "Look there for exit(), os._exit() or code that ends Python, then run the notebook again."
 _CRASH_ADVICE = "Look there for ctypes or a C extension given bad input, then run the notebook again."
 
@@ -332,8 +287,18 @@ def preview(source: str, width: int = 60, prefer_loop: bool = False) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-def start_worker(submission: Submission, limits: Limits) -> tuple[LearnerProcess, Execution]:
+def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
+    """Fork from the zygote when there is one that answers; otherwise spawn a new interpreter."""
+    if zygote is not None:
+        try:
+            return zygote.fork(rfd, wfd)
+        except ZygoteUnavailable:
+            pass
+    return Spawned(limits, rfd, wfd)
+
+
+def start_worker(submission: Submission, limits: Limits, zygote: Zygote | None = None) -> tuple[LearnerProcess, Execution]:
     """Start a worker and run the notebook in it. The caller owns the worker and must close it."""
-    worker = LearnerProcess(submission, limits)
+    worker = LearnerProcess(submission, limits, zygote)
     execution = worker.run_notebook()
     return worker, execution

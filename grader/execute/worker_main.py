@@ -112,13 +112,11 @@ def leave_root() -> None:
     os.setresuid(owner.st_uid, owner.st_uid, owner.st_uid)
 
 
-def main() -> None:
-    leave_root()
+def serve(rfd: int, wfd: int, shell: Any) -> None:
+    """Say ready, run the cells the grader sends, answer its calls until it hangs up, then exit."""
     builtins.input = _no_input
-    rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
-    del sys.argv[1:]
     worker = Worker(rfd, wfd)
-    worker.shell = _make_shell()
+    worker.shell = shell
     worker.endpoint.send({"t": "ready"})  # the grader starts the notebook's clock now
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
@@ -133,6 +131,13 @@ def main() -> None:
         worker.endpoint.answer(message)
     sys.stdout.flush()
     os._exit(0)
+
+
+def main() -> None:
+    leave_root()
+    rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
+    del sys.argv[1:]
+    serve(rfd, wfd, _make_shell())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,98 @@
+"""The operating-system side of one worker: how it was started, its exit status, and ending it.
+
+A :class:`LearnerProcess` talks to its worker over the channel and does not care how the worker came to
+be. Two ways exist, both behind :class:`WorkerOS`:
+
+- :class:`Spawned`: a fresh ``python -I`` under the sandbox launcher (:mod:`grader.execute.sandbox`), one
+  per learner. Works at every isolation level.
+- ``Forked`` (:mod:`grader.execute.zygote`): a child of a warm, sandboxed zygote, one per learner; used by
+  long-lived graders at the bubblewrap level, where it saves importing IPython for every notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO, Protocol
+
+from grader.config import Limits
+from grader.execute.limits import end_worker, preexec, remove_files_of, worker_uid
+from grader.execute.sandbox import DROP_NONE, launch
+
+
+class WorkerOS(Protocol):
+    """What a :class:`LearnerProcess` needs from the process running learner code."""
+
+    isolation: str
+    """One line for the report: the level and what it means."""
+    level: str
+    """``bubblewrap`` or ``process``."""
+    output: IO[bytes]
+    """The worker's stdout and stderr, merged."""
+    workdir: Path
+    """The worker's own working directory (its HOME and TMPDIR), deleted by :meth:`end`."""
+
+    def exit_status(self) -> int | None:
+        """Like ``Popen.returncode`` (negative: killed by that signal); None while it runs."""
+
+    def end(self) -> None:
+        """Kill the worker and everything it started; delete its working directory and temporary files."""
+
+
+class Spawned:
+    """A worker started as a new interpreter, with the channel's pipe ends ``rfd`` and ``wfd``."""
+
+    def __init__(self, limits: Limits, rfd: int, wfd: int) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+        try:
+            spec = launch(self.workdir, limits)
+            self._proc = subprocess.Popen(
+                (*spec.argv, str(rfd), str(wfd)),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
+                env=spec.env,
+                pass_fds=(rfd, wfd),
+                preexec_fn=preexec(limits, self.workdir, spec.drop),
+                close_fds=True,
+            )
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
+        self.isolation, self.level = spec.isolation, spec.level
+        self.output: IO[bytes] = self._proc.stdout  # type: ignore[assignment]
+        self.uid: int | None = None if spec.drop == DROP_NONE else worker_uid(self._proc.pid)
+        """The unprivileged uid learner code runs as, when the grader is root and could give it one."""
+
+    def exit_status(self) -> int | None:
+        """The exit status without reaping: the pid must stay taken until :meth:`end` has swept its uid."""
+        code = self._proc.returncode
+        if code is None:
+            try:
+                info = os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return self._proc.poll()
+            if info is None:
+                return None
+            code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        if self.level == "bubblewrap" and code > 128 and (code - 128) in _SIGNAL_NUMBERS:
+            return 128 - code  # bwrap reports a worker killed by signal N as exit status 128 + N
+        return code
+
+    def end(self) -> None:
+        end_worker(self._proc.pid, self.uid)
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
+            pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp was private
+            remove_files_of(self.uid)
+
+
+_SIGNAL_NUMBERS = {int(s) for s in signal.Signals}

@@ -1,0 +1,217 @@
+"""A warm worker factory for long-lived graders: fork each learner's worker from a sandboxed zygote.
+
+Spawning a worker costs a new interpreter that imports IPython (most of a second, almost all of a batch's
+time per notebook). A :class:`Zygote` pays that once: it starts ``zygote_main`` under exactly the sandbox a
+spawned worker gets (bubblewrap: no network, read-only system, lessons and solutions masked, scrubbed
+environment, resource limits), and asks it to fork one child per learner. What separates one learner from
+the next, given that they share the zygote's sandbox, is in SECURITY.md; in short, learners never overlap
+(one child at a time per zygote), each child gets its own session, working directory and, when the grader
+is root, drops to an unprivileged uid the zygote does not share, and after each learner the zygote kills
+every process the learner left and empties ``/tmp``, ``/dev/shm`` and the learner's directory.
+
+Only the bubblewrap level forks (:func:`Zygote.start` returns None otherwise): at the process level there
+is no namespace of the zygote's own to sweep. A zygote that died (a learner can kill it when the grader is
+not root) is started again on the next fork; if that fails the caller spawns instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+from grader.config import WORKER_STARTS, WORKERS_ENV, Limits
+from grader.errors import UsageError
+from grader.execute.limits import end_worker, preexec, worker_uid
+from grader.execute.sandbox import DROP_NONE, choose_level, launch
+
+_ANSWER_SECONDS = 10.0
+"""How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
+
+
+class ZygoteUnavailable(Exception):
+    """The zygote could not be started or stopped answering; spawn the worker instead."""
+
+
+class Forked:
+    """A :class:`grader.execute.process.WorkerOS` for a child of a zygote."""
+
+    def __init__(self, zygote: "Zygote", pid: int, workdir: Path, output: IO[bytes]) -> None:
+        self._zygote, self._pid, self.workdir, self.output = zygote, pid, workdir, output
+        self.isolation, self.level = zygote.isolation, zygote.level
+        self._status: int | None = None
+        self._ended = False
+
+    def exit_status(self) -> int | None:
+        if self._status is None and not self._ended:
+            self._status = self._zygote.poll(self._pid)
+        return self._status
+
+    def end(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        status = self._zygote.end(self._pid, self.workdir)
+        if self._status is None:
+            self._status = status
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class Zygote:
+    """One sandboxed zygote process. It serves one learner at a time: give it to one task at once."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._counter = itertools.count()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._stop = threading.Event()
+        self.root = Path(tempfile.mkdtemp(prefix="grader-zygote-"))
+        self.isolation = self.level = ""
+        self.uid: int | None = None
+
+    @classmethod
+    def start(cls, limits: Limits) -> "Zygote | None":
+        """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, or
+        it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
+        wanted = os.environ.get(WORKERS_ENV) or WORKER_STARTS[0]
+        if wanted not in WORKER_STARTS:
+            raise UsageError(f"{WORKERS_ENV}={wanted!r} is not a way to start workers; use one of {', '.join(WORKER_STARTS)}.")
+        if wanted == "spawn" or choose_level(limits)[0] != "bubblewrap":
+            return None
+        zygote = cls(limits)
+        try:
+            zygote._boot()
+        except ZygoteUnavailable:
+            zygote.close()
+            return None
+        return zygote
+
+    # -- lifecycle --------------------------------------------------------------------------------------
+    def _boot(self) -> None:
+        """Start the zygote in a thread that lives as long as it (bwrap's --die-with-parent is per thread)."""
+        self._stop = threading.Event()
+        started: queue.Queue[Any] = queue.Queue()
+        threading.Thread(target=self._keep, args=(started,), name="grader-zygote", daemon=True).start()
+        proc = started.get()
+        if isinstance(proc, BaseException):
+            raise ZygoteUnavailable(str(proc))
+        self._proc = proc
+        try:
+            self._expect("ready", self.limits.boot_timeout)
+        except ZygoteUnavailable:
+            self._kill()
+            raise
+
+    def _keep(self, started: queue.Queue[Any]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            spec = launch(self.root, self.limits, program="grader.execute.zygote_main")
+            proc = subprocess.Popen(
+                (*spec.argv, str(theirs.fileno())),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.root,
+                env=spec.env,
+                pass_fds=(theirs.fileno(),),
+                preexec_fn=preexec(self.limits, self.root, spec.drop),
+                close_fds=True,
+            )
+        except BaseException as err:  # reported to the booting thread
+            ours.close()
+            started.put(err)
+            return
+        finally:
+            theirs.close()
+        self.isolation, self.level = spec.isolation, spec.level
+        self.uid = None if spec.drop == DROP_NONE else worker_uid(proc.pid)
+        self._control = ours
+        started.put(proc)
+        self._stop.wait()
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            end_worker(self._proc.pid, self.uid)  # the namespace's first process: takes every child with it
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                pass
+            self._proc = None
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        self._stop.set()
+
+    def close(self) -> None:
+        self._kill()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- requests ---------------------------------------------------------------------------------------
+    def fork(self, rfd: int, wfd: int) -> Forked:
+        """A new child that runs ``worker_main.serve`` over the channel ends ``rfd``/``wfd`` (ours stay open)."""
+        if self._control is None:
+            self._boot()  # died with an earlier learner: start again
+        workdir = self.root / f"learner-{next(self._counter)}"
+        workdir.mkdir(mode=0o700)
+        if self.uid is not None:
+            os.chown(workdir, self.uid, self.uid)
+        out_r, out_w = os.pipe()
+        try:
+            self._send({"t": "fork", "workdir": str(workdir)}, [rfd, wfd, out_w])
+            pid = self._expect("forked")["pid"]
+        except ZygoteUnavailable:
+            os.close(out_r)
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        finally:
+            os.close(out_w)
+        return Forked(self, int(pid), workdir, os.fdopen(out_r, "rb", buffering=0))
+
+    def poll(self, pid: int) -> int | None:
+        try:
+            self._send({"t": "poll", "pid": pid})
+            status = self._expect("status")["status"]
+        except ZygoteUnavailable:
+            return None  # the zygote and its children are gone: "it stopped answering"
+        return status if status is None else int(status)
+
+    def end(self, pid: int, workdir: Path) -> int | None:
+        try:
+            self._send({"t": "end", "pid": pid, "workdir": str(workdir)})
+            status = self._expect("ended")["status"]
+        except ZygoteUnavailable:
+            return None
+        return status if status is None else int(status)
+
+    def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
+        if self._control is None:
+            raise ZygoteUnavailable("not running")
+        try:
+            socket.send_fds(self._control, [json.dumps(message).encode()], fds or [])
+        except OSError as err:
+            self._kill()
+            raise ZygoteUnavailable(str(err)) from None
+
+    def _expect(self, kind: str, seconds: float = _ANSWER_SECONDS) -> dict[str, Any]:
+        assert self._control is not None
+        self._control.settimeout(seconds)
+        try:
+            data = self._control.recv(1 << 16)
+            reply = json.loads(data) if data else None
+        except (OSError, ValueError) as err:
+            reply, why = None, str(err)
+        else:
+            why = "it exited"
+        if not isinstance(reply, dict) or reply.get("t") != kind:
+            self._kill()
+            raise ZygoteUnavailable(f"the zygote did not answer {kind!r} ({why})")
+        return reply

@@ -1,0 +1,193 @@
+"""The zygote: a sandboxed parent that has imported IPython once and forks one worker per learner.
+
+It runs inside the same bubblewrap sandbox a spawned worker gets (see :mod:`grader.execute.zygote` for the
+grader's side and SECURITY.md for the argument). It never runs learner code itself: it builds one pristine
+IPython shell, then serves requests from the grader over a control socket, one learner at a time:
+
+``fork`` (with the channel's two pipe ends and an output pipe as file descriptors)
+    fork a child that keeps only those descriptors, starts its own session, moves into the learner's
+    working directory, leaves root for that directory's owner, and runs :func:`worker_main.serve` with
+    the inherited shell. Replies with the child's pid (in the sandbox's pid namespace).
+``poll``
+    the child's exit status, if it has exited (Popen's convention: negative is a signal).
+``end``
+    sweep: as the learner's uid, kill the child and every other process in the sandbox, and delete
+    what was written to ``/tmp``, ``/dev/shm`` and the learner's directory, so the next learner finds the
+    sandbox as the zygote left it. Replies with the child's exit status.
+
+Python reseeds ``random`` in a forked child by itself; nothing else with random state (numpy) is imported
+before the fork. The zygote is not dumpable (``PR_SET_DUMPABLE`` 0): a learner process running as the same uid (a
+non-root grader) can neither ptrace it nor read its memory or descriptors through ``/proc``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from typing import Any
+
+from grader.execute.worker_main import _make_shell, leave_root, serve
+
+_PR_SET_DUMPABLE = 4
+_WIPED = ("/tmp", "/dev/shm")
+
+
+def _exit_code(status: int) -> int:
+    return os.waitstatus_to_exitcode(status)
+
+
+class Zygote:
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.shell = _make_shell()  # made once, never used here: every child starts from this same state
+        self.statuses: dict[int, int] = {}
+
+    def reply(self, message: dict[str, Any]) -> None:
+        self.control.send(json.dumps(message).encode())
+
+    def loop(self) -> None:
+        self.reply({"t": "ready"})
+        while True:
+            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 4)
+            if not data:
+                return  # the grader hung up
+            request = json.loads(data)
+            kind = request.get("t")
+            if kind == "fork":
+                self.reply({"t": "forked", "pid": self.fork(request["workdir"], fds)})
+            elif kind == "poll":
+                self.reply({"t": "status", "status": self.poll(int(request["pid"]))})
+            elif kind == "end":
+                self.reply({"t": "ended", "status": self.end(int(request["pid"]), request["workdir"])})
+            else:
+                for fd in fds:
+                    os.close(fd)
+                self.reply({"t": "error", "why": f"unknown request {kind!r}"})
+
+    def fork(self, workdir: str, fds: list[int]) -> int:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self._become_worker(workdir, fds)
+            finally:
+                os._exit(70)
+        for fd in fds:
+            os.close(fd)
+        return pid
+
+    def _become_worker(self, workdir: str, fds: list[int]) -> None:
+        """In the child, before any learner code: only its own descriptors, session, directory and uid."""
+        rfd, wfd, out = fds
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        keep = sorted({0, 1, 2, rfd, wfd})
+        for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")]):
+            os.closerange(low + 1, high)  # the control socket and every other descriptor of the zygote
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.chdir(workdir)
+        os.environ.update(HOME=workdir, TMPDIR=workdir, MPLCONFIGDIR=f"{workdir}/.matplotlib", IPYTHONDIR=f"{workdir}/.ipython")
+        leave_root()
+        tempfile.tempdir = None  # found again from TMPDIR, as in a spawned worker (the zygote's was cached)
+        serve(rfd, wfd, self.shell)
+
+    def poll(self, pid: int) -> int | None:
+        if pid in self.statuses:
+            return self.statuses[pid]
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return self.statuses.get(pid, -signal.SIGKILL)
+        if done == 0:
+            return None
+        self.statuses[pid] = _exit_code(status)
+        return self.statuses[pid]
+
+    def end(self, pid: int, workdir: str) -> int | None:
+        """Sweep (which kills the child too: the zygote may not signal another uid), then reap the child."""
+        self._sweep(workdir)
+        status = self.poll(pid)
+        if status is None:
+            _, raw = os.waitpid(pid, 0)
+            status = _exit_code(raw)
+        self.statuses.pop(pid, None)
+        return status
+
+    def _sweep(self, workdir: str) -> None:
+        """Kill everything the learner left running and delete what it wrote, as the learner's own uid."""
+        sweeper = os.fork()
+        if sweeper == 0:
+            code = 1
+            try:
+                os.chdir(workdir)
+                leave_root()
+                _kill_all_but({1, os.getppid(), os.getpid()})
+                for folder in (*_WIPED, workdir):
+                    _empty(folder)
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(sweeper, 0)
+        if _exit_code(status) != 0:
+            raise SystemExit("the sweep after a learner failed")  # the grader sees the zygote gone and starts another
+
+
+def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
+    """SIGKILL every other live process in the sandbox's pid namespace, scan after scan until none is left."""
+    for _ in range(rounds):
+        alive = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in spared:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    state = stat.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state in (b"Z", b"X"):
+                continue
+            alive.append(int(entry))
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.001)
+    raise RuntimeError("learner processes kept appearing")
+
+
+def _empty(folder: str) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[-1]))
+    del sys.argv[1:]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    Zygote(control).loop()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

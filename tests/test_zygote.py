@@ -1,0 +1,145 @@
+"""Workers forked from a warm zygote: learners who follow each other in one zygote cannot reach each other.
+
+One zygote grades learners one after another inside one bubblewrap sandbox (see SECURITY.md), so these
+tests grade a "first" learner who tries to leave something behind for the next one (a file, a running
+process, a patched module, its random numbers, the zygote itself) and then a "second" learner who looks
+for it, in the same zygote. The hostile suite (tests/test_hostile.py) runs every other attack at the
+"zygote" level too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from grader.config import DEFAULT_LIMITS, WORKERS_ENV
+from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
+from grader.execute import sandbox
+from grader.execute.process import Spawned
+from grader.execute.worker import LearnerProcess, start_worker
+from grader.execute.zygote import Zygote, ZygoteUnavailable
+from grader.read import read_submission
+
+BWRAP_PROBLEM = sandbox.bwrap_problem()
+pytestmark = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
+LIMITS = replace(DEFAULT_LIMITS, timeout=10.0, call_timeout=2.0, isolation="bubblewrap")
+
+
+@pytest.fixture
+def zygote() -> Iterator[Zygote]:
+    started = Zygote.start(LIMITS)
+    assert started is not None
+    try:
+        yield started
+    finally:
+        started.close()
+    assert not started.root.exists()
+
+
+def run(zygote: Zygote, path: Path, *names: str) -> dict[str, object]:
+    worker, execution = start_worker(read_submission(path), LIMITS, zygote)
+    with worker:
+        assert isinstance(worker._os, Spawned) is False, "the worker was forked, not spawned"
+        assert not execution.cell_errors, execution.cell_errors
+        return {name: worker.value(name) for name in names}
+
+
+FIRST = '''
+import os, random, statistics, subprocess, time
+before = sorted(os.listdir("/tmp"))
+open("/tmp/left-by-first", "w").write("secret")
+open("/dev/shm/left-by-first", "w").write("secret")
+daemon = os.fork()
+if daemon == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", "59.424242"])
+    os._exit(0)
+os.waitpid(daemon, 0)
+statistics.mean = lambda *a, **k: "patched"
+draw = random.random()
+home = os.environ["HOME"]
+'''
+
+SECOND = '''
+import os, random, statistics
+now = sorted(os.listdir("/tmp"))
+shm = os.listdir("/dev/shm")
+import tempfile
+temp = tempfile.gettempdir()
+sleepers = []
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if b"59.424242" in open(f"/proc/{pid}/cmdline", "rb").read():
+            sleepers.append(pid)
+    except OSError:
+        pass
+patched = statistics.mean([1]) == "patched"
+draw = random.random()
+home = os.environ["HOME"]
+'''
+
+
+def test_the_next_learner_finds_nothing_the_last_one_left(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
+    first = run(zygote, write_notebook([FIRST], name="first.ipynb"), "draw", "home", "before")
+    second = run(zygote, write_notebook([SECOND], name="second.ipynb"), "now", "shm", "temp", "sleepers", "patched", "draw", "home")
+    assert second["now"] == first["before"] and second["shm"] == []  # /tmp and /dev/shm as the zygote left them
+    assert second["temp"] == second["home"]  # tempfile writes in the learner's own folder, as in a spawned worker
+    assert second["sleepers"] == []  # the daemon that left the session was killed
+    assert second["patched"] is False  # each child starts from the zygote's untouched modules
+    assert second["draw"] != first["draw"]  # reseeded after fork: learners do not share random numbers
+    assert second["home"] != first["home"] and not Path(str(first["home"])).exists()
+
+
+def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
+    spy = write_notebook([
+        "import os\nparent = os.getppid()\nreads = {}\n"
+        "for name in ('environ', 'mem', 'maps'):\n"
+        "    try:\n        open(f'/proc/{parent}/{name}', 'rb').read(1)\n        reads[name] = 'read'\n"
+        "    except OSError as err:\n        reads[name] = type(err).__name__"
+    ], name="spy.ipynb")
+    reads = run(zygote, spy, "reads")["reads"]
+    assert isinstance(reads, dict) and "read" not in reads.values(), reads
+    killer = read_submission(write_notebook(["import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError:\n    pass"], name="killer.ipynb"))
+    worker = LearnerProcess(killer, LIMITS, zygote)
+    with worker:
+        try:
+            worker.run_notebook()  # as root the kill is refused; otherwise this learner's own grading ends
+        except Exception:
+            pass
+    assert run(zygote, write_notebook(["x = 41 + 1"], name="after.ipynb"), "x") == {"x": 42}
+
+
+def test_workers_are_spawned_when_asked_or_when_there_is_no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(WORKERS_ENV, "spawn")
+    assert Zygote.start(LIMITS) is None
+    monkeypatch.setenv(WORKERS_ENV, "fork")
+    assert Zygote.start(replace(LIMITS, isolation="process")) is None
+    monkeypatch.setenv(WORKERS_ENV, "clone")
+    with pytest.raises(UsageError, match="GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn"):
+        Zygote.start(LIMITS)
+
+
+def test_a_dead_zygote_falls_back_to_spawning(zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    def cannot_boot() -> None:
+        raise ZygoteUnavailable("bwrap failed")
+
+    monkeypatch.setattr(zygote, "_boot", cannot_boot)
+    zygote._kill()  # as if it died; it cannot boot again here
+    worker, _ = start_worker(read_submission(write_notebook(["y = 2"])), LIMITS, zygote)
+    with worker:
+        assert isinstance(worker._os, Spawned)
+        assert worker.value("y") == 2
+
+
+def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
+    loop = LearnerProcess(read_submission(write_notebook(["x = 1", "while True:\n    pass"], name="loop.ipynb")), replace(LIMITS, timeout=1.0), zygote)
+    with pytest.raises(ExecutionTimeout, match="in cell 3: `while True:`"):
+        loop.run_notebook()
+    crash = LearnerProcess(read_submission(write_notebook(["import ctypes\nctypes.string_at(0)"], name="crash.ipynb")), LIMITS, zygote)
+    with pytest.raises(WorkerCrashed, match=r"segmentation fault \(SIGSEGV\)\) in cell 2"):
+        crash.run_notebook()
+    assert run(zygote, write_notebook(["z = 3"], name="fine.ipynb"), "z") == {"z": 3}  # the zygote lives on
