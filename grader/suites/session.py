@@ -226,6 +226,7 @@ class SuiteSession:
             str(self.lesson.suites),
             "-c", str(_INI),
             "--rootdir", str(self.lesson.suites),
+            "--confcutdir", str(self.lesson.suites),  # no conftest.py from folders above the suites (a course repo's)
             "--import-mode=importlib",
             "-p", "no:cacheprovider",
             "-p", "no:faulthandler",
