@@ -6,7 +6,6 @@ notebook, a broken lesson); 2 for bad usage. Heavy imports happen inside the com
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -14,14 +13,12 @@ from typing import TYPE_CHECKING, Callable
 import click
 
 from grader import __version__
-from grader.batch.feedback import DEFAULT_FEEDBACK, FEEDBACK_MODES
-from grader.config import DEFAULT_LIMITS, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
+from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
 
 if TYPE_CHECKING:
-    from grader.batch.feedback import FeedbackMode
+    from grader.config import FeedbackMode
     from grader.pipeline import GradeOptions
 
-EXIT_UNGRADED = 1
 
 
 class _Grade(click.Group):
@@ -61,11 +58,9 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> "GradeOptions":
-    from dataclasses import replace
-
     from grader.pipeline import GradeOptions
 
-    return GradeOptions(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=replace(DEFAULT_LIMITS, timeout=timeout))
+    return GradeOptions.of(lesson, suites, lessons_root, timeout)
 
 
 @main.command("notebook")
@@ -73,34 +68,36 @@ def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path |
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_grading_options
 def notebook_command(notebook: Path, as_json: bool, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> None:
-    """Grade one notebook and print its score per question."""
-    from grader.errors import GraderError, UsageError
-    from grader.pipeline import grade_notebook
-    from grader.report import print_report, report_to_dict
+    """Grade one notebook and print its score per question.
 
-    try:
-        report = grade_notebook(notebook, _grade_options(lesson, suites, lessons_root, timeout))
-    except UsageError as err:
-        raise click.UsageError(str(err)) from None
-    except GraderError as err:
-        _fail(str(err), as_json, notebook)
-        return
-    if as_json:
-        click.echo(json.dumps(report_to_dict(report)))
-    else:
-        from rich.console import Console
+    A warm daemon answers when one is running (GRADER_DAEMON=off: never).
+    """
+    import os
 
-        print_report(report, Console())
+    from grader.serve import client
+    from grader.serve.protocol import NotebookRequest, Terminal
 
+    request = NotebookRequest(
+        notebook=str(notebook), cwd=os.getcwd(), as_json=as_json, lesson=lesson, timeout=timeout,
+        suites=None if suites is None else str(suites.resolve()),
+        lessons_root=None if lessons_root is None else str(lessons_root.resolve()),
+        terminal=Terminal.here(),
+    )
+    address = client.socket_path() if client.mode() != "off" else None
+    answer = client.ask(request, address)
+    if answer is None:
+        from grader.errors import UsageError
+        from grader.serve.answer import answer_cold
 
-def _fail(reason: str, as_json: bool, path: Path) -> None:
-    """Report a notebook that could not be graded: one line on stderr, and a JSON object if asked."""
-    from grader.report import ungraded_to_dict
-
-    click.echo(f"grade: {reason}", err=True)
-    if as_json:
-        click.echo(json.dumps(ungraded_to_dict(str(path), reason)))
-    sys.exit(EXIT_UNGRADED)
+        try:
+            answer = answer_cold(request)
+        except UsageError as err:
+            raise click.UsageError(str(err)) from None
+        if client.should_start():
+            client.start(request, address)
+    sys.stdout.write(answer.stdout)
+    sys.stderr.write(answer.stderr)
+    sys.exit(answer.exit_status)
 
 
 @main.command("batch")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 #: Cells carrying this tag are for the learner's benefit (self-check calls, plots) and are not run when grading.
 SKIP_TAG = "self-check"
@@ -22,6 +23,28 @@ ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
 #: new interpreter per notebook, as a single ``grade`` does). See SECURITY.md.
 WORKERS_ENV = "GRADER_WORKERS"
 WORKER_STARTS = ("fork", "spawn")
+
+#: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
+#: whatever its score; 2 for bad usage (click's).
+EXIT_UNGRADED = 1
+
+#: Environment variable for the warm grading daemon of ``grade NOTEBOOK`` (see :mod:`grader.serve`):
+#: ``auto`` (the default: use a running daemon; start one only from an interactive terminal), ``on``
+#: (always start one), ``off`` (never use one: every ``grade`` starts cold).
+DAEMON_ENV = "GRADER_DAEMON"
+DAEMON_MODES = ("auto", "on", "off")
+#: Seconds a daemon waits for its next request before it exits (``$GRADER_DAEMON_IDLE`` overrides).
+DAEMON_IDLE_SECONDS = 600.0
+DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
+#: Seconds ``grade`` waits for the daemon's answer before grading cold instead (a notebook whose every
+#: hidden test hangs can take minutes; a daemon that takes longer than this is presumed stuck).
+DAEMON_REPLY_SECONDS = 600.0
+
+#: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
+#: called; ``summary`` hides it.
+FeedbackMode = Literal["full", "summary"]
+FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
+DEFAULT_FEEDBACK: FeedbackMode = "full"
 
 #: When the grader runs as root, each worker runs as uid (and gid) ``WORKER_UID_BASE + its pid``: a user of its
 #: own, above the ranges that systems, desktops and containers hand out.

@@ -35,6 +35,12 @@ class GradeOptions:
     lessons_root: Path | None = None
     limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
 
+    @classmethod
+    def of(cls, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float | None) -> "GradeOptions":
+        """The options from what a command line gives (``timeout`` None: the default)."""
+        limits = DEFAULT_LIMITS if timeout is None else replace(DEFAULT_LIMITS, timeout=timeout)
+        return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits)
+
 
 def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
     """``--lesson``, else the notebook's metadata, else the only lesson there is; :class:`UsageError` otherwise."""

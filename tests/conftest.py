@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Every `grade` these tests start grades cold, and none leaves a daemon behind; tests/test_daemon.py turns
+# the warm daemon on for itself.
+os.environ["GRADER_DAEMON"] = "off"
 
 # The fixture lessons' hidden suites are graded by the grader's own pytest session, not collected here.
 collect_ignore = ["fixtures"]

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Literal
 
 from grader.batch.page import html_page, num
 from grader.batch.rows import Row
 from grader.model import Lesson, Question, QuestionResult
 
-FeedbackMode = Literal["full", "summary"]
-FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
-DEFAULT_FEEDBACK: FeedbackMode = "full"
+from grader.config import DEFAULT_FEEDBACK, FEEDBACK_MODES, FeedbackMode  # noqa: F401  (re-exported for batch code)
 
 _GENERIC = {
     "passed": "Correct: every hidden check passed.",

@@ -86,6 +86,13 @@ class GradingContext:
                 with self._lock:
                     self._idle_zygotes.append(zygote)
 
+    def warm(self) -> None:
+        """Boot a zygote now, so that the first notebook does not wait for it."""
+        zygote = self._take_zygote()
+        if zygote is not None:
+            with self._lock:
+                self._idle_zygotes.append(zygote)
+
     def _take_zygote(self) -> Zygote | None:
         """A zygote only this task uses, started on first need; None where workers are spawned instead."""
         with self._lock:

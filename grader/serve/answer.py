@@ -1,0 +1,71 @@
+"""Grade one notebook and render what ``grade NOTEBOOK`` prints: the same code for the cold and warm paths.
+
+The cold path (:func:`answer_cold`, in the ``grade`` process) and the daemon (:mod:`grader.serve.daemon`)
+differ only in the function that grades; both render through :func:`render` for the learner's terminal, so
+a learner cannot tell them apart by their output.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Callable
+
+from grader.config import EXIT_UNGRADED
+from grader.errors import GraderError, UsageError
+from grader.model import Report
+from grader.pipeline import GradeOptions, grade_notebook
+from grader.serve.protocol import Answer, NotebookRequest
+
+Grade = Callable[[Path, Path, GradeOptions], Report]
+"""Grades ``(notebook as given, notebook to read, options)``; raises :class:`GraderError` when it cannot."""
+
+
+def _path(value: str | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def options_for(request: NotebookRequest) -> GradeOptions:
+    return GradeOptions.of(request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout)
+
+
+def answer(request: NotebookRequest, grade: Grade) -> Answer:
+    """Grade the request's notebook with ``grade`` and render the result; :class:`UsageError` propagates."""
+    given = Path(request.notebook)
+    try:
+        report = grade(given, Path(request.cwd) / given, options_for(request))
+    except UsageError:
+        raise
+    except GraderError as err:
+        return failed(str(err), request)
+    return render(report, request)
+
+
+def answer_cold(request: NotebookRequest) -> Answer:
+    """The cold path: grade in this process (whose folder is ``request.cwd``), spawning one worker."""
+    return answer(request, lambda given, _path, options: grade_notebook(given, options))
+
+
+def render(report: Report, request: NotebookRequest) -> Answer:
+    from grader.report import report_to_dict
+
+    if request.as_json:
+        return Answer(json.dumps(report_to_dict(report)) + "\n", "", 0)
+    from rich.console import Console
+
+    from grader.report import print_report
+
+    out = io.StringIO()
+    term = request.terminal
+    console = Console(file=out, force_terminal=True if term.is_terminal else None, width=term.columns, _environ=term.env)
+    print_report(report, console)
+    return Answer(out.getvalue(), "", 0)
+
+
+def failed(reason: str, request: NotebookRequest) -> Answer:
+    """A notebook that could not be graded: one line on stderr, and a JSON object if asked."""
+    from grader.report import ungraded_to_dict
+
+    stdout = json.dumps(ungraded_to_dict(request.notebook, reason)) + "\n" if request.as_json else ""
+    return Answer(stdout, f"grade: {reason}\n", EXIT_UNGRADED)

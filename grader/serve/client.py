@@ -1,0 +1,114 @@
+"""The ``grade`` side of the daemon: find it, ask it, and start it. Standard library only: it runs on every call.
+
+A daemon is only ever asked to grade exactly as a cold ``grade`` would here: its socket's name is a hash
+of everything a cold ``grade`` would depend on that a request does not carry (:func:`identity`: the
+grader's own source files, the Python running it, and the environment variables that steer grading).
+Change any of them and ``grade`` simply finds no daemon under the new name; the old one exits when idle.
+A lesson's suites, definition or solution changing is caught by the daemon itself, which then says it is
+stale and exits. Whenever the daemon cannot answer, for any reason, ``grade`` grades cold: the daemon can
+make grading faster, never different, and never lost.
+
+``GRADER_DAEMON`` (see :data:`grader.config.DAEMON_ENV`): ``auto`` uses a running daemon and starts one
+only from an interactive terminal (a learner at a prompt, not a script or CI); ``on`` always starts one;
+``off`` never uses one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS
+from grader.serve.protocol import Answer, NotebookRequest, parse_reply
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+#: Environment variables that change what a grade is (the rest reach neither the grader nor the workers).
+_STEERING = ("PATH", "TMPDIR", "XDG_RUNTIME_DIR")
+_LOG_BYTES = 1 << 20
+
+
+def mode() -> str:
+    wanted = os.environ.get(DAEMON_ENV) or DAEMON_MODES[0]
+    return wanted if wanted in DAEMON_MODES else "off"  # an unknown value never starts a background process
+
+
+def identity() -> str:
+    """A hash of what a daemon must share with this ``grade`` to answer for it."""
+    h = hashlib.sha256()
+    h.update(f"{sys.executable}\0{sys.version}\0{_PACKAGE}\0".encode())
+    for name in sorted(os.environ):
+        if (name.startswith("GRADER_") and name != DAEMON_ENV) or name in _STEERING:
+            h.update(f"{name}={os.environ[name]}\0".encode())
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        info = path.stat()
+        h.update(f"{path.relative_to(_PACKAGE)}\0{info.st_mtime_ns}\0{info.st_size}\0".encode())
+    return h.hexdigest()[:24]
+
+
+def folder() -> Path | None:
+    """This user's private folder for daemon sockets, created 0700; None if it is not safely ours."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    path = Path(base) / f"inference-grader-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None  # someone else's, or opened up: do not trust a socket in it
+    return path
+
+
+def socket_path() -> Path | None:
+    where = folder()
+    return None if where is None else where / f"{identity()}.sock"
+
+
+def ask(request: NotebookRequest, path: Path | None) -> Answer | None:
+    """The daemon's answer, or None if there is no daemon, it is stale, or anything at all went wrong."""
+    if path is None or mode() == "off":
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(DAEMON_REPLY_SECONDS)
+            conn.connect(str(path))
+            conn.sendall(request.to_json())
+            conn.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := conn.recv(1 << 16):
+                chunks.append(chunk)
+    except OSError:  # no daemon (ENOENT, ECONNREFUSED), it died, or it took too long
+        return None
+    return parse_reply(b"".join(chunks))
+
+
+def should_start() -> bool:
+    return mode() == "on" or (mode() == "auto" and sys.stdin.isatty() and sys.stdout.isatty())
+
+
+def start(request: NotebookRequest, path: Path | None) -> None:
+    """Start a daemon in the background for the next ``grade`` (warmed for this request's lesson)."""
+    if path is None:
+        return
+    log = path.with_suffix(".log")
+    try:
+        if log.exists() and log.stat().st_size > _LOG_BYTES:
+            log.unlink()
+        with open(log, "ab") as err:  # appended to: what an earlier daemon said is kept
+            subprocess.Popen(
+                [sys.executable, "-m", "grader.serve.daemon", str(path), request.to_json().decode()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                cwd="/",
+                start_new_session=True,  # not stopped by Ctrl-C at this prompt, and outlives this command
+                close_fds=True,
+            )
+    except OSError:
+        pass  # the next grade is cold again; nothing is lost

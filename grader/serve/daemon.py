@@ -1,0 +1,199 @@
+"""The warm grading daemon: pytest, hypothesis, the collected suites and a worker zygote, kept between calls.
+
+Started in the background by ``grade`` (:func:`grader.serve.client.start`) as
+``python -m grader.serve.daemon SOCKET WARM_REQUEST``. It grades exactly as a cold ``grade`` does, with
+the batch's per-process machinery (:class:`grader.batch.work.GradingContext`: suites collected once, each
+learner's worker forked from a warm sandboxed zygote), and renders the answer for the learner's terminal
+(:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
+uid is checked), one connection per thread, and exits when idle for ``DAEMON_IDLE_SECONDS``, on SIGTERM, or
+after telling a client it is stale (a lesson it holds changed on disk).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from typing import IO
+
+from grader.batch.fingerprint import suites_fingerprint
+from grader.batch.work import GradingContext, Settings, Task
+from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
+from grader.errors import UsageError
+from grader.model import Report
+from grader.pipeline import GradeOptions, lesson_id_for
+from grader.read import read_submission
+from grader.serve.answer import answer, options_for
+from grader.serve.protocol import COLD, STALE, NotebookRequest
+
+_MAX_REQUEST = 1 << 20
+
+
+class Stale(Exception):
+    """A lesson changed on disk since its suites were collected here: a cold ``grade`` must answer."""
+
+
+class Daemon:
+    def __init__(self) -> None:
+        self._contexts: dict[Settings, GradingContext] = {}
+        self._loaded: dict[tuple[Settings, str], str] = {}
+        self._lock = threading.Lock()
+        self.stale = threading.Event()
+        self.busy = 0
+        self.last_used = time.monotonic()
+
+    def context(self, options: GradeOptions) -> GradingContext:
+        """The warm state for these options (one per set of options used: a learner uses one or two)."""
+        settings = Settings(lessons_root=options.lessons_root, suites=options.suites, limits=options.limits)
+        with self._lock:
+            if settings not in self._contexts:
+                self._contexts[settings] = GradingContext(settings)
+            return self._contexts[settings]
+
+    def grade(self, given: Path, path: Path, options: GradeOptions) -> Report:
+        submission = replace(read_submission(path), path=given)
+        lesson_id = lesson_id_for(submission, options)
+        context = self.context(options)
+        lesson, _ = context.session(lesson_id)
+        digest = suites_fingerprint(lesson)
+        with self._lock:
+            if self._loaded.setdefault((context.settings, lesson_id), digest) != digest:
+                raise Stale(lesson_id)
+        return context.grade(Task(given.stem, submission, lesson_id, context.settings))
+
+    def warm(self, request: NotebookRequest) -> None:
+        """Collect the suites of the lesson ``grade`` just graded and boot a zygote, before anyone waits."""
+        options = options_for(request)
+        try:
+            submission = read_submission(Path(request.cwd) / request.notebook)
+            lesson_id = lesson_id_for(submission, options)
+            context = self.context(options)
+            lesson, _ = context.session(lesson_id)
+            self._loaded.setdefault((context.settings, lesson_id), suites_fingerprint(lesson))
+            context.warm()
+        except Exception:  # the first real request will meet the same problem and report it properly
+            traceback.print_exc()
+
+    def serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+                if uid != os.getuid():
+                    return
+                request = NotebookRequest.from_json(_read_all(conn))
+                started = time.monotonic()
+                try:
+                    reply, said = answer(request, self.grade).to_json(), "answered"
+                except Stale as err:
+                    self.stale.set()
+                    reply, said = _json(STALE), f"stale (lesson {err} changed on disk): exiting"
+                except UsageError:
+                    reply, said = _json(COLD), "left to a cold grade (a usage error)"
+                conn.sendall(reply)
+                print(f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s", file=sys.stderr, flush=True)
+            except Exception:
+                traceback.print_exc()  # to the daemon's log; the client grades cold
+            finally:
+                with self._lock:
+                    self.busy -= 1
+                    self.last_used = time.monotonic()
+
+    def close(self) -> None:
+        for context in self._contexts.values():
+            context.close()
+
+
+def _json(message: dict[str, str]) -> bytes:
+    return json.dumps(message).encode()
+
+
+def _read_all(conn: socket.socket) -> bytes:
+    conn.settimeout(10.0)
+    chunks, size = [], 0
+    while chunk := conn.recv(1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > _MAX_REQUEST:
+            raise ValueError("request too large")
+    return b"".join(chunks)
+
+
+def _take_lock(path: Path, seconds: float = 5.0) -> IO[str] | None:
+    """The daemon's lock for this socket (one daemon per socket), waiting a little for a stale one to exit."""
+    handle = open(path.with_suffix(".lock"), "w")
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            handle.write(f"{os.getpid()}\n")  # who holds it: for `kill`, and for tests
+            handle.flush()
+            return handle
+        except OSError:
+            if time.monotonic() > deadline:
+                handle.close()
+                return None
+            time.sleep(0.1)
+
+
+def _idle_seconds() -> float:
+    try:
+        return float(os.environ.get(DAEMON_IDLE_ENV) or DAEMON_IDLE_SECONDS)
+    except ValueError:
+        return DAEMON_IDLE_SECONDS
+
+
+def run(path: Path, warm: NotebookRequest) -> None:
+    lock = _take_lock(path)
+    if lock is None:
+        return  # another daemon serves this socket
+    daemon = Daemon()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        path.unlink(missing_ok=True)  # left by a daemon that was killed; we hold the lock, so it is not live
+        listener.bind(str(path))
+        os.chmod(path, 0o600)
+        listener.listen(16)
+        listener.settimeout(1.0)
+        daemon.warm(warm)
+        idle = _idle_seconds()
+        print(f"{time.strftime('%H:%M:%S')} daemon {os.getpid()} ready (exits after {idle:g} s idle)", file=sys.stderr, flush=True)
+        while True:
+            with daemon._lock:
+                quiet = daemon.busy == 0 and (daemon.stale.is_set() or time.monotonic() - daemon.last_used > idle)
+            if quiet:
+                return
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                continue
+            if daemon.stale.is_set():
+                conn.close()  # the client grades cold
+                continue
+            with daemon._lock:
+                daemon.busy += 1
+            threading.Thread(target=daemon.serve, args=(conn,), name="grade-request", daemon=True).start()
+    finally:
+        listener.close()
+        path.unlink(missing_ok=True)
+        daemon.close()
+        lock.close()
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    path = Path(sys.argv[1])
+    run(path, NotebookRequest.from_json(sys.argv[2].encode()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""What ``grade NOTEBOOK`` sends to the daemon and gets back: plain, frozen data as one JSON object each way.
+
+The request carries everything the answer depends on that is not part of the daemon's identity (see
+:func:`grader.serve.client.identity`): the notebook as the learner named it and the folder they named it
+from, the grading options, and the terminal the answer will be printed on, so the daemon renders exactly
+what a cold ``grade`` would have printed there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Environment variables that change how rich renders (read on the learner's side, applied on the daemon's).
+TERMINAL_ENV = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+@dataclass(frozen=True)
+class Terminal:
+    is_terminal: bool
+    columns: int
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def here(cls) -> "Terminal":
+        return cls(
+            is_terminal=sys.stdout.isatty(),
+            columns=shutil.get_terminal_size().columns,
+            env={k: v for k, v in os.environ.items() if k in TERMINAL_ENV},
+        )
+
+
+@dataclass(frozen=True)
+class NotebookRequest:
+    """``grade NOTEBOOK`` with its options, as typed."""
+
+    notebook: str
+    """The path as the learner gave it (reports and messages show it so)."""
+    cwd: str
+    """Where it was given from: the daemon reads ``cwd / notebook``."""
+    as_json: bool = False
+    lesson: str | None = None
+    suites: str | None = None
+    lessons_root: str | None = None
+    timeout: float | None = None
+    terminal: Terminal = field(default_factory=lambda: Terminal(False, 80))
+
+    def to_json(self) -> bytes:
+        return json.dumps(asdict(self)).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> "NotebookRequest":
+        raw: dict[str, Any] = json.loads(data)
+        raw["terminal"] = Terminal(**raw["terminal"])
+        return cls(**raw)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the command prints and its exit status."""
+
+    stdout: str
+    stderr: str
+    exit_status: int
+
+    def to_json(self) -> bytes:
+        return json.dumps({"t": "answer", **asdict(self)}).encode()
+
+
+#: Replies that tell the client to grade cold instead: the daemon is out of date (it exits after saying
+#: so), or the request needs the cold path's own handling (a usage error, printed by click).
+STALE = {"t": "stale"}
+COLD = {"t": "cold"}
+
+
+def parse_reply(data: bytes) -> Answer | None:
+    """The answer in a reply, or None for anything else (stale, cold, garbage): then grade cold."""
+    try:
+        raw = json.loads(data)
+        if raw.get("t") != "answer":
+            return None
+        return Answer(stdout=str(raw["stdout"]), stderr=str(raw["stderr"]), exit_status=int(raw["exit_status"]))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
