@@ -23,6 +23,8 @@ ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
 #: new interpreter per notebook, as a single ``grade`` does). See SECURITY.md.
 WORKERS_ENV = "GRADER_WORKERS"
 WORKER_STARTS = ("fork", "spawn")
+#: Workers a zygote forks before it is replaced by a fresh one (it inherits the workers' CPU-time limit).
+ZYGOTE_FORKS = 500
 
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).

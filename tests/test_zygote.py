@@ -143,3 +143,16 @@ def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_not
     with pytest.raises(WorkerCrashed, match=r"segmentation fault \(SIGSEGV\)\) in cell 2"):
         crash.run_notebook()
     assert run(zygote, write_notebook(["z = 3"], name="fine.ipynb"), "z") == {"z": 3}  # the zygote lives on
+
+
+def test_a_zygote_is_replaced_after_its_quota_of_learners(zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("grader.execute.zygote.ZYGOTE_FORKS", 2)
+    path = write_notebook(["x = 1"])
+
+    def sandbox_pid() -> int:
+        assert run(zygote, path, "x") == {"x": 1}
+        assert zygote._proc is not None
+        return zygote._proc.pid
+
+    first, second, third = sandbox_pid(), sandbox_pid(), sandbox_pid()
+    assert first == second != third  # two learners per zygote here, then a fresh sandbox

@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import WORKER_STARTS, WORKERS_ENV, Limits
+from grader.config import WORKER_STARTS, WORKERS_ENV, ZYGOTE_FORKS, Limits
 from grader.errors import UsageError
 from grader.execute.limits import end_worker, preexec, worker_uid
 from grader.execute.sandbox import DROP_NONE, choose_level, launch
@@ -71,6 +71,7 @@ class Zygote:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._counter = itertools.count()
+        self._forks = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._stop = threading.Event()
@@ -158,8 +159,12 @@ class Zygote:
     # -- requests ---------------------------------------------------------------------------------------
     def fork(self, rfd: int, wfd: int) -> Forked:
         """A new child that runs ``worker_main.serve`` over the channel ends ``rfd``/``wfd`` (ours stay open)."""
+        if self._control is not None and self._forks >= ZYGOTE_FORKS:
+            self._kill()  # a fresh one every so often: its CPU-time limit and any slow growth stay bounded
         if self._control is None:
-            self._boot()  # died with an earlier learner: start again
+            self._boot()  # died with an earlier learner, or retired above: start again
+            self._forks = 0
+        self._forks += 1
         workdir = self.root / f"learner-{next(self._counter)}"
         workdir.mkdir(mode=0o700)
         if self.uid is not None:
