@@ -207,5 +207,30 @@ def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None,
     click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 
+@main.command("daemon")
+@click.argument("action", type=click.Choice(["status", "stop"]), default="status")
+def daemon_command(action: str) -> None:
+    """Show (status) or stop (stop) your warm grading daemons.
+
+    \b
+    `grade NOTEBOOK` from a terminal leaves one running for the next call;
+    it exits by itself after 10 idle minutes. See the README, "Warm daemon".
+    """
+    from grader.serve import client
+
+    if action == "stop":
+        stopped = client.stop_all()
+        left = [d for d in stopped if client.alive(d.pid)]
+        click.echo(f"Stopped {len(stopped) - len(left)} daemon(s)." + (f" Still running: {', '.join(str(d.pid) for d in left)}." if left else ""))
+        sys.exit(1 if left else 0)
+    daemons = client.running()
+    if not daemons:
+        click.echo(f"No grading daemon is running (GRADER_DAEMON={client.mode()}).")
+        return
+    for d in daemons:
+        which = "answers this `grade`" if d.current else "for other code or settings; exits when idle"
+        click.echo(f"pid {d.pid}: {which}; log {d.log}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -143,3 +143,18 @@ def test_the_daemon_keeps_learners_apart(daemons: Daemons, write_notebook: Calla
     result = daemons.grade(str(second), *LESSONS, "--json")
     assert '"errors": []' in result.stdout, result.stdout
     assert daemons.log().count(": answered in ") == 2
+
+
+def test_grade_daemon_status_and_stop(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+    assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")
+    daemons.grade(str(write_notebook(SQUARES_SOLVED)), *LESSONS)
+    daemons.wait_until_ready()
+    pid = daemons.pids()[0]
+    status = daemons.grade("daemon", "status")
+    assert status.returncode == 0 and status.stdout.startswith(f"pid {pid}: answers this `grade`; log ")
+    other = daemons.grade("daemon", GRADER_TIMEOUT_NOTE="x")  # other GRADER_* settings: another daemon's business
+    assert "for other code or settings" in other.stdout
+    stop = daemons.grade("daemon", "stop")
+    assert (stop.returncode, stop.stdout.strip()) == (0, "Stopped 1 daemon(s).")
+    assert not Path(f"/proc/{pid}").exists()
+    assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")

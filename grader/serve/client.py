@@ -15,13 +15,17 @@ only from an interactive terminal (a learner at a prompt, not a script or CI); `
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import signal
 import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS
@@ -112,3 +116,64 @@ def start(request: NotebookRequest, path: Path | None) -> None:
             )
     except OSError:
         pass  # the next grade is cold again; nothing is lost
+
+
+@dataclass(frozen=True)
+class Running:
+    """A daemon of this user that is alive now (it holds its lock)."""
+
+    pid: int
+    socket: Path
+    current: bool
+    """Whether it is the one this ``grade`` would ask (same code, Python and environment)."""
+
+    @property
+    def log(self) -> Path:
+        return self.socket.with_suffix(".log")
+
+
+def running() -> list[Running]:
+    """This user's live daemons, found by their locks (a lock is held exactly as long as its daemon lives)."""
+    where = folder()
+    if where is None:
+        return []
+    mine = socket_path()
+    found = []
+    for lock in sorted(where.glob("*.lock")):
+        try:
+            with open(lock, "r+") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    continue  # nobody holds it: that daemon has exited
+                except OSError:
+                    text = handle.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            sock = lock.with_suffix(".sock")
+            found.append(Running(int(text), sock, sock == mine))
+    return found
+
+
+def stop_all(seconds: float = 10.0) -> list[Running]:
+    """Ask every live daemon of this user to exit (SIGTERM) and wait until they have; returns those stopped."""
+    daemons = running()
+    for daemon in daemons:
+        try:
+            os.kill(daemon.pid, signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + seconds
+    while (running() or any(alive(d.pid) for d in daemons)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return daemons
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
