@@ -158,3 +158,12 @@ def test_grade_daemon_status_and_stop(daemons: Daemons, write_notebook: Callable
     assert (stop.returncode, stop.stdout.strip()) == (0, "Stopped 1 daemon(s).")
     assert not Path(f"/proc/{pid}").exists()
     assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")
+
+
+def test_a_relative_lessons_folder_is_graded_cold(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+    solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
+    relative = os.path.relpath(FIXTURE_LESSONS, REPO)  # `grade` runs in REPO
+    for _ in range(2):
+        result = daemons.grade(str(solved), "--json", GRADER_LESSONS=relative)
+        assert result.returncode == 0 and '"score": 5.0' in result.stdout, result.stderr
+    assert not daemons.folder.exists() or not list(daemons.folder.glob("*.log"))

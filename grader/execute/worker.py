@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
-import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path

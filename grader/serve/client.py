@@ -38,8 +38,14 @@ _LOG_BYTES = 1 << 20
 
 
 def mode() -> str:
+    """``auto``, ``on`` or ``off``; ``off`` too for an unknown value, and where a daemon would grade differently."""
     wanted = os.environ.get(DAEMON_ENV) or DAEMON_MODES[0]
-    return wanted if wanted in DAEMON_MODES else "off"  # an unknown value never starts a background process
+    if wanted not in DAEMON_MODES:
+        return "off"  # an unknown value never starts a background process
+    lessons = os.environ.get("GRADER_LESSONS")
+    if lessons and not os.path.isabs(lessons):
+        return "off"  # relative to this folder; a daemon (started in /) would look elsewhere
+    return wanted
 
 
 def identity() -> str:
