@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,7 +42,10 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
     db = out / "gradebook.sqlite"
     args = ["grade", "batch", str(subs), "--out", str(out), *LESSONS, "--jobs", "2"]
     log = open(tmp_path / "first.log", "w")
-    first = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    temp = Path(tempfile.mkdtemp(prefix="grader-resume-"))  # the killed batch's temporary folders go here
+    temp.chmod(0o711)  # traversable, as /tmp is, for a worker that runs as another user
+    env = {**os.environ, "TMPDIR": str(temp)}
+    first = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
         deadline = time.monotonic() + 240
         while not committed(db) and time.monotonic() < deadline and first.poll() is None:
@@ -56,8 +61,11 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
         while group_alive(first.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not group_alive(first.pid), "grading processes were left running"
+        left = [name for name in os.listdir(temp) if name.startswith(("grader-zygote-", "grader-worker-"))]
+        assert left == []  # no zygote's or worker's folder either (the killed batch's own in-flight folder stays)
     finally:
         log.close()
+        shutil.rmtree(temp, ignore_errors=True)
         if group_alive(first.pid):
             os.killpg(first.pid, signal.SIGKILL)
 

@@ -62,6 +62,8 @@ class GradingContext:
         self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
         self._idle_zygotes: list[Zygote] = []
         """Warm zygotes not grading anyone now: one per task running at once in this process."""
+        self._zygotes: list[Zygote] = []
+        """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
         self._forks = True
 
     def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
@@ -101,8 +103,11 @@ class GradingContext:
             if not self._forks:
                 return None
         zygote = Zygote.start(self.settings.limits)
-        if zygote is None:
-            self._forks = False
+        with self._lock:
+            if zygote is None:
+                self._forks = False
+            else:
+                self._zygotes.append(zygote)
         return zygote
 
     def close(self) -> None:
@@ -110,9 +115,15 @@ class GradingContext:
             for _, session in self._sessions.values():
                 session.__exit__()
             self._sessions.clear()
-            for zygote in self._idle_zygotes:
+            for zygote in self._zygotes:
                 zygote.close()
+            self._zygotes.clear()
             self._idle_zygotes.clear()
+
+    def abandon(self) -> None:
+        """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
+        for zygote in list(self._zygotes):
+            zygote.close()
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -174,4 +185,6 @@ def _exit_now() -> None:
             continue
         if parent == me:
             kill_group(int(stat.parent.name))
+    if _PROCESS_CONTEXT is not None:
+        _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not
     os._exit(1)
