@@ -211,3 +211,16 @@ def test_the_bundled_decode_examples_end_to_end(tmp_path: Path) -> None:
         assert " returned " not in md.read_text(), md.name  # summary feedback never shows what a test called
     assert "Hint:" in (out / "feedback" / "alan.md").read_text()
     shutil.rmtree(out)
+
+
+@pytest.mark.parametrize("variable, value, said", [
+    ("GRADER_WORKERS", "clone", "GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn."),
+    ("GRADER_ISOLATION", "docker", "GRADER_ISOLATION='docker' is not an isolation level; use one of auto, bubblewrap, process."),
+])
+def test_a_bad_setting_stops_the_batch_before_it_grades_anyone(variable: str, value: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    subs, out = tmp_path / "subs", tmp_path / "results"
+    write_nb(subs / "ada.ipynb", SQUARES_SOLVED)
+    monkeypatch.setenv(variable, value)
+    result = batch(str(subs), "--out", str(out), *LESSONS)
+    assert result.returncode == 2 and said in result.stderr
+    assert not out.exists()  # no row of "crashed" learners to mistake for results

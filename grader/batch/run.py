@@ -24,6 +24,7 @@ from grader.batch.progress import NoProgress, Progress
 from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
 from grader.errors import NotebookUnreadable, UsageError
+from grader.execute.sandbox import check_settings
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Lesson, Submission
 from grader.pipeline import GradeOptions, failed_report, lesson_id_for
@@ -113,6 +114,7 @@ def run_batch(
     progress = progress or NoProgress()
     started = time.monotonic()
     exporter = nbgrader_exporter() if options.nbgrader_db else None
+    check_settings(options.grading.limits)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
     lessons = _Lessons(options.grading)
     if options.grading.lesson:
         lessons.get(options.grading.lesson)  # a wrong --lesson stops the batch before it starts

@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import ISOLATION_ENV, ISOLATION_LEVELS, Limits, lessons_root
+from grader.config import ISOLATION_ENV, ISOLATION_LEVELS, WORKER_STARTS, WORKERS_ENV, Limits, lessons_root
 from grader.errors import UsageError
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -123,6 +123,21 @@ def choose_level(limits: Limits) -> tuple[str, str]:
     if wanted == "bubblewrap":
         raise UsageError(f"{ISOLATION_ENV}=bubblewrap, but bubblewrap cannot run here: {problem}.")
     return "process", problem
+
+
+def worker_start() -> str:
+    """How long-lived graders start workers: ``fork`` (from a zygote) or ``spawn`` (``GRADER_WORKERS``)."""
+    wanted = os.environ.get(WORKERS_ENV) or WORKER_STARTS[0]
+    if wanted not in WORKER_STARTS:
+        raise UsageError(f"{WORKERS_ENV}={wanted!r} is not a way to start workers; use one of {', '.join(WORKER_STARTS)}.")
+    return wanted
+
+
+def check_settings(limits: Limits) -> None:
+    """Raise :class:`UsageError` for a bad ``GRADER_ISOLATION`` or ``GRADER_WORKERS`` before anything is graded
+    (found later, inside a grading process, it would fail every notebook of a batch one by one)."""
+    choose_level(limits)
+    worker_start()
 
 
 # -- bubblewrap ------------------------------------------------------------------------------------------------

@@ -28,10 +28,9 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import WORKER_STARTS, WORKERS_ENV, ZYGOTE_FORKS, Limits
-from grader.errors import UsageError
+from grader.config import ZYGOTE_FORKS, Limits
 from grader.execute.limits import end_worker, preexec, worker_uid
-from grader.execute.sandbox import DROP_NONE, choose_level, launch
+from grader.execute.sandbox import DROP_NONE, choose_level, launch, worker_start
 
 _ANSWER_SECONDS = 10.0
 """How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
@@ -83,10 +82,7 @@ class Zygote:
     def start(cls, limits: Limits) -> "Zygote | None":
         """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, or
         it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
-        wanted = os.environ.get(WORKERS_ENV) or WORKER_STARTS[0]
-        if wanted not in WORKER_STARTS:
-            raise UsageError(f"{WORKERS_ENV}={wanted!r} is not a way to start workers; use one of {', '.join(WORKER_STARTS)}.")
-        if wanted == "spawn" or choose_level(limits)[0] != "bubblewrap":
+        if worker_start() == "spawn" or choose_level(limits)[0] != "bubblewrap":
             return None
         zygote = cls(limits)
         try:
