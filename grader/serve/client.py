@@ -42,6 +42,8 @@ def mode() -> str:
     wanted = os.environ.get(DAEMON_ENV) or DAEMON_MODES[0]
     if wanted not in DAEMON_MODES:
         return "off"  # an unknown value never starts a background process
+    if not hasattr(socket, "SO_PEERCRED"):
+        return "off"  # Linux only: the daemon must be able to check who is asking
     lessons = os.environ.get("GRADER_LESSONS")
     if lessons and not os.path.isabs(lessons):
         return "off"  # relative to this folder; a daemon (started in /) would look elsewhere
