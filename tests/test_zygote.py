@@ -9,6 +9,9 @@ for it, in the same zygote. The hostile suite (tests/test_hostile.py) runs every
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -156,3 +159,17 @@ def test_a_zygote_is_replaced_after_its_quota_of_learners(zygote: Zygote, write_
 
     first, second, third = sandbox_pid(), sandbox_pid(), sandbox_pid()
     assert first == second != third  # two learners per zygote here, then a fresh sandbox
+
+
+def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
+    code = "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS; z = Zygote.start(DEFAULT_LIMITS); print(z.root, flush=True); import time; time.sleep(60)"
+    grader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        root = Path(grader.stdout.readline().strip())  # type: ignore[union-attr]
+        assert root.is_dir() and root.parent == Path(tempfile.gettempdir())
+    finally:
+        grader.kill()  # SIGKILL: nothing of it can clean up
+        grader.wait()
+    assert root.is_dir()
+    Zygote.start(LIMITS).close()  # type: ignore[union-attr]
+    assert not root.exists()

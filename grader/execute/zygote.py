@@ -36,6 +36,17 @@ _ANSWER_SECONDS = 10.0
 """How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
 
 
+_ROOT_PREFIX = "grader-zygote-"
+
+
+def _remove_orphaned_roots() -> None:
+    """Delete the folders of zygotes whose grading process was killed outright (SIGKILL leaves them behind)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_ROOT_PREFIX}*-*"):
+        pid = folder.name[len(_ROOT_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 class ZygoteUnavailable(Exception):
     """The zygote could not be started or stopped answering; spawn the worker instead."""
 
@@ -74,7 +85,8 @@ class Zygote:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._stop = threading.Event()
-        self.root = Path(tempfile.mkdtemp(prefix="grader-zygote-"))
+        _remove_orphaned_roots()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-"))
         self.isolation = self.level = ""
         self.uid: int | None = None
 
