@@ -136,12 +136,12 @@ class LearnerProcess:
         if self._closed:
             return
         self._closed = True
-        for fd in self._fds:  # a worker that is not stuck exits when the grader hangs up
+        self._os.end()  # first: while the worker lives, its process tree names everything it started
+        for fd in self._fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
-        self._os.end()
 
     def output(self) -> tuple[str, bool]:
         """What the learner's code printed (capped), and whether some was thrown away."""
