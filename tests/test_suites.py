@@ -74,3 +74,25 @@ def test_a_suite_that_does_not_import_is_a_lesson_error(tmp_path: Path) -> None:
     with pytest.raises(LessonError, match="cannot be used"):
         with SuiteSession(load_lesson("squares", root)):
             pass
+
+
+def test_lessons_whose_suites_share_file_names_keep_their_own_modules(tmp_path: Path) -> None:
+    # pytest's importlib mode names a module after its file (conftest, test_flavour) and reuses any module of
+    # that name it finds in sys.modules: two lessons open in one process must still run their own files.
+    lessons = {}
+    for flavour in ("a", "b"):
+        root = tmp_path / flavour
+        shutil.copytree(FIXTURE_LESSONS / "squares", root / "squares")
+        suites = root / "squares" / "suites"
+        (suites / "conftest.py").write_text(f"import pytest\n\n@pytest.fixture\ndef flavour():\n    return {flavour!r}\n")
+        (suites / "test_flavour.py").write_text(
+            "from grader.testing import question\n\n"
+            f"@question('square')\ndef test_flavour_{flavour}(flavour):\n    assert flavour == {flavour!r}\n"
+        )
+        lessons[flavour] = load_lesson("squares", root)
+    ns = namespace('answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)')
+    with SuiteSession(lessons["a"]) as a, SuiteSession(lessons["b"]) as b:
+        for flavour, session in (("a", a), ("b", b)):
+            outcomes = {o.name: o.status for o in session.run(NamespaceTarget(ns))}
+            assert outcomes[f"test_flavour_{flavour}"] == "passed", outcomes
+            assert not any(name.startswith("test_flavour_") and name != f"test_flavour_{flavour}" for name in outcomes)

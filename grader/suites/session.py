@@ -9,7 +9,9 @@ once, not once per notebook.
 
 from __future__ import annotations
 
+import os
 import queue
+import sys
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -25,6 +27,12 @@ from grader.suites.reference import load_reference
 from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, Mismatch, NotAttempted, Target
 
 _INI = Path(__file__).with_name("pytest.ini")
+
+#: Held while a session imports its suites. In ``importlib`` mode pytest names a suite module after its path
+#: below the root (``test_values``, ``conftest``) and reuses any module of that name already in
+#: ``sys.modules``: a second lesson with a ``conftest.py`` would get the first lesson's. So each session
+#: imports its own modules alone, then takes them out of ``sys.modules`` (its tests keep them alive).
+_IMPORTING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,15 @@ def _outcome(qid: str, name: str, weight: float, error: BaseException | None, re
     return TestOutcome(qid, name, weight, "error", "the test was skipped" if skipped else "the test did not report a pass")
 
 
+def _forget_modules_under(folder: Path) -> None:
+    """Take the modules imported from ``folder`` out of ``sys.modules`` (see ``_IMPORTING``)."""
+    prefixes = tuple({str(folder) + os.sep, str(folder.resolve()) + os.sep})
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.startswith(prefixes):
+            del sys.modules[name]
+
+
 def _pin_hypothesis_seeds(items: Iterator[pytest.Item]) -> None:
     """Give each derandomized ``@given`` test, once, the seed hypothesis would derive for it on every run.
 
@@ -237,9 +254,13 @@ class SuiteSession:
             *_plugin_args(),
         ]
         self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
-        self._thread.start()
         try:
-            self._plugin.ready.result()
+            with _IMPORTING:
+                self._thread.start()
+                try:
+                    self._plugin.ready.result()
+                finally:
+                    _forget_modules_under(self.lesson.suites)
         except BaseException:
             self.__exit__()
             raise
