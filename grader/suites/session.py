@@ -24,6 +24,7 @@ import pytest
 from grader.errors import LessonError
 from grader.model import Lesson, TestOutcome
 from grader.suites.reference import load_reference
+from grader.suites.replay import ExampleReplay
 from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, Mismatch, NotAttempted, Target
 
 _INI = Path(__file__).with_name("pytest.ini")
@@ -45,7 +46,7 @@ class _Job:
 class _Plugin:
     """The pytest plugin that serves jobs from a queue instead of running the tests once."""
 
-    def __init__(self, lesson: Lesson, reference: SimpleNamespace) -> None:
+    def __init__(self, lesson: Lesson, reference: SimpleNamespace, replay: bool) -> None:
         self.lesson = lesson
         self._reference = reference
         self.jobs: "queue.Queue[_Job | None]" = queue.Queue()
@@ -53,6 +54,7 @@ class _Plugin:
         self.current: Target | None = None
         self.collect_errors: list[str] = []
         self._excinfo: dict[str, BaseException] = {}
+        self.replay = ExampleReplay(enabled=replay)
 
     # -- fixtures offered to the suites ------------------------------------------------------------------
     @pytest.fixture
@@ -97,6 +99,12 @@ class _Plugin:
         )
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """A property whose examples were drawn earlier this session is run by replaying them (replay.py);
+        one that has none yet, or whose failure only hypothesis can judge, runs through hypothesis."""
+        return True if self.replay.run(pyfuncitem) else None
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         try:
             items = [(item, _marker(item, self.lesson)) for item in session.items]
@@ -108,6 +116,7 @@ class _Plugin:
             self.ready.set_exception(LessonError(f"The hidden suites in {self.lesson.suites} cannot be used: {detail}"))
             return True
         _pin_hypothesis_seeds(item for item, _ in items)
+        self.replay.install([item for item, _ in items])
         self.ready.set_result([item for item, _ in items])
         while (job := self.jobs.get()) is not None:
             try:
@@ -123,11 +132,14 @@ class _Plugin:
         self.current = target
         self._excinfo.pop(item.nodeid, None)
         try:
-            reports = runtestprotocol(item, nextitem=None, log=False)
+            with self.replay.recording(item) as recorded:
+                reports = runtestprotocol(item, nextitem=None, log=False)
+                passed = all(r.passed for r in reports) and any(r.when == "call" for r in reports)
+                recorded(passed)
         finally:
             self.current = None
         name = item.name
-        if all(r.passed for r in reports) and any(r.when == "call" for r in reports):
+        if passed:
             return TestOutcome(qid, name, weight, "passed")
         error = _first_leaf(self._excinfo.pop(item.nodeid, None))
         return _outcome(qid, name, weight, error, reports)
@@ -232,9 +244,10 @@ def _plugin_args() -> list[str]:
 class SuiteSession:
     """One lesson's hidden suites, collected once, ready to run against any number of targets."""
 
-    def __init__(self, lesson: Lesson) -> None:
+    def __init__(self, lesson: Lesson, *, replay: bool = True) -> None:
+        """``replay=False`` runs every property through hypothesis's engine every time (see replay.py)."""
         self.lesson = lesson
-        self._plugin = _Plugin(lesson, load_reference(lesson.solution))
+        self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
         self._thread: threading.Thread | None = None
         self._exit: "Future[int]" = Future()
 
@@ -282,6 +295,11 @@ class SuiteSession:
         job = _Job(target, questions, Future())
         self._plugin.jobs.put(job)
         return job.result.result()
+
+    @property
+    def replayed(self) -> int:
+        """How many test runs this session decided by replaying recorded examples (for tests and the bench)."""
+        return self._plugin.replay.replayed
 
     def __exit__(self, *exc: object) -> None:
         if self._thread is not None and self._thread.is_alive():

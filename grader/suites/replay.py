@@ -1,0 +1,223 @@
+"""Draw each property's examples once per session, then replay them for every later learner.
+
+Why: in the grading profile (``derandomize``, no deadline) hypothesis draws the same examples for a
+``@given`` test in every run, whoever's answer it calls, up to the first failing example: the draws come
+from a fixed seed and the choices made so far, never from what the learner returned. Drawing them was
+most of a notebook's grading time (the engine's bookkeeping for ~140 examples, against ~150 cheap learner
+calls), so a session records the examples of the first run of each property that passes, and later runs
+call the test's body directly with those examples, in the same order, each under the seeded ``random``
+the engine gives an example.
+
+The outcome is the engine's: a replay that passes every example is a run the engine would pass; without
+the shrink phase (``NO_SHRINK``, every graded Decode property) the engine stops at the first failing
+example and reports its exception, which is what a replay raises. A failure in a property that shrinks is
+handed to the engine, so that the feedback shows the example it shrinks to; if the engine cannot reproduce
+it (an answer that changes from call to call), the failure seen stands, as hypothesis's own ``Flaky`` would.
+A body that uses hypothesis's API (``note``, ``target``, ``assume`` work only inside the engine) always runs
+through the engine from then on. A property is never recorded if another learner could make the engine
+draw differently: not derandomized, with a deadline, drawing in its body (``st.data()``), rejecting
+examples, or run by a class that customises how examples execute. ``tests/test_replay.py`` checks that
+every outcome and message is the engine's.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import random
+import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import pytest
+
+#: Where a property that must always run through the engine is recorded as such.
+_NEVER: tuple[dict[str, Any], ...] = ()
+
+_EXECUTION_HOOKS = ("setup_example", "teardown_example", "execute_example")
+
+
+@dataclass
+class _Recording:
+    """What one engine run of one test drew: filled by the wrapped body, read when the run ends."""
+
+    fixtures: frozenset[str]
+    examples: list[dict[str, Any]] = field(default_factory=list)
+    unreplayable: bool = False
+
+
+#: The recording of the run in progress in this thread, if any. Test functions are module objects that
+#: every session of a lesson in a process shares (pytest imports a suite module once), so the wrapper
+#: around a body is shared too; each session runs its tests in its own thread, and a context variable keeps
+#: one session's recording from collecting another's examples.
+_CURRENT: ContextVar[_Recording | None] = ContextVar("grader_replay_recording", default=None)
+
+
+class ExampleReplay:
+    """Per test item: the examples its first passing engine run drew (``_NEVER``: always the engine)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self._enabled = enabled
+        self._examples: dict[str, tuple[dict[str, Any], ...]] = {}
+        self._bodies: dict[str, Callable[..., Any]] = {}
+        self._shrinks: dict[str, bool] = {}
+        self.replayed = 0
+        """Runs decided by a replay so far."""
+
+    def install(self, items: list[pytest.Item]) -> None:
+        """Wrap each eligible ``@given`` test's body (its public ``hypothesis.inner_test``) to record its calls."""
+        from hypothesis import Phase, is_hypothesis_test
+
+        for item in items if self._enabled else ():
+            test = getattr(item, "obj", None)
+            if test is None or not is_hypothesis_test(test) or not _draws_alike(test, item):
+                continue
+            handle = test.hypothesis
+            body = getattr(handle, "_grader_body", None)
+            if body is None:  # once per function, whichever session or parametrized item comes first
+                body = handle.inner_test
+                handle._grader_body = body
+                handle.inner_test = _recorder(body)
+            self._bodies[item.nodeid] = body
+            self._shrinks[item.nodeid] = Phase.shrink in test._hypothesis_internal_use_settings.phases
+
+    @contextmanager
+    def recording(self, item: pytest.Item) -> Iterator[Callable[[bool], None]]:
+        """Record an engine run of ``item`` if it has no examples yet; the caller says whether it passed."""
+        if item.nodeid not in self._bodies or item.nodeid in self._examples:
+            yield lambda passed: None
+            return
+        run = _Recording(frozenset(item.fixturenames))
+
+        def done(passed: bool) -> None:
+            if run.unreplayable:
+                self._examples[item.nodeid] = _NEVER
+            elif passed and run.examples:
+                self._examples[item.nodeid] = tuple(run.examples)
+
+        token = _CURRENT.set(run)
+        try:
+            yield done
+        finally:
+            _CURRENT.reset(token)
+
+    def run(self, item: pytest.Item) -> bool:
+        """Run ``item`` from its recorded examples: True if it passed, its failure raised if it failed, False if
+        it must run through hypothesis instead (nothing recorded, or its body uses hypothesis's API)."""
+        examples = self._examples.get(item.nodeid)
+        if not examples:
+            return False
+        from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
+
+        fixtures = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}  # type: ignore[attr-defined]
+        try:
+            self._replay(item, examples, fixtures)
+        except (HypothesisException, UnsatisfiedAssumption):
+            self._examples[item.nodeid] = _NEVER  # the body needs the engine: from now on it always gets it
+            return False
+        except _FAILURES as failure:
+            self.replayed += 1
+            if self._shrinks[item.nodeid]:
+                item.obj(**fixtures)  # the engine, so that the feedback shows the example it shrinks to
+            raise failure  # ...and if it cannot reproduce the failure, the failure seen still stands
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # NotAttempted, LearnerHung, pytest.skip: the engine lets these through at once
+            self.replayed += 1
+            raise
+        self.replayed += 1
+        return True
+
+    def _replay(self, item: pytest.Item, examples: tuple[dict[str, Any], ...], fixtures: dict[str, Any]) -> None:
+        body = self._bodies[item.nodeid]
+        with _seeded_random() as reseed:
+            for example in examples:
+                reseed()
+                body(**fixtures, **copy.deepcopy(example))
+
+
+#: What hypothesis counts as a failing example (``hypothesis.core.failure_exceptions_to_catch``).
+_FAILURES = (Exception, SystemExit, GeneratorExit, pytest.fail.Exception)
+
+
+def _recorder(body: Callable[..., Any]) -> Callable[..., Any]:
+    """``body``, noting what each call was given while a run of its test is being recorded."""
+    from hypothesis.errors import UnsatisfiedAssumption
+    from hypothesis.strategies import DataObject
+
+    @functools.wraps(body)
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        run = _CURRENT.get()
+        if run is not None:
+            drawn = {k: v for k, v in kwargs.items() if k not in run.fixtures}
+            if args or any(isinstance(v, DataObject) for v in drawn.values()):
+                run.unreplayable = True
+            else:
+                run.examples.append(copy.deepcopy(drawn))  # before the body can change them
+        try:
+            return body(*args, **kwargs)
+        except UnsatisfiedAssumption:
+            if run is not None:
+                run.unreplayable = True
+            raise
+
+    return recording
+
+
+def _draws_alike(test: Any, item: pytest.Item) -> bool:
+    """Whether the engine draws the same examples for this test in every run, whatever the learner does."""
+    settings = getattr(test, "_hypothesis_internal_use_settings", None)
+    if settings is None or not settings.derandomize or settings.deadline is not None:
+        return False
+    instance = getattr(item, "instance", None)
+    return not any(hasattr(instance, hook) for hook in _EXECUTION_HOOKS)
+
+
+@contextmanager
+def _seeded_random() -> Iterator[Callable[[], None]]:
+    """Yield a function that seeds every PRNG hypothesis manages (``random``, numpy's global generator if
+    loaded, any ``register_random``-ed one) with 0 for the next example, as the engine does for each example
+    it runs; their states are restored at the end.
+
+    The engine saves, seeds and restores them around every example (~140 us); what a body sees is the same
+    seeded state either way, so here each is saved and seeded once per test and reset per example (~10 us).
+    """
+    managed = _managed_randoms()
+    saved = [(r, r.getstate()) for r in managed]
+    seeded = []
+    for r in managed:
+        r.seed(0)
+        seeded.append((r, r.getstate()))
+
+    def reseed() -> None:
+        for r, state in seeded:
+            r.setstate(state)
+
+    try:
+        yield reseed
+    finally:
+        for r, state in saved:
+            r.setstate(state)
+
+
+def _managed_randoms() -> list[Any]:
+    """The generators hypothesis seeds for each example: its registry, plus numpy's (registered lazily)."""
+    try:
+        from hypothesis.internal.entropy import RANDOMS_TO_MANAGE
+
+        managed = [r for r in (ref() for ref in list(RANDOMS_TO_MANAGE.data.values())) if r is not None]
+    except (ImportError, AttributeError):  # pragma: no cover - another hypothesis: the standard ones
+        managed = [random]
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and not any(getattr(r, "getstate", None) == numpy.random.get_state for r in managed):
+        managed.append(_NumpyGlobal(numpy))
+    return managed
+
+
+class _NumpyGlobal:
+    """numpy's global generator with the ``seed``/``getstate``/``setstate`` of ``random``."""
+
+    def __init__(self, numpy: Any) -> None:
+        self.seed, self.getstate, self.setstate = numpy.random.seed, numpy.random.get_state, numpy.random.set_state
