@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.limits import kill_group
@@ -28,7 +29,11 @@ from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Lesson, Report, Submission
 from grader.pipeline import failed_report, grade_submission
-from grader.suites.session import SuiteSession
+
+if TYPE_CHECKING:
+    # The batch process imports this module for Task and the pool's functions only; pytest and hypothesis
+    # (~0.6 s) are imported by the grading processes, when they open a lesson's suites.
+    from grader.suites.session import SuiteSession
 
 
 @dataclass(frozen=True)
@@ -65,11 +70,14 @@ class GradingContext:
         self._zygotes: list[Zygote] = []
         """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
         self._forks = True
+        self._warming: threading.Thread | None = None
 
     def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
         """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
         with self._lock:
             if lesson_id not in self._sessions:
+                from grader.suites.session import SuiteSession
+
                 lesson = load_lesson(lesson_id, self.settings.lessons_root, self.settings.suites)
                 self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__())
             return self._sessions[lesson_id]
@@ -95,8 +103,18 @@ class GradingContext:
             with self._lock:
                 self._idle_zygotes.append(zygote)
 
+    def warm_soon(self) -> None:
+        """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
+        with self._lock:
+            if self._warming is not None:
+                return
+            self._warming = threading.Thread(target=self.warm, name="zygote-warm", daemon=True)
+        self._warming.start()
+
     def _take_zygote(self) -> Zygote | None:
         """A zygote only this task uses, started on first need; None where workers are spawned instead."""
+        if self._warming is not None:
+            self._warming.join()  # the zygote booting in the background is the one to take
         with self._lock:
             if self._idle_zygotes:
                 return self._idle_zygotes.pop()
@@ -165,6 +183,7 @@ def start_grading_process(settings: Settings, parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: _exit_now())
     context = context_for(settings)
+    context.warm_soon()
     Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 
