@@ -75,6 +75,7 @@ def test_every_submission_gets_a_row_and_the_batch_exits_0(mixed_class: tuple[An
     assert "not a readable Jupyter notebook" in rows["fay"]["reason"]
     assert "'cooking'" in rows["gus"]["reason"] and rows["gus"]["max_score"] == ""
     assert "[8/8]" in result.stderr and "8 submissions (flat folder): 8 graded now" in result.stdout
+    assert "Traceback" not in result.stderr, result.stderr  # nothing in any process failed unhandled
 
 
 def test_grades_csv_has_scores_per_question(mixed_class: tuple[Any, Path]) -> None:

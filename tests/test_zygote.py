@@ -173,3 +173,21 @@ def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
     assert root.is_dir()
     Zygote.start(LIMITS).close()  # type: ignore[union-attr]
     assert not root.exists()
+
+
+def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() -> None:
+    from grader.batch.work import GradingContext, Settings, Task
+    from tests.conftest import REPO
+
+    context = GradingContext(Settings(limits=LIMITS))
+    try:
+        context.warm_soon()  # as a pool's grading process does when it starts
+        assert context._warming is not None
+        context._warming.join()
+        assert len(context._idle_zygotes) == 1  # booted in the background, waiting for the first task
+        submission = read_submission(REPO / "solutions" / "decode.ipynb")
+        report = context.grade(Task("ada", submission, "decode", context.settings))
+        assert report.status == "graded" and report.score == report.max_score
+        assert len(context._zygotes) == 1  # the warmed one, not a second one booted for the first task
+    finally:
+        context.close()

@@ -113,8 +113,9 @@ class GradingContext:
 
     def _take_zygote(self) -> Zygote | None:
         """A zygote only this task uses, started on first need; None where workers are spawned instead."""
-        if self._warming is not None:
-            self._warming.join()  # the zygote booting in the background is the one to take
+        warming = self._warming
+        if warming is not None and warming is not threading.current_thread():
+            warming.join()  # the zygote booting in the background is the one to take
         with self._lock:
             if self._idle_zygotes:
                 return self._idle_zygotes.pop()
