@@ -113,8 +113,8 @@ def summary(s: measure.Series) -> dict[str, Any]:
 
 def _grade_command() -> str:
     """``grade`` as installed beside this interpreter, run directly as nbgrader is (``<venv>/bin/python -m
-    nbgrader``); a version manager's shim on PATH (pyenv's runs ~0.3 s of shell scripts per call) is not ours
-    to measure. Falls back to ``grade`` on PATH."""
+    nbgrader``); a version manager's shim on PATH (pyenv's adds ~0.1 s of shell scripts per call here) is not
+    ours to measure. Falls back to ``grade`` on PATH."""
     beside = Path(sys.executable).parent / "grade"
     return str(beside) if beside.exists() else "grade"
 
