@@ -15,9 +15,9 @@ handed to the engine, so that the feedback shows the example it shrinks to; if t
 it (an answer that changes from call to call), the failure seen stands, as hypothesis's own ``Flaky`` would.
 A body that uses hypothesis's API (``note``, ``target``, ``assume`` work only inside the engine) always runs
 through the engine from then on. A property is never recorded if another learner could make the engine
-draw differently: not derandomized, with a deadline, drawing in its body (``st.data()``), rejecting
-examples, or run by a class that customises how examples execute. ``tests/test_replay.py`` checks that
-every outcome and message is the engine's.
+draw differently: not derandomized, with a deadline or an example database, drawing in its body
+(``st.data()``), rejecting examples, or run by a class that customises how examples execute.
+``tests/test_replay.py`` checks that every outcome and message is the engine's.
 """
 
 from __future__ import annotations
@@ -48,10 +48,9 @@ class _Recording:
     unreplayable: bool = False
 
 
-#: The recording of the run in progress in this thread, if any. Test functions are module objects that
-#: every session of a lesson in a process shares (pytest imports a suite module once), so the wrapper
-#: around a body is shared too; each session runs its tests in its own thread, and a context variable keeps
-#: one session's recording from collecting another's examples.
+#: The recording of the run in progress in this thread, if any. The wrapper around a body is installed on
+#: the test function itself, not on one session; each session runs its tests in its own thread, and a
+#: context variable lets the wrapper find that thread's recording without reaching into any session.
 _CURRENT: ContextVar[_Recording | None] = ContextVar("grader_replay_recording", default=None)
 
 
@@ -71,8 +70,10 @@ class ExampleReplay:
         from hypothesis import Phase, is_hypothesis_test
 
         for item in items if self._enabled else ():
-            test = getattr(item, "obj", None)
-            if test is None or not is_hypothesis_test(test) or not _draws_alike(test, item):
+            if not isinstance(item, pytest.Function):
+                continue
+            test = item.obj
+            if not is_hypothesis_test(test) or not _draws_alike(test, item):
                 continue
             handle = test.hypothesis
             body = getattr(handle, "_grader_body", None)
@@ -89,7 +90,7 @@ class ExampleReplay:
         if item.nodeid not in self._bodies or item.nodeid in self._examples:
             yield lambda passed: None
             return
-        run = _Recording(frozenset(item.fixturenames))
+        run = _Recording(frozenset(getattr(item, "fixturenames", ())))
 
         def done(passed: bool) -> None:
             if run.unreplayable:
@@ -103,7 +104,7 @@ class ExampleReplay:
         finally:
             _CURRENT.reset(token)
 
-    def run(self, item: pytest.Item) -> bool:
+    def run(self, item: pytest.Function) -> bool:
         """Run ``item`` from its recorded examples: True if it passed, its failure raised if it failed, False if
         it must run through hypothesis instead (nothing recorded, or its body uses hypothesis's API)."""
         examples = self._examples.get(item.nodeid)
@@ -111,7 +112,8 @@ class ExampleReplay:
             return False
         from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
 
-        fixtures = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}  # type: ignore[attr-defined]
+        # The arguments pytest's own pytest_pyfunc_call passes: the test's fixtures (hypothesis draws the rest).
+        fixtures = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
         try:
             self._replay(item, examples, fixtures)
         except (HypothesisException, UnsatisfiedAssumption):
@@ -130,7 +132,7 @@ class ExampleReplay:
         self.replayed += 1
         return True
 
-    def _replay(self, item: pytest.Item, examples: tuple[dict[str, Any], ...], fixtures: dict[str, Any]) -> None:
+    def _replay(self, item: pytest.Function, examples: tuple[dict[str, Any], ...], fixtures: dict[str, Any]) -> None:
         body = self._bodies[item.nodeid]
         with _seeded_random() as reseed:
             for example in examples:
@@ -169,8 +171,8 @@ def _recorder(body: Callable[..., Any]) -> Callable[..., Any]:
 def _draws_alike(test: Any, item: pytest.Item) -> bool:
     """Whether the engine draws the same examples for this test in every run, whatever the learner does."""
     settings = getattr(test, "_hypothesis_internal_use_settings", None)
-    if settings is None or not settings.derandomize or settings.deadline is not None:
-        return False
+    if settings is None or not settings.derandomize or settings.deadline is not None or settings.database is not None:
+        return False  # random draws; a timing check a replay does not make; examples saved by earlier runs
     instance = getattr(item, "instance", None)
     return not any(hasattr(instance, hook) for hook in _EXECUTION_HOOKS)
 
@@ -207,7 +209,8 @@ def _managed_randoms() -> list[Any]:
     try:
         from hypothesis.internal.entropy import RANDOMS_TO_MANAGE
 
-        managed = [r for r in (ref() for ref in list(RANDOMS_TO_MANAGE.data.values())) if r is not None]
+        refs = list(RANDOMS_TO_MANAGE.data.values())  # type: ignore[attr-defined]  # as hypothesis reads it
+        managed = [r for r in (ref() for ref in refs) if r is not None]
     except (ImportError, AttributeError):  # pragma: no cover - another hypothesis: the standard ones
         managed = [random]
     numpy = sys.modules.get("numpy")
