@@ -109,7 +109,7 @@ class GradingContext:
             if self._warming is not None:
                 return
             self._warming = threading.Thread(target=self.warm, name="zygote-warm", daemon=True)
-        self._warming.start()
+            self._warming.start()  # under the lock: no task can find it set but not started
 
     def _take_zygote(self) -> Zygote | None:
         """A zygote only this task uses, started on first need; None where workers are spawned instead."""
