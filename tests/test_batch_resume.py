@@ -7,6 +7,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -79,3 +80,20 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
     assert {run for _, _, run in after} == {1, 2}
     assert {k: question_scores(v) for k, v in results(out).items()} == {k: SOLVED_SCORES for k in LEARNERS}
     assert set(grades(out)) == set(LEARNERS)
+
+
+def test_an_orphaned_grading_process_exits_even_if_its_cleanup_fails() -> None:
+    script = (
+        "import grader.batch.work as work\n"
+        "class Broken:\n"
+        "    def abandon(self):\n"
+        "        raise RuntimeError('cleanup failed')\n"
+        "work._PROCESS_CONTEXT = Broken()\n"
+        "try:\n"
+        "    work._exit_now()  # in a grading process it runs in the parent-watch thread: an error ends only that\n"
+        "except BaseException:\n"
+        "    pass\n"
+        "print('still running')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "still running" not in result.stdout, result.stderr

@@ -191,3 +191,22 @@ def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() 
         assert len(context._zygotes) == 1  # the warmed one, not a second one booted for the first task
     finally:
         context.close()
+
+
+def test_a_zygote_ended_from_two_threads_at_once_ends_cleanly(zygote: Zygote, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A dying grading process ends its zygotes from its parent-watch thread while the grading thread, finding
+    # the zygote dead, ends it too. Here the second end happens in the middle of the first.
+    from grader.execute import zygote as zygote_module
+
+    real_end = zygote_module.end_worker
+    calls: list[int] = []
+
+    def end_and_race(pid: int, uid: int | None) -> None:
+        calls.append(pid)
+        real_end(pid, uid)
+        if len(calls) == 1:
+            zygote._kill()  # the other thread's end, before the first one has finished
+
+    monkeypatch.setattr(zygote_module, "end_worker", end_and_race)
+    zygote.close()
+    assert calls and zygote._proc is None and zygote._control is None

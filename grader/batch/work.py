@@ -142,7 +142,10 @@ class GradingContext:
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
         for zygote in list(self._zygotes):
-            zygote.close()
+            try:
+                zygote.close()
+            except Exception:  # noqa: BLE001 - dying: one zygote that cannot be closed must not keep the others
+                pass
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -205,6 +208,8 @@ def _exit_now() -> None:
             continue
         if parent == me:
             kill_group(int(stat.parent.name))
-    if _PROCESS_CONTEXT is not None:
-        _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not
-    os._exit(1)
+    try:
+        if _PROCESS_CONTEXT is not None:
+            _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not
+    finally:
+        os._exit(1)  # whatever the cleanup met: an orphaned grading process must not stay behind

@@ -85,6 +85,8 @@ class Zygote:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._stop = threading.Event()
+        self._killing = threading.Lock()
+        """A grading thread that finds the zygote dead and a dying grader's cleanup may both end it at once."""
         _remove_orphaned_roots()
         self.root = Path(tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-"))
         self.isolation = self.level = ""
@@ -148,16 +150,17 @@ class Zygote:
         self._stop.wait()
 
     def _kill(self) -> None:
-        if self._proc is not None:
-            end_worker(self._proc.pid, self.uid)  # the namespace's first process: takes every child with it
+        with self._killing:
+            proc, self._proc = self._proc, None
+            control, self._control = self._control, None
+        if proc is not None:
+            end_worker(proc.pid, self.uid)  # the namespace's first process: takes every child with it
             try:
-                self._proc.wait(timeout=5)
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
-            self._proc = None
-        if self._control is not None:
-            self._control.close()
-            self._control = None
+        if control is not None:
+            control.close()
         self._stop.set()
 
     def close(self) -> None:
