@@ -129,7 +129,8 @@ def batch_command(
     \b
     SUBMISSIONS may be a flat folder of *.ipynb (learner id = file stem), an
     nbgrader course (submitted/<learner>/<assignment>/*.ipynb), an LMS download
-    (Canvas, Moodle, Blackboard file names), or a .zip of any of these.
+    (Canvas, Moodle, Blackboard file names, or Moodle's folder per learner),
+    or a .zip of any of these.
     Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html
     and gradebook.sqlite. A rerun skips unchanged submissions and finishes an
     interrupted run. Exit status 0 when every submission has a row.

@@ -166,3 +166,48 @@ def test_something_that_is_not_a_zip_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="neither a folder"):
         with open_submissions(touch(tmp_path / "x.txt", "x")):
             pass
+
+
+MOODLE_FOLDERS = {
+    "Ada Lovelace_4711_assignsubmission_file_/decode.ipynb": NB,
+    "Ada Lovelace_4711_assignsubmission_onlinetext_/onlinetext.html": "<p>see my notebook</p>",
+    "Grace Hopper_4712_assignsubmission_file_/work/decode.ipynb": NB,
+    "Grace Hopper_4712_assignsubmission_file_/work/.ipynb_checkpoints/decode-checkpoint.ipynb": NB,
+    "Alan Turing_4713_assignsubmission_file_/decode.ipynb": NB,
+    "Alan Turing_4713_assignsubmission_file_/scratch.ipynb": NB,
+    "Linus_4714_assignsubmission_onlinetext_/onlinetext.html": "<p>no notebook</p>",
+}
+
+
+def test_a_moodle_download_with_a_folder_per_learner(tmp_path: Path) -> None:
+    for rel, text in MOODLE_FOLDERS.items():
+        touch(tmp_path / "moodle" / rel, text)
+    archive_path = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive_path, "w") as zf:
+        for rel, text in MOODLE_FOLDERS.items():
+            zf.writestr(rel, text)
+    with open_submissions(archive_path) as from_zip:
+        for found in (find_submissions(tmp_path / "moodle"), from_zip):
+            assert found.layout == "Moodle download (a folder per learner)"
+            assert {e.learner: next(rel for rel in MOODLE_FOLDERS if e.shown.endswith(rel)) for e in found.entries} == {
+                "Ada_Lovelace_4711": "Ada Lovelace_4711_assignsubmission_file_/decode.ipynb",
+                "Grace_Hopper_4712": "Grace Hopper_4712_assignsubmission_file_/work/decode.ipynb",
+                "Alan_Turing_4713-decode": "Alan Turing_4713_assignsubmission_file_/decode.ipynb",
+                "Alan_Turing_4713-scratch": "Alan Turing_4713_assignsubmission_file_/scratch.ipynb",
+            }
+    # Only .ipynb members are unpacked from an archive, so only the folder can say who sent no notebook.
+    assert any("no notebook from 1 learner(s): Linus_4714" in note for note in find_submissions(tmp_path / "moodle").notes)
+
+
+def test_a_moodle_download_of_one_learner_is_not_unwrapped_into_their_folder(tmp_path: Path) -> None:
+    touch(tmp_path / "download" / "Ada Lovelace_4711_assignsubmission_file_" / "decode.ipynb")
+    found = find_submissions(tmp_path)
+    assert found.layout == "Moodle download (a folder per learner)"
+    assert learners(found) == {"Ada_Lovelace_4711": "decode.ipynb"}
+
+
+def test_folders_that_are_not_an_lms_download_are_not_read_as_learners(tmp_path: Path) -> None:
+    touch(tmp_path / "week1" / "decode.ipynb")
+    touch(tmp_path / "week2" / "decode.ipynb")
+    found = find_submissions(tmp_path)
+    assert found.layout == "flat folder" and found.entries == ()

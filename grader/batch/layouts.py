@@ -4,6 +4,8 @@ Three layouts are recognised (see the README's batch section):
 
 - flat: ``*.ipynb`` at the top; the learner id is the file stem, or what an LMS file name encodes
   (:mod:`grader.batch.names`);
+- a folder per learner, as Moodle downloads: the learner id is what the folder's name encodes, and every
+  notebook inside (at any depth) is that learner's;
 - nbgrader: ``submitted/<learner>/<assignment>/<notebook>.ipynb`` (the folder may be the course root or
   ``submitted/`` itself);
 - either of these wrapped in one top-level folder, as archives often are, or packed in a ``.zip``
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from grader.batch.archive import unpack_zip
-from grader.batch.names import lms_names, safe_id
+from grader.batch.names import LMS_FOLDER_PATTERNS, lms_names, safe_id
 from grader.errors import UsageError
 
 _IGNORED_DIRS = {".ipynb_checkpoints", "__MACOSX"}
@@ -69,6 +71,10 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
     if assignment is not None:
         raise UsageError(f"--assignment is for nbgrader's submitted/<learner>/<assignment>/ layout; {root} is not one.")
     notebooks = _notebooks(root)
+    if not notebooks:
+        per_learner = _folder_per_learner(root, top, shown_root)
+        if per_learner is not None:
+            return per_learner
     stems = [p.stem for p in notebooks]
     lms = lms_names(stems)
     if lms is None:
@@ -83,12 +89,37 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
     return _unique(entries, layout, notes)
 
 
+def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found | None:
+    """An LMS download with a folder per learner, if every folder's name matches one pattern; else None."""
+    folders = sorted(c for c in root.iterdir() if c.is_dir() and not _hidden(c) and c.name not in _IGNORED_DIRS)
+    lms = lms_names([f.name for f in folders], LMS_FOLDER_PATTERNS)
+    if lms is None:
+        return None
+    lms_name, names = lms
+    entries: list[Entry] = []
+    for folder, name in zip(folders, names):
+        entries += [Entry(name.learner, p, _shown(p, top, shown_root), name.late) for p in _notebooks_under(folder)]
+    without = sorted({n.learner for n in names} - {e.learner for e in entries})
+    notes = (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
+    return _unique(entries, f"{lms_name} download (a folder per learner)", notes)
+
+
+def _notebooks_under(folder: Path) -> list[Path]:
+    """Every notebook at any depth, except in hidden or checkpoint folders."""
+    return sorted(
+        p
+        for p in folder.rglob("*.ipynb")
+        if p.is_file() and not any(_hidden(part) or part.name in _IGNORED_DIRS for part in (p, *p.relative_to(folder).parents))
+    )
+
+
 def _unwrap(root: Path) -> Path:
     """Descend through a single wrapping folder that holds nothing else (``submissions/`` inside a zip)."""
     while True:
         children = [c for c in root.iterdir() if not _hidden(c) and c.name not in _IGNORED_DIRS]
-        if len(children) == 1 and children[0].is_dir() and children[0].name != "submitted":
-            root = children[0]
+        only = children[0] if len(children) == 1 else None
+        if only is not None and only.is_dir() and only.name != "submitted" and lms_names([only.name], LMS_FOLDER_PATTERNS) is None:
+            root = only  # a wrapper, not the one learner's folder of an LMS download
         else:
             return root
 

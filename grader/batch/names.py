@@ -46,11 +46,19 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
 )
 
 
-def lms_names(stems: list[str]) -> tuple[str, list[LmsName]] | None:
-    """The first LMS pattern that every stem matches, with what each stem says; ``None`` if none fits all."""
+#: LMS downloads with a folder per learner, read from the folder's name (the files inside keep their names).
+LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
+    # Moodle, "download submissions in folders" (its default): Ada Lovelace_12345_assignsubmission_file_/decode.ipynb,
+    # beside a folder per other submission plugin (Ada Lovelace_12345_assignsubmission_onlinetext_/)
+    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")),
+)
+
+
+def lms_names(stems: list[str], patterns: tuple[LmsPattern, ...] = LMS_PATTERNS) -> tuple[str, list[LmsName]] | None:
+    """The first LMS pattern that every stem (or folder name) matches, with what each says; ``None`` if none fits all."""
     if not stems:
         return None
-    for pattern in LMS_PATTERNS:
+    for pattern in patterns:
         parsed = [pattern.parse(stem) for stem in stems]
         if all(p is not None for p in parsed):
             return pattern.name, [p for p in parsed if p is not None]
