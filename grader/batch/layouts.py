@@ -91,7 +91,7 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
 
 def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found | None:
     """An LMS download with a folder per learner, if every folder's name matches one pattern; else None."""
-    folders = sorted(c for c in root.iterdir() if c.is_dir() and not _hidden(c) and c.name not in _IGNORED_DIRS)
+    folders = sorted(c for c in root.iterdir() if c.is_dir() and not _ignored(c))
     lms = lms_names([f.name for f in folders], LMS_FOLDER_PATTERNS)
     if lms is None:
         return None
@@ -109,14 +109,14 @@ def _notebooks_under(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.rglob("*.ipynb")
-        if p.is_file() and not any(_hidden(part) or part.name in _IGNORED_DIRS for part in (p, *p.relative_to(folder).parents))
+        if p.is_file() and not any(_ignored(part) for part in (p, *p.relative_to(folder).parents))
     )
 
 
 def _unwrap(root: Path) -> Path:
     """Descend through a single wrapping folder that holds nothing else (``submissions/`` inside a zip)."""
     while True:
-        children = [c for c in root.iterdir() if not _hidden(c) and c.name not in _IGNORED_DIRS]
+        children = [c for c in root.iterdir() if not _ignored(c)]
         only = children[0] if len(children) == 1 else None
         if only is not None and only.is_dir() and only.name != "submitted" and lms_names([only.name], LMS_FOLDER_PATTERNS) is None:
             root = only  # a wrapper, not the one learner's folder of an LMS download
@@ -126,7 +126,7 @@ def _unwrap(root: Path) -> Path:
 
 def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: str | None) -> Found:
     found = sorted(
-        p for p in submitted.glob("*/*/*.ipynb") if not any(_hidden(part) or part.name in _IGNORED_DIRS for part in (p, p.parent, p.parent.parent))
+        p for p in submitted.glob("*/*/*.ipynb") if not any(_ignored(part) for part in (p, p.parent, p.parent.parent))
     )
     assignments = sorted({p.parent.name for p in found})
     if assignment is None and len(assignments) > 1:
@@ -141,6 +141,11 @@ def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: st
 
 def _notebooks(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not _hidden(p))
+
+
+def _ignored(path: Path) -> bool:
+    """Hidden, a notebook checkpoint folder, or an archiver's metadata: never a submission or a learner."""
+    return _hidden(path) or path.name in _IGNORED_DIRS
 
 
 def _hidden(path: Path) -> bool:
