@@ -260,6 +260,8 @@ class SuiteSession:
             "--import-mode=importlib",
             "-p", "no:cacheprovider",
             "-p", "no:faulthandler",
+            "-p", "no:logging",  # its capture handlers, set up and torn down around every phase of every test, were ~15%
+            # of the suites' time; the learner's logging happens in the worker, out of its reach anyway
             "-p", "no:stepwise",
             "-p", "no:terminal",
             "-p", "no:unraisableexception",  # its session-end garbage collection costs ~0.1 s per session
