@@ -127,10 +127,10 @@ def batch_available() -> bool:
     return result.returncode == 0 and "--out" in result.stdout
 
 
-def grade_batch(subs: Path, out: Path, jobs: int) -> Callable[[int], measure.Run]:
+def grade_batch(subs: Path, out: Path, jobs: int, *extra: str) -> Callable[[int], measure.Run]:
     def once(_: int) -> measure.Run:
         shutil.rmtree(out, ignore_errors=True)  # a first run every time: no skipping of unchanged notebooks
-        return measure.run([GRADE, "batch", str(subs), "--out", str(out), "--jobs", str(jobs)])
+        return measure.run([GRADE, "batch", str(subs), "--out", str(out), "--jobs", str(jobs), *extra])
 
     return once
 
@@ -215,6 +215,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         s = series("grade batch", args.repeats, args.n, grade_batch(subs, res, args.jobs))
         results["batch"] = summary(s)
         results["batch_scores"] = batch_scores(res)
+
+    if has_batch and "kernel" not in skip:
+        log(f"grade batch --kernel (a real Jupyter kernel per notebook), N = {args.n}, --jobs {args.jobs}")
+        res = out / f"batch{args.n}" / "results-kernel"
+        s = series("grade batch --kernel", args.repeats, args.n, grade_batch(subs, res, args.jobs, "--kernel"))
+        results["kernel_batch"] = summary(s)
+        results["kernel_scores"] = batch_scores(res)
 
     if "single" not in skip:
         log(f"grade {one}.ipynb, cold (GRADER_DAEMON=off)")
@@ -301,6 +308,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     if "batch_scores" in results and "nbgrader_scores" in results:
         results["agreement_nbgrader"] = compare_scores(results["batch_scores"], results["nbgrader_scores"])
+    if "batch_scores" in results and "kernel_scores" in results:
+        results["agreement_kernel"] = compare_scores(results["batch_scores"], results["kernel_scores"])
     if "batch_scores" in results and "floor_scores" in results:
         results["agreement_floor"] = compare_scores(results["batch_scores"], results["floor_scores"])
     results["load_average_end"] = measure.load_average()
@@ -368,7 +377,13 @@ def report(r: dict[str, Any]) -> str:
             lines.append(
                 f"| batch of {b['per']}: per notebook vs nbgrader *execution only* (test cells emptied: no grading) "
                 f"| {_mmm(b['per_notebook_s'])} | {_mmm(ne['per_notebook_s'])} | {ratio:.1f}x | | |")
-    elif r.get("batch_missing"):
+    k = r.get("kernel_batch")
+    if k:
+        ratio = (nb["per_notebook_s"][1] / k["per_notebook_s"][1]) if nb else None
+        lines.append(
+            f"| batch of {k['per']}, real-kernel mode (`--kernel`: ipykernel per notebook, same sandbox): per notebook "
+            f"| {_mmm(k['per_notebook_s'])} | {_mmm(nb['per_notebook_s']) if nb else 'skipped'} | {f'{ratio:.1f}x' if ratio else 'n/a'} | | |")
+    if b is None and r.get("batch_missing"):
         lines.append("| batch | `grade batch` not available in this tree | | | | |")
     s, ns, sc = r.get("single"), r.get("nbgrader_single"), r.get("single_cold")
     if sc:
@@ -425,7 +440,7 @@ def report(r: dict[str, Any]) -> str:
             + (f"a worker forked from the zygote {_f(w['fork_worker_s']['median'], 'ms')} (medians; the zygote boots once in "
                f"{_f(w['zygote_boot_s'], 'ms')})." if w.get("fork_worker_s") else f"no zygote: {w.get('note')}."),
         ]
-    for key, label in (("agreement_nbgrader", "nbgrader autograde"), ("agreement_floor", "the in-process floor")):
+    for key, label in (("agreement_nbgrader", "nbgrader autograde"), ("agreement_kernel", "`grade batch --kernel`"), ("agreement_floor", "the in-process floor")):
         a = r.get(key)
         if a:
             text = f"Scores: `grade batch` and {label} agree on {a['agree']} of {a['compared']} submissions"
@@ -453,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scaling", help="comma-separated N for the scaling runs (default 10,100,1000)")
     parser.add_argument("--warm", type=int, help="warm check() calls per kernel (default 10)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--skip", default="", help="comma-separated steps to skip: batch,single,floor,selfcheck,worker,nbgrader,nbgrader-exec,scaling")
+    parser.add_argument("--skip", default="", help="comma-separated steps to skip: batch,kernel,single,floor,selfcheck,worker,nbgrader,nbgrader-exec,scaling")
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md", help="file whose marked section gets the table")
     parser.add_argument("--no-write", action="store_true", help="do not touch RESULTS.md")

@@ -51,23 +51,26 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites."),
         click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/)."),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds a notebook may run before it is stopped."),
+        click.option("--kernel", is_flag=True, help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; several times slower."),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
     return command
 
 
-def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> "GradeOptions":
+def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool) -> "GradeOptions":
     from grader.pipeline import GradeOptions
 
-    return GradeOptions.of(lesson, suites, lessons_root, timeout)
+    return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel)
 
 
 @main.command("notebook")
 @click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_grading_options
-def notebook_command(notebook: Path, as_json: bool, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float) -> None:
+def notebook_command(
+    notebook: Path, as_json: bool, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool
+) -> None:
     """Grade one notebook and print its score per question.
 
     A warm daemon answers when one is running (GRADER_DAEMON=off: never).
@@ -78,7 +81,7 @@ def notebook_command(notebook: Path, as_json: bool, lesson: str | None, suites: 
     from grader.serve.protocol import NotebookRequest, Terminal
 
     request = NotebookRequest(
-        notebook=str(notebook), cwd=os.getcwd(), as_json=as_json, lesson=lesson, timeout=timeout,
+        notebook=str(notebook), cwd=os.getcwd(), as_json=as_json, lesson=lesson, timeout=timeout, kernel=kernel,
         suites=None if suites is None else str(suites.resolve()),
         lessons_root=None if lessons_root is None else str(lessons_root.resolve()),
         terminal=Terminal.here(),
@@ -117,6 +120,7 @@ def batch_command(
     suites: Path | None,
     lessons_root: Path | None,
     timeout: float,
+    kernel: bool,
     jobs: int | None,
     dask_address: str | None,
     feedback: "FeedbackMode",
@@ -148,7 +152,7 @@ def batch_command(
 
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
-    options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout), jobs, feedback, regrade, assignment, nbgrader_db)
+    options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db)
     try:
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
@@ -172,7 +176,9 @@ _visibility_option = click.option(
 @click.option("--root", type=click.Path(path_type=Path, file_okay=False), envvar=GRADESCOPE_ROOT_ENV, default=GRADESCOPE_ROOT, show_default=True, help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).")
 @_grading_options
 @_visibility_option
-def gradescope_command(root: Path, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, visibility: str) -> None:
+def gradescope_command(
+    root: Path, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool, visibility: str
+) -> None:
     """Grade the notebook in a Gradescope submission and write results.json.
 
     Always writes a valid results.json (score 0 and the reason when there is no notebook, several, or one
@@ -180,7 +186,7 @@ def gradescope_command(root: Path, lesson: str | None, suites: Path | None, less
     """
     from grader.integrations.gradescope import grade_for_gradescope, write_results
 
-    results = grade_for_gradescope(root, _grade_options(lesson, suites, lessons_root, timeout), visibility)
+    results = grade_for_gradescope(root, _grade_options(lesson, suites, lessons_root, timeout, kernel), visibility)
     try:
         path = write_results(results, root)
     except OSError as err:

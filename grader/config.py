@@ -79,6 +79,9 @@ class Limits:
     """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
     isolation: str | None = None
     """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
+    kernel: bool = False
+    """Run the cells in a real Jupyter kernel (ipykernel, driven by nbclient) inside the same sandbox, for
+    fidelity with Jupyter and nbgrader; a kernel per notebook makes it several times slower."""
 
 
 DEFAULT_LIMITS = Limits()

@@ -36,9 +36,11 @@ class GradeOptions:
     limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
 
     @classmethod
-    def of(cls, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float | None) -> "GradeOptions":
+    def of(
+        cls, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float | None, kernel: bool = False
+    ) -> "GradeOptions":
         """The options from what a command line gives (``timeout`` None: the default)."""
-        limits = DEFAULT_LIMITS if timeout is None else replace(DEFAULT_LIMITS, timeout=timeout)
+        limits = replace(DEFAULT_LIMITS, timeout=DEFAULT_LIMITS.timeout if timeout is None else timeout, kernel=kernel)
         return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits)
 
 

@@ -25,6 +25,7 @@ inherit all of it.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
 import stat
@@ -84,6 +85,21 @@ def worker_env(workdir: Path) -> dict[str, str]:
 
 
 WORKER_PROGRAM = "grader.execute.worker_main"
+KERNEL_PROGRAM = "grader.execute.kernel_main"
+"""The worker of the real-kernel mode (``Limits.kernel``): runs the cells in ipykernel through nbclient."""
+
+
+def worker_program(limits: Limits) -> str:
+    """The program a spawned worker runs; raises :class:`UsageError` if the real-kernel mode cannot run here."""
+    if not limits.kernel:
+        return WORKER_PROGRAM
+    missing = [name for name in ("nbclient", "ipykernel") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(
+            f"--kernel runs notebooks in a real Jupyter kernel, which needs {' and '.join(missing)}: install "
+            f"{'it' if len(missing) == 1 else 'them'} with  python3 -m pip install 'inference-grader[kernel]'  or grade without --kernel."
+        )
+    return KERNEL_PROGRAM
 
 
 def worker_command(program: str = WORKER_PROGRAM) -> tuple[str, ...]:
@@ -92,8 +108,10 @@ def worker_command(program: str = WORKER_PROGRAM) -> tuple[str, ...]:
     return (sys.executable, "-I", "-c", code)
 
 
-def launch(workdir: Path, limits: Limits, program: str = WORKER_PROGRAM) -> Launch:
-    """The command line, environment and isolation for a worker whose working directory is ``workdir``."""
+def launch(workdir: Path, limits: Limits, program: str | None = None) -> Launch:
+    """The command line, environment and isolation for a worker whose working directory is ``workdir``
+    (``program``: the worker :func:`worker_program` chooses, unless given)."""
+    program = program or worker_program(limits)
     level, why_not_bwrap = choose_level(limits)
     root, env = _is_root(), worker_env(workdir)
     if level == "bubblewrap":
@@ -134,10 +152,12 @@ def worker_start() -> str:
 
 
 def check_settings(limits: Limits) -> None:
-    """Raise :class:`UsageError` for a bad ``GRADER_ISOLATION`` or ``GRADER_WORKERS`` before anything is graded
+    """Raise :class:`UsageError` for a bad ``GRADER_ISOLATION`` or ``GRADER_WORKERS``, or a ``--kernel`` that cannot
+    run here, before anything is graded
     (found later, inside a grading process, it would fail every notebook of a batch one by one)."""
     choose_level(limits)
     worker_start()
+    worker_program(limits)
 
 
 # -- bubblewrap ------------------------------------------------------------------------------------------------

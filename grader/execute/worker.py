@@ -24,6 +24,7 @@ from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
 from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint
 from grader.execute.process import Spawned, WorkerOS
+from grader.execute.worker_main import NO_INPUT
 from grader.execute.zygote import Zygote, ZygoteUnavailable
 from grader.model import Cell, CellError, Execution, Submission
 
@@ -201,6 +202,8 @@ class LearnerProcess:
         ename, evalue = str(raw.get("ename", "Error"))[:100], str(raw.get("evalue", ""))[:300]
         if ename == "MemoryError":
             evalue = f"it needed more than the {self.limits.memory_mb} MB of memory a notebook may use; use smaller data there"
+        elif ename == "StdinNotImplementedError":  # how a real kernel (--kernel) refuses input()
+            evalue = NO_INPUT
         elif ename == "SystemExit":
             evalue = f"{evalue or 'exit()'}; exit() and sys.exit() do not stop grading, so remove them"
         else:
@@ -285,8 +288,8 @@ def preview(source: str, width: int = 60, prefer_loop: bool = False) -> str:
 
 
 def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
-    """Fork from the zygote when there is one that answers; otherwise spawn a new interpreter."""
-    if zygote is not None:
+    """Fork from the zygote when there is one that answers; otherwise (and for a real kernel) spawn a new interpreter."""
+    if zygote is not None and not limits.kernel:
         try:
             return zygote.fork(rfd, wfd)
         except ZygoteUnavailable:

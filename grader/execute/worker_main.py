@@ -24,8 +24,11 @@ class NotDefined(Exception):
     """The grader asked for a name the notebook does not define (its type name crosses the channel)."""
 
 
+NO_INPUT = "input() gets no answer while grading: give your variables values in code instead."
+
+
 def _no_input(prompt: object = "") -> str:
-    raise EOFError("input() gets no answer while grading: give your variables values in code instead.")
+    raise EOFError(NO_INPUT)
 
 
 def _make_shell() -> Any:
@@ -121,16 +124,21 @@ def serve(rfd: int, wfd: int, shell: Any) -> None:
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
     worker.endpoint.send({"t": "executed", "errors": errors})
+    answer_calls(worker)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def answer_calls(worker: Worker) -> None:
+    """Answer the grader's calls against the learner's namespace until it says bye or hangs up."""
     while True:
         try:
             message = worker.endpoint.receive()
         except BaseException:
-            break
+            return
         if message["t"] == "bye":
-            break
+            return
         worker.endpoint.answer(message)
-    sys.stdout.flush()
-    os._exit(0)
 
 
 def main() -> None:

@@ -94,9 +94,9 @@ class Zygote:
 
     @classmethod
     def start(cls, limits: Limits) -> "Zygote | None":
-        """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, or
-        it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
-        if worker_start() == "spawn" or choose_level(limits)[0] != "bubblewrap":
+        """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, a real
+        kernel per notebook, or it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
+        if limits.kernel or worker_start() == "spawn" or choose_level(limits)[0] != "bubblewrap":
             return None
         zygote = cls(limits)
         try:

@@ -27,7 +27,7 @@ def _path(value: str | None) -> Path | None:
 
 
 def options_for(request: NotebookRequest) -> GradeOptions:
-    return GradeOptions.of(request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout)
+    return GradeOptions.of(request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout, request.kernel)
 
 
 def answer(request: NotebookRequest, grade: Grade) -> Answer:

@@ -47,6 +47,7 @@ class NotebookRequest:
     suites: str | None = None
     lessons_root: str | None = None
     timeout: float | None = None
+    kernel: bool = False
     terminal: Terminal = field(default_factory=lambda: Terminal(False, 80))
 
     def to_json(self) -> bytes:
