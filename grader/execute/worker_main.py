@@ -17,6 +17,7 @@ import os
 import sys
 from typing import Any
 
+from grader.execute.cells import run_cell
 from grader.execute.channel import Endpoint, changed_arguments, stood_in
 
 
@@ -61,8 +62,7 @@ class Worker:
         errors = []
         for cell in cells:
             self.endpoint.send({"t": "cell", "index": cell["index"]})
-            result = self.shell.run_cell(cell["source"], store_history=False)
-            err = result.error_before_exec or result.error_in_exec
+            err = run_cell(self.shell, cell["source"])
             if err is not None:
                 ename = "MemoryError" if isinstance(err, MemoryError) else type(err).__name__  # numpy's too
                 errors.append({"index": cell["index"], "ename": ename, "evalue": _short(err)})
