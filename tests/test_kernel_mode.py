@@ -79,6 +79,13 @@ def test_grade_batch_kernel_gives_the_default_paths_reports(tmp_path: Path) -> N
     assert {k: v["score"] for k, v in results.items()} == {"ada": 28.0, "alan": pytest.approx(20.6667, abs=1e-3), "linus": 0.0}
 
 
+def test_grade_kernel_on_the_solution_gives_full_marks() -> None:
+    done = run_grade(str(REPO / "solutions" / "decode.ipynb"), "--kernel", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["score"], report["max_score"]) == (28.0, 28.0)
+
+
 def test_without_nbclient_the_kernel_mode_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     real = sandbox.importlib.util.find_spec
     monkeypatch.setattr(sandbox.importlib.util, "find_spec", lambda name, *a: None if name == "nbclient" else real(name, *a))
