@@ -62,7 +62,7 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
-    nb = nbformat.v4.new_notebook()
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
     client = NotebookClient(nb, timeout=None, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": os.getcwd()}})
     async with client.async_setup_kernel(pass_fds=(rfd, wfd), cleanup_kc=False):
         assert client.kc is not None and client.km is not None
@@ -73,7 +73,7 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         try:
             for cell in start.get("cells", []):
                 endpoint.send({"t": "cell", "index": cell["index"]})
-                node = nbformat.v4.new_code_cell(cell["source"])
+                node = nbformat.v4.new_code_cell(cell["source"])  # type: ignore[no-untyped-call]
                 nb.cells.append(node)
                 await client.async_execute_cell(node, len(nb.cells) - 1, execution_count=len(nb.cells))
                 _show(node.outputs)
@@ -107,12 +107,12 @@ def _kernel_status(client: Any) -> int | None:
 
 def answer_in_kernel(rfd: int, wfd: int) -> None:
     """In the kernel: answer the grader's calls against the kernel's namespace until it says bye."""
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
     if sys.path and sys.path[-1] == _PACKAGE_PARENT:
         sys.path.pop()  # put back as the learner's code left it
     worker = Worker(rfd, wfd)
-    worker.shell = get_ipython()
+    worker.shell = get_ipython()  # type: ignore[no-untyped-call]
     answer_calls(worker)
 
 

@@ -42,7 +42,7 @@ def _make_shell() -> Any:
 
     config = Config()
     config.HistoryManager.enabled = False
-    config.InteractiveShell.colors = "NoColor"
+    config.InteractiveShell.colors = "nocolor"  # IPython 9 spells it in lower case; 8 ignores case
     config.InteractiveShell.xmode = "Plain"
     return GradingShell.instance(config=config)
 
