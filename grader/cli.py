@@ -51,7 +51,7 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites."),
         click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/)."),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds a notebook may run before it is stopped."),
-        click.option("--kernel", is_flag=True, help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; several times slower."),
+        click.option("--kernel", is_flag=True, help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; slower, as a kernel starts for every notebook."),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)

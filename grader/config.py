@@ -81,7 +81,7 @@ class Limits:
     """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
     kernel: bool = False
     """Run the cells in a real Jupyter kernel (ipykernel, driven by nbclient) inside the same sandbox, for
-    fidelity with Jupyter and nbgrader; a kernel per notebook makes it several times slower."""
+    fidelity with Jupyter and nbgrader; a kernel started per notebook makes it much slower (bench/RESULTS.md)."""
 
 
 DEFAULT_LIMITS = Limits()
