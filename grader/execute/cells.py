@@ -6,9 +6,10 @@ cells and registers the source, so tracebacks show the learner's lines), runs it
 with the shell's builtins (``get_ipython``, ``exit``), shows the value of a last bare expression through the
 display hook (which also sets ``_``), and turns any exception into a printed traceback and an error. The
 rest of its work (transforming IPython syntax, which tokenizes the cell, checking for top-level ``await``,
-events, history) costs ~0.5 ms a cell, and twice that in a worker just forked from the zygote: more than
-running the cells. So :func:`run_cell` does those four things itself for a cell that compiles as plain
-Python, and hands anything else (magics, ``!commands``, ``?``, top-level ``await``, an indented cell, a cell
+compiling node by node, history) costs ~0.5 ms a cell, and twice that in a worker just forked from the
+zygote: more than running the cells. So :func:`run_cell` does those four things itself for a cell that
+compiles as plain Python (and fires the shell's ``pre_execute``/``post_execute`` events, which plotting
+backends listen to), and hands anything else (magics, ``!commands``, ``?``, top-level ``await``, an indented cell, a cell
 ending in ``;``) to ``run_cell`` unchanged. ``tests/test_cells.py`` runs tricky cells both ways and requires
 the same namespace, errors and output.
 """
