@@ -114,8 +114,9 @@ def _code_cells(nb: Any, name: str) -> tuple[Cell, ...]:
             source = "".join(str(part) for part in source)
         if not isinstance(source, str):
             raise NotebookUnreadable(f"{name}: cell {index} has a source that is not text; {_what_to_do()}")
-        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
+        metadata = cell.get("metadata")
+        tags = metadata.get("tags") if isinstance(metadata, dict) else None
+        tags = tags if isinstance(tags, list) else []
         out.append(Cell(index=index, source=source, skip=SKIP_TAG in tags))
     return tuple(out)
 

@@ -14,7 +14,7 @@ from grader.batch.page import html_page, num
 from grader.batch.rows import Row
 from grader.model import Lesson, Question, QuestionResult
 
-from grader.config import DEFAULT_FEEDBACK, FEEDBACK_MODES, FeedbackMode  # noqa: F401  (re-exported for batch code)
+from grader.config import FeedbackMode
 
 _GENERIC = {
     "passed": "Correct: every hidden check passed.",

@@ -13,10 +13,11 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from grader.batch.feedback import FeedbackMode, feedback_html, feedback_markdown, feedback_view
+from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.page import num
 from grader.batch.rows import Row, row_to_dict
 from grader.batch.summary import summary_html
+from grader.config import FeedbackMode
 from grader.model import Lesson
 
 GRADES = "grades.csv"

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
-from grader.batch.feedback import DEFAULT_FEEDBACK, FeedbackMode
 from grader.batch.fingerprint import file_digest, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.layouts import Entry, open_submissions
@@ -23,6 +22,7 @@ from grader.batch.outputs import write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
+from grader.config import DEFAULT_FEEDBACK, FeedbackMode
 from grader.errors import NotebookUnreadable, UsageError
 from grader.execute.sandbox import check_settings
 from grader.lessons import available_lessons, load_lesson

@@ -112,7 +112,7 @@ def answer_in_kernel(rfd: int, wfd: int) -> None:
     if sys.path and sys.path[-1] == _PACKAGE_PARENT:
         sys.path.pop()  # put back as the learner's code left it
     worker = Worker(rfd, wfd)
-    worker.shell = get_ipython()  # type: ignore[no-untyped-call]
+    worker.shell = get_ipython()  # type: ignore[no-untyped-call,unused-ignore]  # typed in IPython 9, not 8
     answer_calls(worker)
 
 

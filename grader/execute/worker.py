@@ -197,7 +197,7 @@ class LearnerProcess:
         return next((c for c in self.submission.cells if c.index == index), None)
 
     def _cell_error(self, raw: dict[str, Any]) -> CellError:
-        index = raw.get("index") if type(raw.get("index")) is int else -1
+        index: int = raw["index"] if type(raw.get("index")) is int else -1
         cell = self._cell(index)
         ename, evalue = str(raw.get("ename", "Error"))[:100], str(raw.get("evalue", ""))[:300]
         if ename == "MemoryError":

@@ -36,7 +36,7 @@ def _make_shell() -> Any:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    class GradingShell(InteractiveShell):  # type: ignore[misc]
+    class GradingShell(InteractiveShell):  # type: ignore[misc,unused-ignore]  # IPython 8 is untyped here
         def enable_gui(self, gui: Any = None) -> None:
             """No event loop to hook: ``%matplotlib inline`` and friends just select a backend, as in Jupyter."""
 

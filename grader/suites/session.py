@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal, cast
 
 import pytest
 
@@ -86,17 +86,16 @@ class _Plugin:
         pytest's own report formats a source-annotated traceback for every failure (~130 ms each, most
         of the cost of grading an untouched notebook); nobody reads it here, so we don't build it.
         """
-        if call.excinfo is None:
-            outcome, longrepr = "passed", None
-        else:
+        outcome: Literal["passed", "failed", "skipped"] = "passed"
+        longrepr: Any = None
+        if call.excinfo is not None:
             self._excinfo.setdefault(item.nodeid, call.excinfo.value)
             skipped = call.excinfo.errisinstance(pytest.skip.Exception)
             outcome = "skipped" if skipped else "failed"
             reason = f"{call.excinfo.typename}: {call.excinfo.value}"[:500]
             longrepr = (str(item.path), 0, reason) if skipped else reason
-        return pytest.TestReport(
-            item.nodeid, item.location, {}, outcome, longrepr, call.when, [], call.duration, call.start, call.stop
-        )
+        when = cast(Literal["setup", "call", "teardown"], call.when)  # makereport is never called for "collect"
+        return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, when, [], call.duration, call.start, call.stop)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
