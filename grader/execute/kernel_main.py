@@ -81,7 +81,8 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
                 if error is not None:
                     errors.append(error)
         except DeadKernelError:
-            return _kernel_status(client)
+            process = _kernel_process(client)
+            return None if process is None else process.wait()
         endpoint.send({"t": "executed", "errors": errors})
         code = (
             f"__import__('sys').path.append({_PACKAGE_PARENT!r}); "
@@ -90,7 +91,7 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         await _maybe_await(client.kc.execute(code, silent=True, store_history=False, allow_stdin=False))
         for fd in (rfd, wfd):
             os.close(fd)  # the kernel holds the channel now: when it dies, the grader sees the channel close
-        process = getattr(client.km.provisioner, "process", None)
+        process = _kernel_process(client)
         if process is None:
             return None
         return await asyncio.to_thread(process.wait)  # until the grader ends the sandbox, or the kernel dies
@@ -100,9 +101,9 @@ async def _maybe_await(value: Any) -> Any:
     return await value if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future) else value
 
 
-def _kernel_status(client: Any) -> int | None:
-    process = getattr(getattr(client.km, "provisioner", None), "process", None)
-    return None if process is None else process.wait()
+def _kernel_process(client: Any) -> Any:
+    """The kernel's ``Popen`` (jupyter_client's local provisioner keeps it), or None."""
+    return getattr(getattr(client.km, "provisioner", None), "process", None)
 
 
 def answer_in_kernel(rfd: int, wfd: int) -> None:
