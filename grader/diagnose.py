@@ -223,6 +223,8 @@ def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, k
     assert got is not None
     if not math.isfinite(got):
         return f"It is {got}: was there a division by zero or an overflow?"
+    if close(got, expected, rel):
+        return ""
     for sentence, wrong in known:
         if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
             return sentence

@@ -43,8 +43,9 @@ class Row:
 
 
 def row_to_dict(row: Row) -> dict[str, Any]:
-    """A line of ``results.jsonl``: the object ``grade --json`` prints, plus the learner id and the LMS's late flag."""
-    body = report_to_dict(row.report) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
+    """A line of ``results.jsonl``: the object ``grade --json`` prints in the teaching assistant's view (expected values
+    kept, ``learner_feedback`` what the learner was shown), plus the learner id and the LMS's late flag."""
+    body = report_to_dict(row.report, staff=True) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
     return {"learner": row.learner, "late": row.late, **body}
 
 
