@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from typing import Any, Iterable, Sequence
 
+from grader.execute.channel import Opaque
+
 #: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
 FACTORS: tuple[tuple[float, str, str], ...] = (
     (2.0, "something counted twice (2 bytes per parameter applied twice, or two steps where one is needed)?",
@@ -74,9 +76,8 @@ def kind(value: Any) -> str:
     """What a value is, in a learner's words: 'None', 'a tuple', 'a numpy array of shape (3,) ...'."""
     if value is None:
         return "None"
-    text = getattr(value, "text", None)
-    if isinstance(text, str) and hasattr(value, "type_name"):  # grader.testing.Opaque: described by the worker
-        return text
+    if isinstance(value, Opaque):  # described by the worker: "a numpy array of shape (3,) and dtype int64"
+        return value.text
     name = type(value).__name__
     article = "an" if name[:1] in "aeiou" else "a"
     return f"{article} {name}"
