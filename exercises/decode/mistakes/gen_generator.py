@@ -1,6 +1,6 @@
 # kind: wrong
 # about: writes generate as a Python generator (yield), as the name suggests
-# expect generate: wrong /generator|yield|not a list|expected a list|type/
+# expect generate: wrong /generator|yield|not a list/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

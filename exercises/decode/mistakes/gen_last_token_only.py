@@ -1,6 +1,6 @@
 # kind: wrong
 # about: feeds the model only the last token, not the whole sequence
-# expect generate: wrong /last token|whole sequence|only (the )?(last|one)|length 1|full sequence|sequence so far/
+# expect generate: wrong /last token|only the last/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

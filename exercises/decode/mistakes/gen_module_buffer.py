@@ -1,6 +1,6 @@
 # kind: wrong
 # about: reuses one module-level list across calls, so an earlier result changes later
-# expect generate: wrong /same (list|object)|reus|earlier|previous|new list|fresh|distinct|shared/
+# expect generate: wrong /same (list|object)|reus|earlier (result|list|call)|previous (result|list|call)|new list|fresh|distinct|shared|changed (later|afterwards)/
 
 _tokens = []
 

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: calls next_token on the generated tokens only, leaving the prompt out of the input
-# expect generate: wrong /whole sequence|without the prompt|prompt (is )?(missing|left out)|only the new|sequence so far|full sequence/
+# expect generate: wrong /without the prompt|only the (generated|new) tokens|prompt (is )?(missing|left out)|leaves? out the prompt/
 
 def generate(next_token, prompt, n):
     new = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: builds the list but forgets to return it
-# expect generate: wrong /returned None|return(s|ed)? nothing|forg[oe]t.*return|no return|None/
+# expect generate: wrong /returned None|forg[oe]t (to )?return|no return|return statement/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: returns only the n new tokens, without the prompt
-# expect generate: wrong /only the new tokens|prompt is missing|without the prompt|missing the prompt|prompt (first|followed)|len\(prompt\) ?\+ ?n/
+# expect generate: wrong /only the new tokens|prompt is missing|without the prompt|(left|leaves) out the prompt|missing the prompt|include the prompt|prompt (is )?not included/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: passes a snapshot taken before the loop, so the model never sees the new tokens
-# expect generate: wrong /whole sequence|sequence so far|growing|same (length|sequence)|prompt (alone|only)|fed back|feeds? back|sequential/
+# expect generate: wrong /prompt alone|only the prompt|never grows|does not grow|(doesn't|does not|never) (include|see)s? the (new|generated) tokens|same sequence every/
 
 def generate(next_token, prompt, n):
     context = list(prompt)

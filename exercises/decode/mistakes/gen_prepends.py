@@ -1,6 +1,6 @@
 # kind: wrong
 # about: puts each new token in front of the sequence instead of at the end
-# expect generate: wrong /order|front|beginning|prepend|append|end of/
+# expect generate: wrong /front|beginning|prepend|start of the (list|sequence)|revers/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: range(1, n): one token too few
-# expect generate: wrong /one (token |call )?too few|off[- ]by[- ]one|one (token|call) (less|short)|n - 1|len\(prompt\) ?\+ ?n|length/
+# expect generate: wrong /one (call|token) too few|off[- ]by[- ]one|one (call|token) (less|short|fewer)/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: builds the result in a numpy array
-# expect generate: wrong /numpy|ndarray|array|not a list|expected a list|type/
+# expect generate: wrong /numpy|ndarray|array|not a list/
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: returns a tuple (immutable, so "safer")
-# expect generate: wrong /tuple|not a list|list expected|expected a list|type/
+# expect generate: wrong /tuple|not a list/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: asks the model for two tokens per call (appends the token twice), skipping every other length
-# expect generate: wrong /skip|once per (new )?token|missing (length|call)|too few calls|every (other )?length|each length|one call per/
+# expect generate: wrong /skip|twice|two tokens (per|from one) call|same token twice|duplicat|repeat/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: calls the model twice per token (once to print it while debugging, once to append)
-# expect generate: wrong /twice|two calls|more than once|2 calls|called .* times|once per/
+# expect generate: wrong /twice|two calls per|more than once per|2 calls per|two times per|called twice/
 
 def generate(next_token, prompt, n):
     seq = list(prompt)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: thinks kv_bytes_per_token is in MB (the text says 0.5 MB) and multiplies by 1e6
-# expect kv_step_seconds: wrong /1e6|million|MB|megabyte|already in bytes|unit/
+# expect kv_step_seconds: wrong /1e6|million|megabyte|already in bytes|\bMB\b/
 
 MB = 1e6
 

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: loops over range(prompt_len, n_tokens), mixing up the count with the end position
-# expect kv_decode_time: wrong /range|too few|prompt_len ?\+ ?k|n_tokens (steps|tokens)|count|context/
+# expect kv_decode_time: wrong /too few|n_tokens steps|number of steps|range\(prompt_len/
 
 def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth):
     total = 0.0

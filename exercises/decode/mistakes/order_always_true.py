@@ -1,6 +1,6 @@
 # kind: wrong
 # about: runs generate and returns True without checking anything
-# expect call_order_is_sequential: wrong /always (returns? )?true|never (returns? )?false|without checking|does not check|ignores|constant|same (value|answer)/
+# expect call_order_is_sequential: wrong /always (returns? )?true|never (returns? )?false|without checking|does not check|ignores (the )?(recorded|lengths)|returns? true (whatever|for every|for any)/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: checks only how many calls there were, not which lengths they saw
-# expect call_order_is_sequential: wrong /count|number of calls|how many|lengths themselves|which lengths|whole list|every length|only (checks|compares)/
+# expect call_order_is_sequential: wrong /only (the )?(count|number)|counts? (the )?calls|not which lengths|number of calls only/
 
 def call_order_is_sequential(next_token, prompt, n):
     calls = 0

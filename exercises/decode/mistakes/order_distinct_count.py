@@ -1,6 +1,6 @@
 # kind: wrong
 # about: counts distinct lengths seen, so skipped or wrong lengths pass if there are n of them
-# expect call_order_is_sequential: wrong /distinct|set|which lengths|skip|count|whole list|exact|only (checks|compares)/
+# expect call_order_is_sequential: wrong /distinct|\bsets?\b|which lengths|out of order|order matters/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

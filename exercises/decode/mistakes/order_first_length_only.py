@@ -1,6 +1,6 @@
 # kind: wrong
 # about: checks only that the first call saw the prompt's length
-# expect call_order_is_sequential: wrong /first|whole list|every (length|call)|all (the )?(recorded )?lengths|only (checks|compares)|later calls/
+# expect call_order_is_sequential: wrong /only the first|first (length|call) only|checks? (just|only) the first|(ignores|never checks) the (later|other|rest)/
 
 def call_order_is_sequential(next_token, prompt, n):
     seen = []

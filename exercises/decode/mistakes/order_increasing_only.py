@@ -1,6 +1,6 @@
 # kind: wrong
 # about: checks only that the lengths increase, so skipped lengths pass
-# expect call_order_is_sequential: wrong /skip|increas|by one|gap|every length|consecutive|whole list|exact/
+# expect call_order_is_sequential: wrong /skip|gap|by (exactly )?one|consecutive|increas(es|ing) (is not enough|only)|every length/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: checks only the last recorded length
-# expect call_order_is_sequential: wrong /last|whole list|every (length|call)|all (the )?(recorded )?lengths|only (checks|compares)|earlier calls/
+# expect call_order_is_sequential: wrong /only the last|last (length|call) only|checks? (just|only) the last|(ignores|never checks) the (earlier|other|rest)/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: treats "no calls recorded" as a failure, so n = 0 gives False
-# expect call_order_is_sequential: wrong /n ?= ?0|zero|empty|no calls/
+# expect call_order_is_sequential: wrong /n ?= ?0|zero|no calls|empty list/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

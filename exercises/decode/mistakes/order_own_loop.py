@@ -1,6 +1,6 @@
 # kind: wrong
 # about: runs its own decode loop instead of the global generate, so it tests nothing
-# expect call_order_is_sequential: wrong /generate|own loop|does not (call|run)|never (calls|runs)|always true/
+# expect call_order_is_sequential: wrong /never (called|calls|runs|ran) generate|own loop|does not (call|run) generate|(instead of|without) (calling |running )?generate/
 
 def call_order_is_sequential(next_token, prompt, n):
     seq = list(prompt)

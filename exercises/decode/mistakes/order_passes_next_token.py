@@ -1,6 +1,6 @@
 # kind: wrong
 # about: passes next_token itself to generate instead of the recording wrapper
-# expect call_order_is_sequential: wrong /wrapper|record|nothing (was )?recorded|empty|pass(es)? next_token/
+# expect call_order_is_sequential: wrong /pass(es|ed)? next_token (itself|directly)|wrapper (was )?never called|nothing (was )?recorded|recorded nothing|instead of the wrapper|not the wrapper/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

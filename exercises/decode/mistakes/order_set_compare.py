@@ -1,6 +1,6 @@
 # kind: wrong
 # about: compares sets, so repeated lengths (two calls per token) and order go unnoticed
-# expect call_order_is_sequential: wrong /set|duplicat|repeat|twice|order|more than once/
+# expect call_order_is_sequential: wrong /\bsets?\b|duplicat|repeat|twice|more than once|out of order|order matters/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

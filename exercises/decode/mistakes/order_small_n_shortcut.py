@@ -1,6 +1,6 @@
 # kind: wrong
 # about: skips running generate for n <= 1 ("nothing can be out of order")
-# expect call_order_is_sequential: wrong /n ?= ?[01]|small n|n <= 1|without running|does not run|never (runs|calls)|skip/
+# expect call_order_is_sequential: wrong /n ?= ?[01]\b|small n|n <= 1|without running|does not run|never (ran|runs|called|calls) generate|skip(s|ped)? (running )?generate/
 
 def call_order_is_sequential(next_token, prompt, n):
     if n <= 1:

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: checks that lengths go up by one each call, but not where they start nor how many there are
-# expect call_order_is_sequential: wrong /start|len\(prompt\)|first|count|how many|whole list|exact|number of calls/
+# expect call_order_is_sequential: wrong /(never|not|doesn't|does not) check (the )?(start|first|count|number)|where (they|the lengths) start|how many calls/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: the wrapper records the length but forgets to return the model's token
-# expect call_order_is_sequential: wrong /return(s|ed)? (the model's |the )?(token|next_token)|wrapper returns? None|None|hand(s)? (the token )?back/
+# expect call_order_is_sequential: wrong /return(s|ed)? (the )?(model's |next_token's )?token|wrapper returns? None|returns? nothing|hand(s|ed)? (the token )?back|None (was|is) appended|appended None/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: expects one more call than there are tokens (range up to len(prompt) + n inclusive)
-# expect call_order_is_sequential: wrong /off[- ]by[- ]one|one (call |length )?too many|n \+ 1|len\(prompt\) ?\+ ?n - 1|end|last/
+# expect call_order_is_sequential: wrong /off[- ]by[- ]one|one (step|token|call) too (few|many)|one (step|token) (less|more|fewer|extra)|one (call|length) too many|n ?\+ ?1|ends? (at|with)|last length/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []

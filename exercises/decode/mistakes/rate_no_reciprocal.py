@@ -1,6 +1,6 @@
 # kind: wrong
 # about: returns the step time itself, forgetting to take its reciprocal
-# expect tokens_per_second: wrong /reciprocal|upside down|invert|seconds per token|1 \//
+# expect tokens_per_second: wrong /reciprocal|upside down|invert|flipped|seconds per token/
 
 def tokens_per_second(param_bytes, bandwidth):
     return decode_step_seconds(param_bytes, bandwidth)

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: counts n_tokens - 1 steps (thinks the first token is free, as with TTFT)
-# expect decode_time: wrong /off[- ]by[- ]one|one (step|token) (too )?(few|less|short|many|more)|n_tokens ?- ?1|one fewer/
+# expect decode_time: wrong /off[- ]by[- ]one|one (step|token|call) too (few|many)|one (step|token) (less|more|fewer|extra)|n_tokens ?- ?1/
 
 def decode_time(n_tokens, param_bytes, bandwidth):
     if n_tokens == 0:

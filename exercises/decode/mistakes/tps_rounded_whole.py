@@ -1,5 +1,5 @@
 # kind: wrong
 # about: rounds to a whole number (71) though one decimal was asked
-# expect max_tokens_per_s: wrong /decimal|round|precis|whole number/
+# expect max_tokens_per_s: wrong /round|decimal|precis|truncat|cut to|whole number/
 
 max_tokens_per_s = round(1000 / 14)
