@@ -98,7 +98,7 @@ class CorpusReport:
         if not self.problems:
             return out + ["  no problems."]
         out.append(f"  {len(self.problems)} problem(s):")
-        for question in sorted({p.question for p in self.problems}):
+        for question in dict.fromkeys(p.question for p in self.problems):
             out.append(f"  {question}:")
             for p in (p for p in self.problems if p.question == question):
                 out.append(f"    {p.entry}: {p.kind}: {p.detail}")
@@ -209,9 +209,10 @@ def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapp
         if entry.kind == "correct" and not entry_problems:
             kept += 1
     wrong_answers = sum(1 for e in entries if e.kind == "wrong")
+    order = [q.id for q in lesson.questions]
     return CorpusReport(
         lesson=lesson.id,
-        problems=tuple(problems),
+        problems=tuple(sorted(problems, key=lambda p: order.index(p.question))),
         wrong_answers=wrong_answers,
         wrong_caught=caught,
         misconceptions=misconceptions,
@@ -275,7 +276,13 @@ def check_lesson(
     """Grade a lesson's whole corpus in one batch and compare every result with what its file declares."""
     if isinstance(lesson, str):
         lesson = load_lesson(lesson, lessons_root)
-    entries = load_corpus(lesson)
+    return grade_corpus(lesson, load_corpus(lesson), lessons_root=lessons_root, jobs=jobs)
+
+
+def grade_corpus(
+    lesson: Lesson, entries: Sequence[Entry], *, lessons_root: Path | None = None, jobs: int | None = None
+) -> CorpusReport:
+    """Grade ``entries`` (from files or built in memory) in one batch and compare each with its declarations."""
     variants = [Variant(entry.name, entry.code) for entry in entries]
     results = grade_variants(lesson, variants, lessons_root=lessons_root or lesson.root.parent, jobs=jobs)
     return compare(lesson, entries, results)
