@@ -158,7 +158,8 @@ def _parse_expect(
         )
     question, verdict, regex = match["question"], match["verdict"], match["regex"].strip()
     if question not in questions:
-        raise CorpusError(f"{where}: the lesson has no question {question!r}; its questions are: {', '.join(questions)}.")
+        known = ", ".join(questions)
+        raise CorpusError(f"{where}: the lesson has no question {question!r}; its questions are: {known}.")
     if any(e.question == question for e in seen):
         raise CorpusError(f"{where}: {question!r} is expected twice; keep one `expect` line per question.")
     if verdict == "right":
@@ -187,7 +188,30 @@ def load_corpus(lesson: Lesson) -> tuple[Entry, ...]:
             "(see exercises/decode/mistakes/README.md)."
         )
     questions = [q.id for q in lesson.questions]
-    return tuple(parse_entry(path, questions) for path in paths)
+    entries = tuple(parse_entry(path, questions) for path in paths)
+    for entry in entries:
+        refuse_vacuous(lesson, entry)
+    return entries
+
+
+def refuse_vacuous(lesson: Lesson, entry: Entry) -> None:
+    """Refuse a regex that matches its question's own id, title or hint.
+
+    Feedback may quote any of these for every mistake, so such a regex would count a misconception as named
+    when the feedback only repeated the question: it must name what this answer got wrong.
+    """
+    for expectation in entry.expectations:
+        if expectation.pattern is None:
+            continue
+        question = lesson.question(expectation.question)
+        for label, text in (("id", question.id), ("title", question.title), ("hint", question.hint)):
+            found = expectation.pattern.search(text)
+            if found:
+                raise CorpusError(
+                    f"{entry.path}, line {expectation.line}: the regex matches {found.group(0)!r} in the {label} of "
+                    f"{question.id!r}, which its feedback may repeat for any mistake; make it name this "
+                    "misconception only."
+                )
 
 
 def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapping[str, Any]]) -> CorpusReport:

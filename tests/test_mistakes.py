@@ -13,7 +13,16 @@ from typing import Any
 
 import pytest
 
-from grader.corpus import CorpusReport, Entry, check_lesson, compare, grade_corpus, load_corpus, parse_entry
+from grader.corpus import (
+    CorpusReport,
+    Entry,
+    check_lesson,
+    compare,
+    grade_corpus,
+    load_corpus,
+    parse_entry,
+    refuse_vacuous,
+)
 from grader.errors import CorpusError
 from grader.lessons import load_lesson
 
@@ -109,6 +118,15 @@ def test_a_lesson_without_a_corpus_is_told_where_to_put_one(tmp_path: Path) -> N
         load_corpus(bare)
 
 
+def test_a_regex_that_matches_the_question_itself_is_refused() -> None:
+    """A regex matching the hint ("Multiply the number by itself.") would pass on any feedback that quotes it."""
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    entry = _parse("# kind: wrong\n# about: doubles\n# expect square: wrong /doubl|by itself/\n")
+    with pytest.raises(CorpusError, match=r"line 3: the regex matches 'by itself' in the hint of 'square'"):
+        refuse_vacuous(lesson, entry)
+    refuse_vacuous(lesson, _parse("# kind: wrong\n# about: doubles\n# expect square: wrong /doubl/\n"))
+
+
 def _row(question: str, score: float, max_score: float, feedback: list[str]) -> dict[str, Any]:
     return {"id": question, "score": score, "max_score": max_score, "feedback": feedback}
 
@@ -158,7 +176,8 @@ def test_a_mislabelled_corpus_is_reported() -> None:
     entries = [
         entry("right_called_wrong", "# kind: wrong\n# about: x\n# expect square: wrong /./\n\n"
               "def square(x):\n    return x * x\n"),
-        entry("wrong_called_right", "# kind: correct\n# about: x\n\ndef sum_of_squares(xs):\n    return sum(xs) ** 2\n"),
+        entry("wrong_called_right", "# kind: correct\n# about: x\n\n"
+              "def sum_of_squares(xs):\n    return sum(xs) ** 2\n"),
         entry("names_nothing", "# kind: wrong\n# about: x\n# expect square: wrong /zebra crossing/\n\n"
               "def square(x):\n    return x + 1\n"),
     ]

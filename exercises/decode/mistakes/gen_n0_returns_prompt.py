@@ -1,6 +1,6 @@
 # kind: wrong
 # about: copies the prompt, except for n == 0 where it hands back the caller's own list
-# expect generate: wrong /same (list|object)|caller's (own )?(list|prompt)|alias|new list|fresh (list|copy)|is the prompt|the argument itself|a copy/
+# expect generate: wrong /same (list|object)|caller's own list|alias|new list|fresh (list|copy)|is the prompt|the argument itself|returned the prompt itself/
 
 def generate(next_token, prompt, n):
     if n == 0:

@@ -1,6 +1,6 @@
 # kind: wrong
 # about: expects the first call to see len(prompt) + 1 (counts the token being generated)
-# expect call_order_is_sequential: wrong /start(s|ing)? (at|from|with) len\(prompt\)|first call (sees|gets|should see)|len\(prompt\) ?\+ ?1|off[- ]by[- ]one|one too (big|high|long|many)/
+# expect call_order_is_sequential: wrong /first call (sees|gets|should see)|len\(prompt\) ?\+ ?1|off[- ]by[- ]one|one too (big|high|long|many)|starts? one too (late|high)/
 
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []
