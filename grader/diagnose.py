@@ -191,7 +191,10 @@ def not_a_number(value: Any) -> str:
     if isinstance(value, str):
         return "It is a string: give the number itself, e.g. `12.5`, not `\"12.5\"` or `\"12.5 GB\"`."
     if isinstance(value, (list, tuple)):
-        return f"It is {kind(value)} of {len(value)} item{'' if len(value) == 1 else 's'}; expected a single number."
+        return (
+            f"It is {kind(value)} of {len(value)} item{'' if len(value) == 1 else 's'}, not a number: return one "
+            "number (if these are parts of the answer, add them up)."
+        )
     if number(value) is None:
         return f"It is {kind(value)}; expected a number (an int or a float)."
     return ""
@@ -226,10 +229,10 @@ def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, k
         return f"It is {got}: was there a division by zero or an overflow?"
     if close(got, expected, rel):
         return ""
+    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
     for sentence, wrong in known:
         if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
-            return sentence
-    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
+            return f"{sentence} ({slip.sentence.split(':')[0]}.)" if slip else sentence
     if slip:
         return slip.sentence
     for check in (reciprocal(got, expected, max(rel, 1e-6)), rounded(got, expected), sign(got, expected), near_miss(got, expected, rel)):

@@ -267,13 +267,25 @@ def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel
     return explain(value, expected, unit=unit, rel=rel, known=known)
 
 
-def expect_equal(got: Call, expected: Any, *, diagnose: Callable[[Any], str] | None = None) -> None:
-    """Pass if ``got.value == expected`` (both plain data); otherwise explain, using ``diagnose`` if given."""
+def expect_equal(
+    got: Call,
+    expected: Any,
+    *,
+    diagnose: Callable[[Any], str] | None = None,
+    wrong: Mapping[str, float] | None = None,
+) -> None:
+    """Pass if ``got.value == expected`` (both plain data, same type); otherwise explain, using ``diagnose`` if
+    given, else (for a number) the known mistakes in ``wrong`` and the generic slips of :mod:`grader.diagnose`."""
     value = got.value
     if value == expected and type(value) is type(expected):
         return
     lines = [f"{got.text} returned {show(value)}, which is not right" + withheld(f" (expected {show(expected)})") + "."]
-    why = diagnose(value) if diagnose else ""
+    if diagnose:
+        why = diagnose(value)
+    elif _is_number(expected):
+        why = diagnose_number(value, float(expected), wrong or {})
+    else:
+        why = ""
     if why:
         lines.append(why)
     raise Mismatch(" ".join(lines))

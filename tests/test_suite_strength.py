@@ -170,7 +170,7 @@ def call_order_is_sequential(next_token, prompt, n):
         return 0
     generate(wrapper, prompt, n)
     return lengths == list(range(len(prompt), len(prompt) + n))
-""", r"must return next_token\(sequence\)"),
+""", r"return next_token\(sequence\)"),
     "order_set_compare": ("call_order_is_sequential", _recorded('sorted(set(lengths)) == list(range(len(prompt), len(prompt) + n))'), r"expected False"),
     "order_steps_of_one": ("call_order_is_sequential", _recorded('all(b - a == 1 for a, b in zip(lengths, lengths[1:]))'), r"expected False"),
     "order_sorted_and_count": ("call_order_is_sequential", _recorded('lengths == sorted(lengths) and len(lengths) == n and (n == 0 or lengths[0] == len(prompt))'), r"expected False"),

@@ -105,7 +105,11 @@ def request_time_mistakes(ttft: float, itl: float, n_out: int) -> list[Mistake]:
         ("(n_out - 1) * itl", "the ttft is missing: the wait for the first token is part of the request.", (n_out - 1) * itl),
         ("n_out * itl", "the ttft is missing: the first token arrives at ttft, then n_out - 1 gaps of itl follow.", n_out * itl),
         ("ttft + (n_out - 2) * itl", "a token too few: after the first token, n_out - 1 gaps of itl follow.", ttft + (n_out - 2) * itl),
-        ("n_out * ttft", "only the first token waits the ttft; the others come itl apart.", n_out * ttft),
+        ("n_out * ttft", "the ttft is paid once, by the first token only; the others come itl apart.", n_out * ttft),
+        ("n_out * ttft + (n_out - 1) * itl", "the ttft is paid once, by the first token only, not by every token.",
+         n_out * ttft + (n_out - 1) * itl),
+        ("ttft + (n_out - 1) / itl", "itl is a time between tokens (seconds), not a rate: multiply by it, do not divide.",
+         ttft + (n_out - 1) / itl),
         ("(ttft + itl) * (n_out - 1)", "the ttft is paid once, not once per token.", (ttft + itl) * (n_out - 1)),
         ("ttft + (n_out - 1) * itl in milliseconds", "the time should be in seconds.", right * 1e3),
     ]
@@ -122,6 +126,14 @@ def kv_step_mistakes(param_bytes: float, kv_bytes_per_token: float, context_len:
         ("(param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth",
          "context off by one: the step reads the KV of the context_len tokens already there.",
          (param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth),
+        ("param_bytes + kv_bytes_per_token * context_len / bandwidth",
+         "brackets: only the KV bytes were divided by the bandwidth; add the bytes first, then divide the whole sum.",
+         param_bytes + kv_bytes_per_token * context_len / bandwidth),
+        ("(param_bytes + kv_bytes_per_token) * context_len / bandwidth",
+         "the weights are read once per step, not once per position: multiply only the KV bytes by context_len.",
+         (param_bytes + kv_bytes_per_token) * context_len / bandwidth),
+        ("kv_bytes_per_token taken as megabytes (times 1e6)", "kv_bytes_per_token is already in bytes.",
+         (param_bytes + kv_bytes_per_token * 1e6 * context_len) / bandwidth),
         ("param_bytes * kv_bytes_per_token * context_len / bandwidth", "the two reads add up; they do not multiply.",
          param_bytes * kv_bytes_per_token * context_len / bandwidth),
         ("(param_bytes + kv_bytes_per_token * context_len) / bandwidth in milliseconds", "the time should be in seconds.",
@@ -208,7 +220,7 @@ def expect_value(
     # Learners round the values they type, so known mistakes and slips are recognised within 0.2 %.
     why = explain_number(value, expected, mistakes, match_rel=2e-3, unit=unit)
     if hint and (not why or why.startswith(("It is the right value rounded", "It is close"))):
-        why = hint
+        why = f"{why} {hint}".strip()
     raise Mismatch(f"{text} {why}" if why else text)
 
 
@@ -278,10 +290,16 @@ def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> 
             again = learner.call(name, *(other[p] for p in PARAMS[name]))
         except LearnerRaised:
             raise wrong from None
-        if type(again.value) is type(got.value) and again.value == got.value:
+        # The same number again may still be a slip of the lesson's (a `//` giving 0 every time), not a constant.
+        explained = number(again.value) is not None and any(_same_answer(again.value, w) for _, _, w in mistakes(**other))
+        if type(again.value) is type(got.value) and again.value == got.value and not explained:
+            zero = number(got.value) == 0
             raise Mismatch(
                 f"{got.text} and {again.text} both returned {show(got.value)}: it gives the same answer whatever "
-                "the inputs. Is it hard-coded, or copied from the worked example? Compute it from the arguments."
+                "the inputs. "
+                + ("Does a loop run too few steps (none at all: check its range), or a `//` round down to 0? "
+                   if zero else "Is it hard-coded, or copied from the worked example? ")
+                + "Compute it from the arguments."
             ) from None
         raise
 
@@ -289,7 +307,7 @@ def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> 
 def _same_answer(a: Any, b: Any) -> bool:
     if isinstance(a, tuple):
         return all(_same_answer(x, y) for x, y in zip(a, b))
-    return _near(float(a), float(b))
+    return math.isfinite(float(a)) and math.isfinite(float(b)) and _near(float(a), float(b))
 
 
 # -- keyword calls -----------------------------------------------------------------------------------------------
@@ -336,8 +354,8 @@ def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) ->
     if near(agg, aggregate) and near(per, per_stream):
         if type(value) is not tuple:
             raise Mismatch(
-                f"{got.text} returned the right numbers as {kind(value)}; the function must return a tuple "
-                "`(aggregate, per_stream)`: `return aggregate, per_stream` makes one."
+                f"{got.text} returned the right numbers, but as {kind(value)}, not a tuple: the function must return "
+                "the tuple `(aggregate, per_stream)`; `return aggregate, per_stream` makes one."
             )
         return
     if batch != 1:
@@ -548,6 +566,12 @@ def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls:
             f"next_token was called with a single token each time ({_seen(calls)}): the model needs the whole "
             "sequence so far, not only the last token."
         )
+    grew = {len(b) - len(a) for a, b in zip(calls, calls[1:]) if isinstance(a, list) and isinstance(b, list)}
+    if len(grew) == 1 and min(grew) > 1 and calls[:1] == expected_calls[:1]:
+        return (
+            f"The sequence grew by more than one token between calls to next_token (it skips lengths; sequences seen: "
+            f"{_seen(calls)}): append exactly one token, the one next_token returned, per call."
+        )
     for k in (2, 3):
         if calls == [c for c in expected_calls for _ in range(k)]:
             return (
@@ -560,10 +584,16 @@ def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls:
             if i == 0:
                 return _diagnose_first_call(prompt, c)
             return (
-                f"Call number {i + 1} to next_token got {show(c)}; expected {show(e)}: the prompt followed by the "
-                f"{_tokens(i)} generated so far. Sequences seen: {_seen(calls)}."
+                f"Call number {i + 1} to next_token got {show(c)}"
+                + withheld(f"; expected {show(e)}")
+                + f": it must get the prompt followed by the {_tokens(i)} generated so far. Sequences seen: {_seen(calls)}."
             )
     k = len(calls)
+    if prompt and 0 <= n - len(prompt) == k and calls == expected_calls[:k]:
+        return (
+            f"next_token was called {_times(k)} for n={n}, so the result has n tokens in all: n is the number of new "
+            "tokens to add after the prompt, not the total length."
+        )
     if k < n and calls == expected_calls[:k] and k <= 1:
         return (
             f"next_token was called {_times(k)} for n={n}: every new token needs its own call on the sequence so far, "
@@ -731,13 +761,106 @@ def expected_verdict(stand_in: GenerateStandIn, prompt_len: int, n: int) -> bool
     return list(stand_in.plan(prompt_len, n)) == sequential_lengths(prompt_len, n)
 
 
+# -- what a wrong call_order_is_sequential checks instead ------------------------------------------------------
+
+#: (len(prompt), n, the lengths a stand-in passes): right and wrong orders that tell the usual wrong checks apart.
+PANEL: tuple[tuple[int, int, tuple[int, ...]], ...] = (
+    (2, 3, (2, 3, 4)), (2, 3, (3, 4, 5)), (2, 3, (2, 2, 3, 4)), (2, 3, (4, 3, 2)), (2, 3, (2, 4, 5)),
+    (2, 3, (2, 3, 5)), (2, 3, (2, 2, 2)), (2, 3, (4, 4, 4)), (2, 3, (2, 4)), (2, 3, (2, 3)),
+    (2, 3, (2, 3, 4, 5)), (1, 3, (2, 3, 4)), (3, 2, (3, 4, 5)), (2, 3, (0, 1, 2)), (2, 0, ()), (2, 1, (2,)),
+    (2, 1, (3,)), (2, 0, (2,)),
+)
+
+
+def _right(lengths: list[int], p: int, n: int) -> bool:
+    return lengths == sequential_lengths(p, n)
+
+
+def _steps(lengths: list[int]) -> list[int]:
+    return [b - a for a, b in zip(lengths, lengths[1:])]
+
+
+#: The usual wrong checks: (what it computes from the recorded lengths, what to tell the learner).
+WRONG_CHECKS: tuple[tuple[Callable[[list[int], int, int], bool], str], ...] = (
+    (lambda L, p, n: True,
+     "It always returns True, whatever generate did: a check that never records the lengths through a wrapper "
+     "(or looks only at generate's result) cannot tell a wrong call order from a right one."),
+    (lambda L, p, n: False,
+     "It returns False for every generate, even a correct one: nothing it recorded ever matched."),
+    (lambda L, p, n: n == 0,
+     "It recorded nothing (True only when n = 0, with no calls to record): pass your wrapper, not next_token "
+     "itself, to generate, and record len(sequence) inside the wrapper."),
+    (lambda L, p, n: len(L) == n,
+     "It checks only the number of calls (the count), not which lengths were passed or in which order."),
+    (lambda L, p, n: len(set(L)) == len(L) == n,
+     "It checks only how many distinct lengths there were, not which lengths or in which order."),
+    (lambda L, p, n: sorted(set(L)) == sequential_lengths(p, n),
+     "It compares the distinct lengths (a set, or sorted): repeats and order matter, so compare the recorded "
+     "list itself."),
+    (lambda L, p, n: L[0] == p if L else n == 0,
+     "It checks only the first length: every later call must be one token longer than the one before, too."),
+    (lambda L, p, n: L[-1] == p + n - 1 if L else n == 0,
+     "It checks only the last length: the earlier calls, and how many there were, matter too."),
+    (lambda L, p, n: all(d == 1 for d in _steps(L)),
+     "It checks only that each length is one more than the one before, not where the lengths start or how "
+     "many calls there were."),
+    (lambda L, p, n: all(d > 0 for d in _steps(L)),
+     "It checks only that the lengths increase: a skipped length, a wrong start or a wrong count gets through."),
+    (lambda L, p, n: len(L) == n and (not L or L[0] == p),
+     "It checks where the lengths start and how many there are, but not every length: a skipped or repeated "
+     "length gets through."),
+    (lambda L, p, n: (L[0] == p and L[-1] == p + n - 1) if L else n == 0,
+     "It checks only the first and the last length: a skipped, repeated or extra length in between gets through."),
+    (lambda L, p, n: len(L) == n and all(d > 0 for d in _steps(L)) and (not L or L[0] == p),
+     "It checks the start, the count and that the lengths increase, but not that each is exactly one more: a "
+     "skipped length gets through."),
+    (lambda L, p, n: L == list(range(p + 1, p + n + 1)),
+     "Its expected lengths are off by one: the first call sees the prompt itself, so the first length is "
+     "len(prompt), not len(prompt) + 1."),
+    (lambda L, p, n: L == list(range(p, p + n + 1)),
+     "Its expected list has one length too many (off by one at the end): n new tokens take n calls, the last "
+     "at len(prompt) + n - 1."),
+    (lambda L, p, n: L == list(range(p, p + n - 1)),
+     "Its expected list has one length too few (off by one at the end): n new tokens take n calls."),
+    (lambda L, p, n: L == list(range(n)),
+     "It expects the lengths to start at 0: the first call sees the whole prompt, len(prompt) tokens."),
+    (lambda L, p, n: True if n <= 1 else _right(L, p, n),
+     "It returns True for small n (0 or 1) without checking: even then generate may call next_token wrongly, "
+     "so run it and compare for every n."),
+    (lambda L, p, n: False if n == 0 else _right(L, p, n),
+     "With n = 0 there are no calls: the recorded list is empty, and so is the expected one, so the answer is True."),
+    (lambda L, p, n: True if n == 0 else _right(L, p, n),
+     "With n = 0 it returns True without checking: a generate may call next_token even when n = 0."),
+)
+
+
+def wrong_check(learner: Any) -> str:
+    """What the learner's call_order_is_sequential checks instead, from its verdicts on :data:`PANEL`, or ''.
+
+    Run only after a wrong verdict: one call per panel entry, each with a stand-in generate passing fixed lengths.
+    """
+    verdicts = []
+    for p, n, lengths in PANEL:
+        stand_in = GenerateStandIn(lambda _p, _n, fixed=lengths: list(fixed), "passes fixed lengths")
+        try:
+            got = learner.call("call_order_is_sequential", NextToken(), list(range(10, 10 + p)), n, stand_ins={"generate": stand_in})
+        except LearnerRaised:
+            return ""
+        verdicts.append(got.value)
+    for check, sentence in WRONG_CHECKS:
+        if all(v is check(list(lengths), p, n) for v, (p, n, lengths) in zip(verdicts, PANEL)):
+            return sentence
+    return ""
+
+
 def wrapper_slip(stand_in: GenerateStandIn) -> str:
     """How the learner's wrapper failed to hand next_token's token back to generate, or ''."""
     for seq, token in stand_in.handed_back:
         if isinstance(token, bool) or not isinstance(token, int) or token != token_for(seq):
             return (
                 f"your wrapper, called with a sequence of {len(seq)} tokens, returned {show(token)} instead of the token "
-                "next_token gave. The wrapper must return next_token(sequence): generate appends what it returns."
+                "next_token gave. The wrapper must hand the token back (return next_token(sequence)): generate "
+                "appends what it returns."
             )
     return ""
 
@@ -776,6 +899,7 @@ def decode() -> SimpleNamespace:
         wrong_generates=wrong_generates,
         expected_verdict=expected_verdict,
         wrapper_slip=wrapper_slip,
+        wrong_check=wrong_check,
         check_call=check_call,
         kind=kind,
         batch_throughput=batch_throughput,

@@ -85,7 +85,7 @@ def test_generate_keywords(learner, decode):
 
 # -- call_order_is_sequential ---------------------------------------------------------------------------------------
 
-def _check_verdict(got, expected: bool, stand_in, prompt, n, decode) -> None:
+def _check_verdict(got, expected: bool, stand_in, prompt, n, decode, learner=None) -> None:
     """The learner's verdict must be exactly True/False; explain using the lengths the stand-in passed."""
     value = got.value
     want = decode.sequential_lengths(len(prompt), n)
@@ -104,12 +104,18 @@ def _check_verdict(got, expected: bool, stand_in, prompt, n, decode) -> None:
             f"{got.text} returned {value}; expected {expected}. It never called generate: run the notebook's "
             "generate(wrapper, prompt, n) with a wrapper around next_token that records len(sequence) on each call."
         )
+    why = decode.wrong_check(learner) if learner is not None else ""
     if expected:
         raise Mismatch(
             f"{got.text} returned False with a correct generate; expected True. next_token was called with sequence "
             f"lengths {show(stand_in.lengths)}, which is exactly the sequential order "
-            f"{show(want)} = range(len(prompt), len(prompt) + n). Check what your wrapper records and what you "
-            "compare it with."
+            f"{show(want)} = range(len(prompt), len(prompt) + n). "
+            + (why or "Check what your wrapper records and what you compare it with.")
+        )
+    if why:
+        raise Mismatch(
+            f"{got.text} returned True with a generate that {stand_in.description} (lengths {show(stand_in.lengths)}); "
+            f"expected False. {why} Compare the whole recorded list with list(range(len(prompt), len(prompt) + n))."
         )
     raise Mismatch(
         f"{got.text} returned True with a generate that {stand_in.description}; expected False. The lengths it "
@@ -134,7 +140,7 @@ def _correct(decode, reference):
 
 def _judge(learner, decode, stand_in, prompt, n):
     got = _run(learner, decode, stand_in, prompt, n)
-    _check_verdict(got, decode.expected_verdict(stand_in, len(prompt), n), stand_in, prompt, n, decode)
+    _check_verdict(got, decode.expected_verdict(stand_in, len(prompt), n), stand_in, prompt, n, decode, learner)
 
 
 @question("call_order_is_sequential")
@@ -165,7 +171,7 @@ def test_order_keywords(learner, decode, reference):
     prompt, n = [42, 43, 44, 45, 46], 4
     stand_in = _correct(decode, reference)
     got = _run(learner, decode, stand_in, prompt, n, keywords=True)
-    _check_verdict(got, True, stand_in, prompt, n, decode)
+    _check_verdict(got, True, stand_in, prompt, n, decode, learner)
 
 
 @question("call_order_is_sequential", weight=3)
