@@ -175,7 +175,7 @@ def test_order_keywords(learner, decode, reference):
 
 
 @question("call_order_is_sequential", weight=3)
-@settings(max_examples=12, phases=NO_SHRINK)
+@settings(max_examples=8, phases=NO_SHRINK)
 @given(
     prompt=st.lists(TOKENS, max_size=5),
     n=st.integers(0, 6),
