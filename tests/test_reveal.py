@@ -135,3 +135,15 @@ def test_lesson_toml_sets_what_is_revealed(tmp_path: Path) -> None:
     assert "expected 14" in " ".join(questions["gb_per_step"]["feedback"])
     step = " ".join(questions["decode_step_seconds"]["feedback"])
     assert "milliseconds" in step and "expected" not in step
+
+
+def test_gradescope_output_is_the_learners_view() -> None:
+    from grader.integrations.gradescope import results_from_report
+    from grader.model import Report
+
+    lesson = load_lesson("decode")
+    message = "`gb_per_step` is 7, which is not right" + withheld(" (expected 14)") + "."
+    result = score_question(lesson.question("gb_per_step"), [TestOutcome("gb_per_step", "t", 1.0, "failed", message)])
+    report = Report("decode", "learner.ipynb", 0.0, lesson.max_score, (result,))
+    (test,) = results_from_report(report, lesson, 1.0)["tests"]
+    assert "is 7, which is not right" in test["output"] and "expected 14" not in test["output"]
