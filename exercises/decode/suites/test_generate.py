@@ -157,6 +157,13 @@ def test_order_true_edge_cases(learner, decode, reference):
 
 
 @question("call_order_is_sequential")
+def test_order_true_for_another_correct_generate(learner, decode):
+    """A correct generate written another way (a new list cut at every step): the verdict must be True too."""
+    for prompt, n in (([3, 1, 4], 4), ([9], 1), ([], 2)):
+        _judge(learner, decode, decode.GenerateStandIn(decode.sequential_lengths, "is correct (a new list each step)"), prompt, n)
+
+
+@question("call_order_is_sequential")
 def test_order_small_n_is_still_checked(learner, decode):
     """n = 0 and n = 1 with generates that call next_token wrongly even then: the verdict must still be False."""
     for wrong, prompt, n in (
