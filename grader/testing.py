@@ -27,9 +27,8 @@ import pytest
 from hypothesis import Phase
 
 from grader.config import REL_TOL
-from grader.execute.channel import ChannelError, Opaque, RemoteError, Returned
-
-__all__ = ["Opaque"]  # re-exported: hidden tests check for it (``isinstance(got.value, Opaque)``)
+from grader.execute.channel import ChannelError, RemoteError, Returned
+from grader.execute.channel import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question
