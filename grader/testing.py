@@ -27,11 +27,10 @@ import pytest
 from hypothesis import Phase
 
 from grader.config import REL_TOL
-from grader.execute.channel import ChannelError, Opaque, RemoteError, Returned
 from grader.diagnose import kind
-from grader.reveal import learner_view, staff_view, withheld
-
-__all__ = ["Opaque", "learner_view", "staff_view", "withheld"]  # re-exported for hidden tests
+from grader.execute.channel import ChannelError, RemoteError, Returned
+from grader.execute.channel import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
+from grader.reveal import learner_view as learner_view, staff_view as staff_view, withheld as withheld  # re-exported
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question

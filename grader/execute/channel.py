@@ -243,7 +243,7 @@ class Endpoint:
         self.send({"t": "return", "id": call_id, "value": value})
 
 
-def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: bool = False, depth: int = 0) -> Any:
+def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: bool = False) -> Any:
     """A copy of ``value`` made only of plain data with its type kept (see the module docstring).
 
     Callables are passed to ``export``, whose answer takes their place. With ``wire`` the copy is JSON-ready:
@@ -252,17 +252,15 @@ def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: b
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is float or kind is str:
         return value
-    if depth > MAX_DEPTH:
-        raise TypeError(f"a value nested more than {MAX_DEPTH} levels deep cannot be graded")
     if isinstance(value, (int, float, str)):
         return _plain_scalar(value)
     if isinstance(value, list):
-        return [to_plain(v, export, wire=wire, depth=depth + 1) for v in list.__iter__(value)]
+        return [to_plain(v, export, wire=wire) for v in list.__iter__(value)]
     if isinstance(value, tuple):
-        items = [to_plain(v, export, wire=wire, depth=depth + 1) for v in tuple.__iter__(value)]
+        items = [to_plain(v, export, wire=wire) for v in tuple.__iter__(value)]
         return {TUPLE_KEY: items} if wire else tuple(items)
     if isinstance(value, dict) and all(isinstance(k, str) for k in dict.keys(value)):
-        plain = {_plain_scalar(k): to_plain(v, export, wire=wire, depth=depth + 1) for k, v in dict.items(value)}
+        plain = {_plain_scalar(k): to_plain(v, export, wire=wire) for k, v in dict.items(value)}
         return {DICT_KEY: plain} if wire else plain
     number = _numpy_scalar(value)
     if number is not None:
