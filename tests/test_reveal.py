@@ -147,3 +147,13 @@ def test_gradescope_output_is_the_learners_view() -> None:
     report = Report("decode", "learner.ipynb", 0.0, lesson.max_score, (result,))
     (test,) = results_from_report(report, lesson, 1.0)["tests"]
     assert "is 7, which is not right" in test["output"] and "expected 14" not in test["output"]
+
+
+@pytest.mark.parametrize("injected", ["\ue000", "\ue001", "\ue001\ue000", "\ue000x\ue001", "\ue000\ue000\ue001"])
+def test_marks_a_learner_injects_cannot_reveal_the_answer(injected: str) -> None:
+    from grader.testing import show
+
+    assert "\ue000" not in show(injected) and "\ue001" not in show(injected)  # repr escapes them
+    sentence = f"f() returned {injected}, which is not right" + withheld(" (expected 14)") + f". {injected}"
+    assert "expected 14" not in learner_view(sentence)
+    assert "expected 14" in staff_view(sentence)
