@@ -108,8 +108,15 @@ class Daemon:
                     self.last_used = time.monotonic()
 
     def close(self) -> None:
+        """Release the warm state; a grade still in progress is abandoned (its zygote and workers killed), not
+        waited for: ``grade daemon stop`` must not wait for a learner whose calls hang (that client grades cold)."""
+        with self._lock:
+            busy = self.busy > 0
         for context in self._contexts.values():
-            context.close()
+            if busy:
+                context.abandon()
+            else:
+                context.close()
 
 
 def _json(message: dict[str, str]) -> bytes:

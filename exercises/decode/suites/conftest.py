@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from grader.config import REL_TOL
+from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
 from grader.diagnose import explain, kind, number
 from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
 
@@ -423,29 +423,39 @@ def token_for(seq: Sequence[int]) -> int:
 
 
 class _BadCall:
-    """What the recorder keeps when next_token is called with something other than one list of ints."""
+    """What the recorder keeps when next_token is called with something other than one list of ints.
+
+    Only its short rendering is kept, never the arguments, so a learner cannot make the grader hold much."""
 
     def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.args, self.kwargs = args, kwargs
+        parts = [show(a) for a in args[:4]] + [f"{k}={show(v)}" for k, v in list(kwargs.items())[:4]]
+        self.text = f"next_token({', '.join(parts)})"
 
     def __repr__(self) -> str:
-        parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
-        return f"next_token({', '.join(parts)})"
+        return self.text
 
 
 class NextToken:
     """A recording next_token: returns token_for(sequence) and keeps a copy of every sequence it saw.
 
-    It never raises, so a wrong call comes back to the test as a record to explain rather than as an error
-    inside the learner's code.
+    It never raises for a wrong call, so a wrong call comes back to the test as a record to explain rather
+    than as an error inside the learner's code; only past ``STAND_IN_MAX_TOKENS`` tokens (and calls) in all,
+    far beyond any test, it refuses, so that what it keeps stays small.
     """
 
     __name__ = "next_token"
 
     def __init__(self) -> None:
         self.calls: list[Any] = []
+        self._kept = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> int:
+        self._kept += 1 + sum(len(a) for a in (*args, *kwargs.values()) if isinstance(a, (list, tuple)))
+        if self._kept > STAND_IN_MAX_TOKENS:
+            raise ValueError(
+                f"next_token was called {len(self.calls) + 1} times, with more than {STAND_IN_MAX_TOKENS} tokens in all, "
+                "in one test: a test needs far fewer; call it once per new token"
+            )
         if len(args) == 1 and not kwargs:
             seq = args[0]
         elif not args and len(kwargs) == 1:
@@ -674,6 +684,11 @@ class GenerateStandIn:
         self.__name__ = "generate"
 
     def __call__(self, next_token: Callable[[list[int]], Any], prompt: list[int], n: int) -> list[int]:
+        if isinstance(n, int) and isinstance(prompt, list) and len(prompt) + n > STAND_IN_MAX_TOKENS:
+            raise ValueError(
+                f"the grader's generate makes at most {STAND_IN_MAX_TOKENS} tokens, prompt included (got a prompt "
+                f"of {len(prompt)} and n={n}); call it with the prompt and n you were given"
+            )
         if self.base is not None:  # the reference generate, watched
             def watched(seq: list[int]) -> Any:
                 self.lengths.append(len(seq))
@@ -682,9 +697,7 @@ class GenerateStandIn:
                 return token
 
             return self.base(watched, prompt, n)
-        full = list(prompt)
-        for _ in range(n + 1):  # a long enough sequence to cut the planned lengths from
-            full.append(token_for(full))
+        full = _continued(prompt, n + 1)  # a long enough sequence to cut the planned lengths from
         for length in self.plan(len(prompt), n):
             self.lengths.append(length)
             self.handed_back.append((full[:length], next_token(full[:length])))  # the learner's wrapper
@@ -694,6 +707,22 @@ class GenerateStandIn:
 def _skip_one(p: int, n: int) -> list[int]:
     """Right start and count, but one length skipped halfway (lengths p, ..., then two tokens longer)."""
     return [p + k + (1 if n >= 2 and k >= n // 2 else 0) for k in range(n)]
+
+
+def _continued(prompt: list[int], count: int) -> list[int]:
+    """``prompt`` followed by ``count`` tokens, each token_for(the sequence so far), in time linear in the result.
+
+    token_for's sum is carried from one length to the next instead of recomputed (which is quadratic)."""
+    modulus = 1_000_003
+    seq = list(prompt)
+    acc, scale = 0, 1  # acc = token_for's sum without its len(seq) term; scale = 31 ** len(seq)
+    for i, t in enumerate(seq):
+        acc, scale = (acc * 31 + t * (i + 7)) % modulus, scale * 31 % modulus
+    for _ in range(count):
+        token = (len(seq) * scale + acc) % modulus % VOCAB
+        acc, scale = (acc * 31 + token * (len(seq) + 7)) % modulus, scale * 31 % modulus
+        seq.append(token)
+    return seq
 
 
 def wrong_generates() -> dict[str, GenerateStandIn]:
