@@ -1,16 +1,21 @@
-"""The JSON form of a report: what ``grade --json`` prints and ``results.jsonl`` holds (schema in the README)."""
+"""The JSON form of a report: what ``grade --json`` prints and ``results.jsonl`` holds (schema in the README).
+
+Every string is :func:`grader.text.plain` (valid UTF-8, no control characters, bounded), so any JSON writer,
+strict or not, can write it, and any reader can read it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from grader.model import QuestionResult, Report
+from grader.text import for_json
 
 
 def report_to_dict(report: Report, *, staff: bool = False) -> dict[str, Any]:
     """``staff``: the teaching assistant's object (results.jsonl, the gradebook): ``feedback`` with the expected
     values, and ``learner_feedback``, what the learner was shown. Otherwise the learner's (``grade --json``)."""
-    return {
+    return for_json({
         "lesson": report.lesson,
         "path": report.path,
         "score": report.score,
@@ -19,7 +24,7 @@ def report_to_dict(report: Report, *, staff: bool = False) -> dict[str, Any]:
         "questions": [_question(q, staff) for q in report.questions],
         "errors": list(report.errors),
         "isolation": report.isolation,
-    }
+    })
 
 
 def _question(q: QuestionResult, staff: bool) -> dict[str, Any]:
@@ -58,4 +63,4 @@ def _question_from(q: dict[str, Any]) -> QuestionResult:
 
 def ungraded_to_dict(path: str, reason: str, status: str = "ungraded") -> dict[str, Any]:
     """The JSON of a notebook that could not be graded at all (no lesson to score it against)."""
-    return {"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]}
+    return for_json({"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]})
