@@ -217,9 +217,10 @@ def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None,
 @main.command("audit")
 @click.argument("lesson")
 @click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
+@click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Audit a private copy of the hidden suites.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Mutants graded at once (default: one per core).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
-def audit_command(lesson: str, lessons_root: Path | None, jobs: int | None, as_json: bool) -> None:
+def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, jobs: int | None, as_json: bool) -> None:
     """Mutation-test LESSON's hidden suites: how many wrong versions of the solution do they catch?
 
     \b
@@ -238,7 +239,7 @@ def audit_command(lesson: str, lessons_root: Path | None, jobs: int | None, as_j
     from grader.lessons import load_lesson
 
     try:
-        report = audit_lesson(load_lesson(lesson, lessons_root), lessons_root=lessons_root, jobs=jobs, progress=progress_for())
+        report = audit_lesson(load_lesson(lesson, lessons_root, suites), lessons_root=lessons_root, jobs=jobs, progress=progress_for())
     except UsageError as err:
         raise click.UsageError(str(err)) from None
     except GraderError as err:

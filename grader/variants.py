@@ -68,12 +68,13 @@ def grade_variants(
 
     The object is the one ``grade --json`` prints plus ``learner``: ``score``, ``status``, and per question
     ``id``, ``score``, ``max_score``, ``status`` and ``feedback`` (the teaching assistant's full feedback).
+    They are graded against ``lesson.suites`` (a private copy when the lesson was loaded with one).
     ``progress`` hears of each graded variant, as ``grade batch``'s bar does.
     """
     from grader.batch import BatchOptions, run_batch
     from grader.pipeline import GradeOptions
 
-    options = BatchOptions(grading=GradeOptions(lesson=lesson.id, lessons_root=lessons_root), jobs=jobs)
+    options = BatchOptions(grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root), jobs=jobs)
     with tempfile.TemporaryDirectory(prefix="grader-variants-") as scratch:
         folder = Path(scratch) / "submissions"
         out = Path(scratch) / "results"

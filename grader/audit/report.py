@@ -8,6 +8,8 @@ from grader.audit.run import AuditReport, FunctionAudit, Survivor
 
 
 def _counts(f: FunctionAudit) -> str:
+    if f.unaudited:
+        return f"{f.function}: NOT AUDITED: {f.unaudited}."
     dropped = f"; dropped: {f.uncompilable} not valid Python, {f.unchanged} unchanged or repeated" if f.uncompilable or f.unchanged else ""
     return (
         f"{f.function}: {f.graded} mutants ({f.slips} of the lesson's slips), {f.killed} killed, "
@@ -66,6 +68,7 @@ def as_json(report: AuditReport) -> dict[str, Any]:
                 "dropped_uncompilable": f.uncompilable,
                 "dropped_unchanged": f.unchanged,
                 "survivors": [survivor(s) for s in f.survivors],
+                "unaudited": f.unaudited,
             }
             for f in report.functions
         ],
