@@ -239,7 +239,7 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     from grader.lessons import load_lesson
 
     try:
-        report = audit_lesson(load_lesson(lesson, lessons_root, suites), lessons_root=lessons_root, jobs=jobs, progress=progress_for())
+        report = audit_lesson(load_lesson(lesson, lessons_root, suites), jobs=jobs, progress=progress_for())
     except UsageError as err:
         raise click.UsageError(str(err)) from None
     except GraderError as err:

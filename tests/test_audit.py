@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 from grader.audit import audit_lesson
 from grader.audit.mutants import generate_mutants, mutant_id
 from grader.audit.report import format_text
-from grader.errors import LessonError
+from grader.errors import LessonError, UsageError
 from grader.lessons import load_lesson
 from tests.conftest import FIXTURE_LESSONS, run_grade
 
@@ -98,7 +99,7 @@ def test_weak_suite_survivor_reported_with_diff_equivalent_explained_stale_repor
         reason = "a mutant that no longer exists"
         ''',
     )
-    report = audit_lesson(load_lesson("squares", lessons), lessons_root=lessons)
+    report = audit_lesson(load_lesson("squares", lessons))
     square = next(f for f in report.functions if f.function == "square")
     assert square.slips == 2 and square.graded == square.killed + len(square.survivors)
     explained = [s for s in square.survivors if s.reason is not None]
@@ -133,11 +134,11 @@ def test_cli_exit_status_and_json(tmp_path: Path) -> None:
 def test_a_slip_that_no_longer_applies_is_an_error_and_a_failing_solution_is_not_audited(tmp_path: Path) -> None:
     lessons = weak_lesson(tmp_path / "a", '[[mutant]]\nfunction = "square"\nname = "gone"\nfind = "x + x"\nreplace = "x"\n')
     with pytest.raises(LessonError, match="occurs 0 times"):
-        audit_lesson(load_lesson("squares", lessons), lessons_root=lessons)
+        audit_lesson(load_lesson("squares", lessons))
     broken = weak_lesson(tmp_path / "b")
     suite = broken / "squares" / "suites" / "test_squares.py"
     suite.write_text(suite.read_text().replace("call(\"square\", 1), 1)", "call(\"square\", 1), 2)"), encoding="utf-8")
-    report = audit_lesson(load_lesson("squares", broken), lessons_root=broken)
+    report = audit_lesson(load_lesson("squares", broken))
     square = next(f for f in report.functions if f.function == "square")
     assert square.unaudited and "solution itself does not get full marks" in square.unaudited
     assert square.graded == 0 and not report.ok  # not 'every mutant killed' by a suite that fails everything
@@ -150,3 +151,9 @@ def test_decode_suites_kill_every_non_equivalent_mutant() -> None:
     assert sum(f.graded for f in report.functions) > 150
     assert not report.stale, format_text(report)
     assert report.ok, format_text(report)
+
+
+def test_without_cosmic_ray_the_audit_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cosmic_ray.operators.provider", None)  # import fails, as when not installed
+    with pytest.raises(UsageError, match=r"pip install -e '\.\[audit\]'"):
+        generate_mutants("square", SQUARE)

@@ -109,17 +109,16 @@ class _Plan:
 def audit_lesson(
     lesson: Lesson,
     *,
-    lessons_root: Path | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
 ) -> AuditReport:
-    """Mutation-test the lesson's hidden suites: every function question's mutants, graded in one batch."""
+    """Mutation-test the lesson's hidden suites (``lesson.suites``): every function question's mutants, in one batch."""
     started = time.monotonic()
     spec = read_spec(lesson)
     cells = read_submission(lesson.solution).cells
     plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function"]
     variants = [Variant(_CONTROL, "pass")] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
-    rows = grade_variants(lesson, variants, lessons_root=lessons_root, jobs=jobs, progress=progress)
+    rows = grade_variants(lesson, variants, lessons_root=lesson.root.parent, jobs=jobs, progress=progress)
     reasons = {(e.function, e.mutant): e.reason for e in spec.equivalents}
     functions = tuple(_judge(p, rows, reasons) for p in plans)
     return AuditReport(
