@@ -107,6 +107,8 @@ def test_weak_suite_survivor_reported_with_diff_equivalent_explained_stale_repor
     wrong = {s.mutant.code.splitlines()[-1].strip(): s for s in square.unexplained}
     assert "return x / x" in wrong and "return x ** x" in wrong  # square(1) == 1 for both
     assert "return x * x + 1" not in wrong  # the off-by-one slip is killed even by this suite
+    off_by_one = next(k for k in square.kills if k.mutant.origin == "audit.toml: off by one")
+    assert off_by_one.score == 0 and any("square(1)" in line for line in off_by_one.feedback), off_by_one.feedback
     assert not report.ok and report.unexplained == square.unexplained
     assert square.score == square.killed / (square.graded - 1) < 1
     assert [(s.entry.mutant, "no such mutant" in s.why) for s in report.stale] == [("0000000000", True)]
@@ -125,6 +127,7 @@ def test_cli_exit_status_and_json(tmp_path: Path) -> None:
     square = next(f for f in data["functions"] if f["function"] == "square")
     assert data["ok"] is False and square["survived"] >= 2
     assert all(s["diff"].startswith("--- solution square") for s in square["survivors"])
+    assert len(square["kills"]) == square["killed"] > 0 and all(k["feedback"] for k in square["kills"])
     # The bundled suite kills every mutant of the same solution: exit 0.
     strong = run_grade("audit", "squares", "--lessons", str(FIXTURE_LESSONS))
     assert strong.returncode == 0, strong.stdout + strong.stderr

@@ -68,6 +68,10 @@ def as_json(report: AuditReport) -> dict[str, Any]:
                 "dropped_uncompilable": f.uncompilable,
                 "dropped_unchanged": f.unchanged,
                 "survivors": [survivor(s) for s in f.survivors],
+                "kills": [
+                    {"id": k.mutant.id, "origin": k.mutant.origin, "score": k.score, "feedback": list(k.feedback), "diff": k.mutant.diff}
+                    for k in f.kills
+                ],
                 "unaudited": f.unaudited,
             }
             for f in report.functions

@@ -36,12 +36,20 @@ class Survivor:
 
 
 @dataclass(frozen=True)
+class Kill:
+    """A mutant the suites caught, and what its question's feedback told the 'learner' (for authors to read)."""
+
+    mutant: Mutant
+    score: float
+    feedback: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class FunctionAudit:
-    """One function question: how many mutants were graded, killed, and which survived."""
+    """One function question: its mutants, which were killed, and which survived."""
 
     function: str
-    graded: int
-    killed: int
+    kills: tuple[Kill, ...]
     survivors: tuple[Survivor, ...]
     uncompilable: int
     unchanged: int
@@ -49,6 +57,14 @@ class FunctionAudit:
     """How many of the graded mutants are the lesson's own slips (the rest are cosmic-ray's)."""
     unaudited: str | None = None
     """Why no mutant was judged: the unchanged solution itself does not get full marks (its feedback)."""
+
+    @property
+    def graded(self) -> int:
+        return len(self.kills) + len(self.survivors)
+
+    @property
+    def killed(self) -> int:
+        return len(self.kills)
 
     @property
     def equivalent(self) -> int:
@@ -183,15 +199,21 @@ def _control_failure(row: dict[str, Any], function: str) -> str | None:
 def _judge(plan: _Plan, rows: dict[str, dict[str, Any]], reasons: dict[tuple[str, str], str]) -> FunctionAudit:
     failure = _control_failure(rows[_CONTROL], plan.function)
     if failure:
-        return FunctionAudit(plan.function, 0, 0, (), plan.uncompilable, plan.unchanged, plan.slips, failure)
-    survivors = tuple(
-        Survivor(m, reasons.get((m.function, m.id))) for m in plan.mutants if _full_marks(rows[_variant_name(m)], m.function)
-    )
+        return FunctionAudit(plan.function, (), (), plan.uncompilable, plan.unchanged, plan.slips, failure)
+    kills: list[Kill] = []
+    survivors: list[Survivor] = []
+    for mutant in plan.mutants:
+        row = rows[_variant_name(mutant)]
+        if _full_marks(row, mutant.function):
+            survivors.append(Survivor(mutant, reasons.get((mutant.function, mutant.id))))
+        else:
+            question = _question(row, mutant.function) or {}
+            feedback = tuple(question.get("feedback", ())) or tuple(row.get("errors", ()))[-1:]
+            kills.append(Kill(mutant, float(question.get("score", 0.0)), feedback))
     return FunctionAudit(
         function=plan.function,
-        graded=len(plan.mutants),
-        killed=len(plan.mutants) - len(survivors),
-        survivors=survivors,
+        kills=tuple(kills),
+        survivors=tuple(survivors),
         uncompilable=plan.uncompilable,
         unchanged=plan.unchanged,
         slips=plan.slips,
