@@ -32,6 +32,10 @@ def format_text(report: AuditReport) -> str:
     )
     for s in report.unexplained:
         lines += ["", _survivor(s).rstrip("\n")]
+    explained = [s for f in report.functions for s in f.survivors if s.reason is not None]
+    if explained:
+        lines.append("")
+    lines += [f"EQUIVALENT {s.mutant.function} mutant {s.mutant.id} ({s.mutant.origin}): {s.reason}" for s in explained]
     for stale in report.stale:
         lines += ["", f"STALE equivalent entry: {stale.entry.function} mutant {stale.entry.mutant}: {stale.why}."]
     if report.unexplained:
