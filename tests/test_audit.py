@@ -139,6 +139,9 @@ def test_a_slip_that_no_longer_applies_is_an_error_and_a_failing_solution_is_not
     lessons = weak_lesson(tmp_path / "a", '[[mutant]]\nfunction = "square"\nname = "gone"\nfind = "x + x"\nreplace = "x"\n')
     with pytest.raises(LessonError, match="occurs 0 times"):
         audit_lesson(load_lesson("squares", lessons))
+    lessons = weak_lesson(tmp_path / "c", '[[mutant]]\nfunction = "square"\nname = "typo"\ncode = "def sqare(x):\\n    return x"\n')
+    with pytest.raises(LessonError, match=r"does not define square\(\)"):
+        audit_lesson(load_lesson("squares", lessons))
     broken = weak_lesson(tmp_path / "b")
     suite = broken / "squares" / "suites" / "test_squares.py"
     suite.write_text(suite.read_text().replace("call(\"square\", 1), 1)", "call(\"square\", 1), 2)"), encoding="utf-8")

@@ -7,6 +7,7 @@ in one batch -> a mutant that still gets full marks on its question survived.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import time
 from dataclasses import dataclass
@@ -168,6 +169,8 @@ def _slip_mutant(slip: Slip, source: str) -> Mutant:
         compile(code, where, "exec")
     except (SyntaxError, ValueError) as err:
         raise LessonError(f"{where} is not valid Python ({err}).") from None
+    if not any(isinstance(node, ast.FunctionDef) and node.name == slip.function for node in ast.parse(code).body):
+        raise LessonError(f"{where}: its `code` does not define {slip.function}() at the top level.")
     key = mutant_id(code)
     if key == mutant_id(source):
         raise LessonError(f"{where} changes nothing that Python sees; make it a real change.")
