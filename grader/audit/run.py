@@ -24,7 +24,8 @@ from grader.variants import Variant, grade_variants
 if TYPE_CHECKING:
     from grader.batch.progress import Progress
 
-#: The control variant: the solution with nothing changed, which must get full marks.
+#: The control variant: the solution with its functions defined again, unchanged, in the last cell, as every
+#: mutant is; it must get full marks, or a mutant's low score would prove nothing about the suites.
 _CONTROL = "solution"
 
 
@@ -117,6 +118,7 @@ class AuditReport:
 @dataclass(frozen=True)
 class _Plan:
     function: str
+    source: str
     mutants: tuple[Mutant, ...]
     uncompilable: int
     unchanged: int
@@ -134,7 +136,8 @@ def audit_lesson(
     spec = read_spec(lesson)
     cells = read_submission(lesson.solution).cells
     plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function"]
-    variants = [Variant(_CONTROL, "pass")] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
+    control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
+    variants = [control] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
     rows = grade_variants(lesson, variants, lessons_root=lesson.root.parent, jobs=jobs, progress=progress)
     reasons = {(e.function, e.mutant): e.reason for e in spec.equivalents}
     functions = tuple(_judge(p, rows, reasons) for p in plans)
@@ -153,7 +156,7 @@ def _plan(function: str, source: str, spec: AuditSpec) -> _Plan:
     if repeated:
         raise LessonError(f"In {AUDIT_FILE}, {repeated} make the same mutant of {function}; keep one.")
     library = generate_mutants(function, source, frozenset(m.id for m in slips))
-    return _Plan(function, slips + library.mutants, library.uncompilable, library.unchanged, len(slips))
+    return _Plan(function, source, slips + library.mutants, library.uncompilable, library.unchanged, len(slips))
 
 
 def _slip_mutant(slip: Slip, source: str) -> Mutant:
