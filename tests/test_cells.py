@@ -57,7 +57,7 @@ def _run_all(way: str) -> None:
             err = runner(shell, source)
             errors.append("" if err is None else f"{type(err).__name__}: {err}")
     names = {k: re.sub(" at 0x[0-9a-f]+", "", repr(v)) for k, v in shell.user_ns.items() if k not in HISTORY and not k.startswith("_i")}
-    printed = re.sub(r"[0-9.]+ (ns|us|µs|ms|s)\b", "<time>", out.getvalue())  # %time's own measurement
+    printed = re.sub(r"[0-9.]+(?:e[+-]?[0-9]+)? (ns|us|µs|ms|s)\b", "<time>", out.getvalue())  # %time's own measurement
     # IPython also warns "To exit: use 'exit', 'quit', or Ctrl-D." after sys.exit(); the grader's report says
     # what to do about sys.exit() instead, so the worker does not repeat that warning.
     printed = re.sub(r".*UserWarning: To exit: use 'exit'.*\n.*\n", "", printed)

@@ -29,6 +29,9 @@ from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, M
 
 _INI = Path(__file__).with_name("pytest.ini")
 
+if sys.version_info < (3, 11):  # pragma: no cover - the builtin arrived in 3.11; pytest depends on the backport
+    from exceptiongroup import BaseExceptionGroup
+
 #: Held while a session imports its suites. In ``importlib`` mode pytest names a suite module after its path
 #: below the root (``test_values``, ``conftest``) and reuses any module of that name already in
 #: ``sys.modules``: a second lesson with a ``conftest.py`` would get the first lesson's. So each session
