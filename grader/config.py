@@ -87,6 +87,11 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+#: A lesson's mistakes corpus: ``<lesson folder>/mistakes/*.py``, one realistic answer per file, each declaring
+#: the verdict it expects per question (see ``grader/corpus.py`` and ``exercises/decode/mistakes/README.md``).
+MISTAKES_FOLDER = "mistakes"
+
+
 def lessons_root() -> Path:
     """Where lesson definitions live: ``$GRADER_LESSONS`` or the ``exercises/`` folder beside the package."""
     env = os.environ.get("GRADER_LESSONS")

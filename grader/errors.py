@@ -34,3 +34,7 @@ class ExecutionTimeout(GraderError):
 
 class WorkerCrashed(GraderError):
     """The process running the learner's code died (a crash, a memory limit, ``os._exit``)."""
+
+
+class CorpusError(LessonError):
+    """A file of a lesson's mistakes corpus has a malformed header: the lesson's author must fix it."""

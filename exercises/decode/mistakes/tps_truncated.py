@@ -1,0 +1,5 @@
+# kind: wrong
+# about: int(...) chops the decimals off: 71
+# expect max_tokens_per_s: wrong /you (rounded|truncated)|rounded (it )?(down )?to (a|the nearest) whole|(drops?|dropped|lost|lose) the decimals?|truncat|int\(\)|cut to a whole|without (a|any) decimals?/
+
+max_tokens_per_s = int(1000 / 14)
