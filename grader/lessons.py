@@ -76,6 +76,12 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     unknown = sorted({u for q in questions for u in q.uses} - functions)
     if unknown:
         raise LessonError(f"In {where}, `uses` names {unknown}, which are not function questions of this lesson.")
+    later = [(q.id, u) for q in questions for u in q.uses if ids.index(u) >= ids.index(q.id)]
+    if later:
+        raise LessonError(
+            f"In {where}, {later[0][0]!r} `uses` {later[0][1]!r}, which does not come before it: a later question's reference is "
+            "never lent while a question is tested. Put the question it uses first."
+        )
     if not lesson.suites.is_dir():
         raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")
     return lesson

@@ -27,8 +27,8 @@ class Question:
     hint: str = ""
     title: str = ""
     uses: tuple[str, ...] = ()
-    """Other lesson functions this one is meant to call: while it is tested, only these are replaced by the
-    reference (so one bug costs points once, and no other reference answer can be borrowed)."""
+    """Earlier lesson functions this one is meant to call (documentation, kept for compatibility: while a
+    question is tested every earlier function question is answered by the reference anyway)."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,18 @@ class Lesson:
 
     @property
     def stand_ins(self) -> dict[str, tuple[str, ...]]:
-        """For each function question, the lesson functions the reference stands in for while it is tested."""
-        return {q.id: q.uses for q in self.questions if q.kind == "function"}
+        """For each function question, the lesson functions the reference stands in for while it is tested.
+
+        Every function question that comes before it in the lesson, so a bug costs points once, in its own
+        question; never a later one, so nobody earns points by calling an answer they did not write.
+        """
+        lent: dict[str, tuple[str, ...]] = {}
+        earlier: tuple[str, ...] = ()
+        for q in self.questions:
+            if q.kind == "function":
+                lent[q.id] = earlier
+                earlier += (q.id,)
+        return lent
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,8 @@ class TestOutcome:
     weight: float
     status: TestStatus
     message: str = ""
+    stood_in: tuple[str, ...] = ()
+    """Earlier questions' functions whose reference stand-in the learner's code called during this test."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,15 @@
 """Step 4, score: turn test outcomes into points per question and a total.
 
 Points come only from positive evidence: a test earns its share of its question's points only if pytest
-reported it passed. Within a question, points are split among its tests by weight (partial credit).
+reported it passed. Within a question, points are split among its tests by weight (partial credit). A
+question that passed with the reference standing in for a wrong earlier answer keeps its points (one bug
+costs once) and says so in its feedback.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
 
 from grader.model import Execution, Lesson, Question, QuestionResult, Report, Submission, TestOutcome
 
@@ -17,6 +22,7 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
         _failed_run(q, execution.failure) if execution.failure else score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions
     )
+    results = note_stand_ins(results, outcomes)
     errors = tuple(
         f"Cell {e.index + 1} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after it still ran."
         for e in execution.cell_errors
@@ -72,3 +78,29 @@ def _feedback(problems: list[TestOutcome]) -> tuple[str, ...]:
         if outcome.message and outcome.message not in seen:
             seen.append(outcome.message)
     return tuple(seen[:MAX_FEEDBACK_LINES])
+
+
+_OWN_ANSWER = {
+    "partial": "which is wrong",
+    "failed": "which is wrong",
+    "error": "which did not run to the end",
+    "not-attempted": "which is not written yet",
+    "missing": "which your notebook does not define",
+}
+
+
+def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOutcome]) -> tuple[QuestionResult, ...]:
+    """Add a note (never a change of score) to each question that earned points only with an earlier answer
+    stood in for: its passing tests called the reference for an earlier question whose own answer did not pass.
+
+    ``results`` must include those earlier questions; one that is not there is taken as passed (no note).
+    """
+    status = {r.id: r.status for r in results}
+    noted = []
+    for result in results:
+        called = {n for o in outcomes if o.question == result.id and o.status == "passed" for n in o.stood_in}
+        wrong = [n for n in status if n in called and status[n] != "passed"]
+        lead = "Passed" if result.status == "passed" else "Its passing checks ran"
+        notes = tuple(f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})." for n in wrong)
+        noted.append(replace(result, feedback=result.feedback + notes) if notes else result)
+    return tuple(noted)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from grader.config import DEFAULT_LIMITS
-from grader.execute.channel import ChannelTimeout, RemoteError, changed_arguments, stood_in, to_plain
+from grader.execute.channel import ChannelTimeout, RemoteError, ResultIdentity, Returned, changed_arguments, stood_in, to_plain
 from grader.model import Lesson, QuestionResult
 
 if TYPE_CHECKING:
@@ -122,15 +122,14 @@ class NamespaceTarget:
     def __init__(self, namespace: dict[str, Any], call_timeout: float = DEFAULT_LIMITS.call_timeout) -> None:
         self._ns = namespace
         self._call_timeout = call_timeout
+        self._results = ResultIdentity()
 
     def _lookup(self, name: str) -> Any:
         if name not in self._ns:
             raise RemoteError("NotDefined", name)
         return self._ns[name]
 
-    def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
-    ) -> tuple[Any, tuple[str, ...]]:
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
         fn = self._lookup(name)
         deadline = _Deadline(self._call_timeout)
         try:
@@ -143,7 +142,8 @@ class NamespaceTarget:
             if timed_out:
                 raise _Stop
             changed = changed_arguments(given_args, given_kwargs, args, kwargs)
-            return to_plain(result, export=lambda f: f), tuple(changed)
+            same_as = self._results.same_as(result, given_args, given_kwargs)
+            return Returned(to_plain(result, export=lambda f: f), tuple(changed), same_as)
         except _Stop:
             raise ChannelTimeout("no answer in time") from None
         except Exception as err:
@@ -249,11 +249,22 @@ def _warm_up(lesson: Lesson, session: "SuiteSession") -> None:
 
 
 def question_results(lesson: Lesson, target: Any, ids: list[str]) -> list[QuestionResult]:
-    """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does."""
-    from grader.score import score_question
+    """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does.
 
-    outcomes = shared_session(lesson).run(target, frozenset(ids))
-    return [score_question(lesson.question(i), [o for o in outcomes if o.question == i]) for i in ids]
+    When a passing test called the reference standing in for an earlier question, that question's tests run
+    too, to know whether the learner's own answer passed (the feedback then says so, as ``grade`` does).
+    """
+    from grader.score import note_stand_ins, score_question
+
+    session = shared_session(lesson)
+    outcomes = session.run(target, frozenset(ids))
+    earlier = {n for o in outcomes if o.status == "passed" for n in o.stood_in} - set(ids)
+    earlier &= {q.id for q in lesson.questions}
+    if earlier:
+        outcomes += session.run(target, frozenset(earlier))
+    scored = [score_question(q, [o for o in outcomes if o.question == q.id]) for q in lesson.questions if q.id in earlier or q.id in ids]
+    noted = {r.id: r for r in note_stand_ins(scored, outcomes)}
+    return [noted[i] for i in ids]
 
 
 _MARK = {"passed": "✓", "partial": "~", "failed": "✗", "not-attempted": "·", "missing": "✗", "error": "✗"}
@@ -262,7 +273,7 @@ _MARK = {"passed": "✓", "partial": "~", "failed": "✗", "not-attempted": "·"
 def describe(result: QuestionResult, detail: bool) -> str:
     head = f"{_MARK.get(result.status, '?')} {result.id}: {result.score:g}/{result.max_score:g}"
     if result.status == "passed":
-        return f"{head}, all checks pass. Well done!"
+        return "\n".join([f"{head}, all checks pass. Well done!", *(f"    {line}" for line in result.feedback[1:])])
     if result.status == "not-attempted":
         return f"{head}, not attempted yet: fill in the answer, run its cell, then check again."
     lines = [f"{head}, {result.status}."]

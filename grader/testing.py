@@ -8,7 +8,9 @@ the ``reference`` fixture (the solution notebook's namespace). It marks which qu
         got = learner.call("decode_step_seconds", 14e9, 1e12)
         expect_close(got, 0.014)
 
-Every value that comes back is plain data (see :mod:`grader.execute.channel`). Failures are raised as
+Every value that comes back is plain data with its Python type kept: a tuple is a tuple, an int an int; what
+is not plain data (a numpy array, a set, a custom object) comes back as an :class:`Opaque` description that
+equals nothing (see :mod:`grader.execute.channel`). Failures are raised as
 :class:`Mismatch` with a message written for the learner: what was called, what came back, what was
 expected, and the likely misconception when one can be recognised.
 """
@@ -25,7 +27,8 @@ import pytest
 from hypothesis import Phase
 
 from grader.config import REL_TOL
-from grader.execute.channel import ChannelError, RemoteError
+from grader.execute.channel import ChannelError, RemoteError, Returned
+from grader.execute.channel import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question
@@ -37,10 +40,9 @@ NOT_DEFINED = "NotDefined"
 class Target(Protocol):
     """Where the learner's objects live: a worker process, or the live kernel for self-check."""
 
-    def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
-    ) -> tuple[Any, tuple[str, ...]]:
-        """The call's plain-data result, and which arguments it modified in place ("0", "1", ... or names)."""
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
+        """The call's plain-data result, which arguments it modified in place ("0", "1", ... or names), and
+        whether the result is one of the arguments or an earlier result (:class:`Returned`)."""
         ...
 
     def value(self, name: str) -> Any: ...
@@ -72,8 +74,14 @@ class Call:
 
     text: str
     value: Any
+    """Plain data with its Python type kept, or an :class:`Opaque` for what is not plain data."""
     changed: tuple[str, ...] = ()
     """Arguments the call modified in place: positions ("0", "1", ...) and keyword names."""
+    same_as: str | None = None
+    """None normally; "argument 1" / "argument prompt" (position from 0, or keyword, as passed) when the learner's
+    function returned that argument object itself; "an earlier result" when it returned an object that an
+    earlier call in the same learner process returned (a buffer reused across calls). Never said of immutable
+    values (None, numbers, strings, tuples), which may be shared harmlessly."""
 
     def modified(self, position: int, name: str) -> bool:
         """Whether the argument at ``position`` (or passed as keyword ``name``) was modified by the call."""
@@ -82,19 +90,30 @@ class Call:
 
 _short = reprlib.Repr()
 _short.maxlist = 8
+_short.maxtuple = 8
 _short.maxstring = 60
 _short.maxother = 60
 
 
 def show(value: Any) -> str:
     """A short, readable rendering of a value for feedback."""
+    if isinstance(value, Opaque):
+        return value.text
     if callable(value):
         return getattr(value, "__name__", "a function")
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, (list, tuple)) and len(value) > 8:
-        return f"{_short.repr(list(value))} ({len(value)} items)"
+        return f"{_short.repr(value)} ({len(value)} items)"
     return _short.repr(value)
+
+
+def kind_of(value: Any) -> str:
+    """What kind of value it is, for feedback: "a tuple", "an int", "a numpy array of shape (3,) and dtype int64"."""
+    if isinstance(value, Opaque):
+        return value.text
+    name = "None" if value is None else type(value).__name__
+    return name if value is None else f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def describe_call(name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
@@ -107,26 +126,41 @@ class Learner:
 
     def __init__(self, target: Target, stand_ins: Mapping[str, Iterable[str]], reference: SimpleNamespace) -> None:
         self._target = target
-        self._uses = {name: tuple(uses) for name, uses in stand_ins.items()}
+        self._lent = {name: tuple(lent) for name, lent in stand_ins.items()}
         self._reference = reference
+        self.stood_in: set[str] = set()
+        """The names whose stand-in the learner's code actually called, over every call of this test."""
 
     def call(self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any) -> Call:
-        """Call the learner's ``name``; the functions it is meant to call are replaced by the reference meanwhile.
+        """Call the learner's ``name``; the earlier questions' functions are answered by the reference meanwhile.
 
-        So a bug in one function costs points once: ``tokens_per_second`` is graded with the reference
-        ``decode_step_seconds`` behind it (the lesson definition's ``uses``). Only those are replaced, so no
-        other reference answer can be borrowed. Pass ``stand_ins`` to choose the replacements yourself.
+        So a bug in one function costs points once: ``decode_time`` is graded with the reference
+        ``decode_step_seconds`` and ``tokens_per_second`` behind it (every function question that comes
+        before it in the lesson; see :attr:`grader.model.Lesson.stand_ins`). A later question's reference is
+        never lent, so no answer can be borrowed. ``stand_ins`` adds or overrides replacements for this call.
+        Which stand-ins the learner's code called is kept in :attr:`stood_in`, for feedback.
         """
         text = describe_call(name, args, kwargs)
-        if stand_ins is None:
-            stand_ins = {f: getattr(self._reference, f) for f in self._uses.get(name, ()) if hasattr(self._reference, f)}
+        lent = {f: getattr(self._reference, f) for f in self._lent.get(name, ()) if callable(getattr(self._reference, f, None))}
+        lent.update(stand_ins or {})
+        swaps = {f: self._watched(f, fn) for f, fn in lent.items()}
         try:
-            value, changed = self._target.call(name, list(args), dict(kwargs), dict(stand_ins))
+            returned = self._target.call(name, list(args), dict(kwargs), swaps)
         except RemoteError as err:
             raise _learner_error(name, text, err) from None
         except ChannelError as err:
             raise LearnerHung(_hung_sentence(text, err)) from None
-        return Call(text=text, value=value, changed=changed)
+        return Call(text=text, value=returned.value, changed=returned.changed, same_as=returned.same_as)
+
+    def _watched(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, noting in :attr:`stood_in` that the learner's code called it (it runs on the trusted side)."""
+
+        def stand_in(*args: Any, **kwargs: Any) -> Any:
+            self.stood_in.add(name)
+            return fn(*args, **kwargs)
+
+        stand_in.__name__ = stand_in.__qualname__ = name
+        return stand_in
 
     def value(self, name: str) -> Any:
         """The value of the learner's variable ``name``; a stub left as ``None`` counts as not attempted."""
@@ -233,7 +267,7 @@ def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel
     if value is None:
         return "It returned None: did you forget the `return` statement?"
     if isinstance(value, bool) or not _is_number(value):
-        return f"It returned a {type(value).__name__}, not a number."
+        return f"It returned {kind_of(value)}, not a number."
     value = float(value)
     for description, wrong_value in wrong.items():
         if close(value, wrong_value, max(rel, 1e-9)):
@@ -253,8 +287,6 @@ def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel
 def expect_equal(got: Call, expected: Any, *, diagnose: Callable[[Any], str] | None = None) -> None:
     """Pass if ``got.value == expected`` (both plain data); otherwise explain, using ``diagnose`` if given."""
     value = got.value
-    if isinstance(expected, tuple):
-        expected = list(expected)
     if value == expected and type(value) is type(expected):
         return
     lines = [f"{got.text} returned {show(value)}; expected {show(expected)}."]

@@ -611,7 +611,7 @@ def test_forged_eq_float_and_bool_earn_nothing(batch: Batch) -> None:
     assert scores(report) == {"answer_even": 0.0, "square": 0.0, "sum_of_squares": 0.0}
     assert "answer_even is 'B', which is not right." in feedback(report, "answer_even")
     assert "square(3) returned 4; expected 9" in feedback(report, "square")
-    assert "a value of type Truthy cannot be graded; use plain numbers, strings, lists or dicts" in feedback(report, "sum_of_squares")
+    assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy; expected 14." in feedback(report, "sum_of_squares")
 
 
 def test_monkeypatching_the_worker_changes_nothing_in_the_grader(batch: Batch) -> None:
@@ -623,7 +623,7 @@ def test_monkeypatching_the_worker_changes_nothing_in_the_grader(batch: Batch) -
 def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> None:
     report = batch.reports["channel"]
     assert report.score == 0
-    assert "a value of type set cannot be graded" in feedback(report, "answer_even")
+    assert "answer_even is <a set of 2 items>, which is not right." in feedback(report, "answer_even")
     assert "sent back something that cannot be graded (a value nested more than 64 levels deep)" in feedback(report, "square")
     assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(report, "sum_of_squares")
 

@@ -14,6 +14,7 @@ import pytest
 from grader.config import DEFAULT_LIMITS
 from grader.errors import UsageError
 from grader.execute import sandbox
+from grader.execute.channel import Returned
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
 from grader.pipeline import grade_submission
@@ -34,7 +35,7 @@ def test_the_cells_run_in_a_real_kernel_only_when_asked(limits: object, shell: s
     try:
         assert execution.cell_errors == ()
         assert (worker.value("SHELL"), worker.value("AWAITED")) == (shell, True)
-        assert worker.call("square", [7], {}, {}) == (49, ())
+        assert worker.call("square", [7], {}, {}) == Returned(49)
     finally:
         worker.close()
 

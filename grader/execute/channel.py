@@ -1,8 +1,15 @@
 """The narrow channel between the trusted grader and the learner's worker process.
 
-Messages are JSON lines over a pair of pipes, so only plain data crosses: numbers, strings, booleans, None,
-lists and dicts. Nothing is ever unpickled, so an object with a forged ``__eq__`` cannot reach a test; a
-float subclass arrives as the plain float it really holds.
+Messages are JSON lines over a pair of pipes, so only plain data crosses, with its Python type kept: None,
+bool, int, float and str exactly typed, lists as lists, tuples as tuples, dicts with string keys. Nothing is
+ever unpickled, so an object with a forged ``__eq__`` cannot reach a test; a subclass of int, float, str,
+list, tuple or dict arrives as the plain value its base type holds, and a numpy scalar as the Python number
+it holds. Anything else (a numpy array, a set, a generator, a custom object) arrives as an :class:`Opaque`
+description computed from its type, which a test can show ("returned a numpy array, expected a list") but
+which is never equal to any value.
+
+On the wire a list is a JSON array and every JSON object is a one-key tag: ``{"$t": [...]}`` a tuple,
+``{"$d": {...}}`` a dict, ``{"$o": [type_name, text]}`` an :class:`Opaque`, ``{"$fn": id}`` a callable.
 
 Callables may be passed as arguments in either direction. They stay where they were made: the other side
 receives ``{"$fn": id}`` and calls back through the channel. That is how a hidden test hands the learner a
@@ -17,12 +24,49 @@ from __future__ import annotations
 import json
 import os
 import select
+import sys
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 FN_KEY = "$fn"
+TUPLE_KEY = "$t"
+DICT_KEY = "$d"
+OPAQUE_KEY = "$o"
 MAX_DEPTH = 64
+MAX_TYPE_NAME = 100
+MAX_DESCRIPTION = 200
+#: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
+EARLIER_RESULTS_KEPT = 64
+
+
+@dataclass(frozen=True, repr=False)
+class Opaque:
+    """A value that is not plain data, as the worker described it from its type.
+
+    ``text`` ("a numpy array of shape (3,) and dtype int64") is for showing only: an Opaque is never equal to
+    a list, tuple, number or string, so no check on a value can pass with one.
+    """
+
+    type_name: str
+    text: str
+
+    def __repr__(self) -> str:
+        return f"<{self.text}>"
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What one call of a learner function gave back, as the trusted side receives it."""
+
+    value: Any
+    changed: tuple[str, ...] = ()
+    """Arguments the call modified in place: positions ("0", "1", ...) and keyword names."""
+    same_as: str | None = None
+    """"argument 1" / "argument prompt" when the result is that argument object itself; "an earlier result"
+    when it is an object an earlier call in the same learner process returned; None otherwise."""
 
 
 class ChannelError(BaseException):
@@ -72,8 +116,8 @@ class Endpoint:
 
     # -- encoding -----------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
-        """Make ``value`` JSON-ready; callables become references the other side can call back."""
-        return to_plain(value, self._export)
+        """Make ``value`` JSON-ready (see the module's wire format); callables become references to call back."""
+        return to_plain(value, self._export, wire=True)
 
     def _export(self, fn: Callable[..., Any]) -> Any:
         self._next_id += 1
@@ -81,16 +125,27 @@ class Endpoint:
         return {FN_KEY: self._next_id}
 
     def decode(self, value: Any, depth: int = 0) -> Any:
-        """Check a received value's shape and turn callable references into callable proxies."""
+        """Check a received value's shape, rebuild tuples, dicts and :class:`Opaque` values from their tags,
+        and turn callable references into callable proxies. An empty JSON object reads as an empty dict."""
         if depth > MAX_DEPTH:
             raise BadMessage(f"a value nested more than {MAX_DEPTH} levels deep")
         if isinstance(value, list):
             return [self.decode(v, depth + 1) for v in value]
-        if isinstance(value, dict):
-            if len(value) == 1 and FN_KEY in value and type(value[FN_KEY]) is int:
-                return self._remote(value[FN_KEY])
-            return {k: self.decode(v, depth + 1) for k, v in value.items()}
-        return value
+        if not isinstance(value, dict):
+            return value
+        if not value:
+            return {}
+        if len(value) == 1:
+            ((tag, inner),) = value.items()
+            if tag == TUPLE_KEY and isinstance(inner, list):
+                return tuple(self.decode(v, depth + 1) for v in inner)
+            if tag == DICT_KEY and isinstance(inner, dict):
+                return {k: self.decode(v, depth + 1) for k, v in inner.items()}
+            if tag == FN_KEY and type(inner) is int:
+                return self._remote(inner)
+            if tag == OPAQUE_KEY and isinstance(inner, list) and len(inner) == 2 and all(type(t) is str for t in inner):
+                return Opaque(inner[0][:MAX_TYPE_NAME], inner[1][:MAX_DESCRIPTION])
+        raise BadMessage("a value of unknown shape")
 
     def _remote(self, fn_id: int) -> Callable[..., Any]:
         def remote(*args: Any, **kwargs: Any) -> Any:
@@ -188,25 +243,35 @@ class Endpoint:
         self.send({"t": "return", "id": call_id, "value": value})
 
 
-_NOT_PLAIN = object()
+def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: bool = False) -> Any:
+    """A copy of ``value`` made only of plain data with its type kept (see the module docstring).
 
-
-def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any]) -> Any:
-    """A copy of ``value`` made only of plain data; callables are passed to ``export``; anything else is refused."""
-    if value is None or type(value) in (bool, int, float, str):
+    Callables are passed to ``export``, whose answer takes their place. With ``wire`` the copy is JSON-ready:
+    tuples, dicts and :class:`Opaque` values become the tags :meth:`Endpoint.decode` reads back.
+    """
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is float or kind is str:
         return value
     if isinstance(value, (int, float, str)):
         return _plain_scalar(value)
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v, export) for v in value]
-    if isinstance(value, dict):
-        return {_plain_key(k): to_plain(v, export) for k, v in value.items()}
-    if callable(value):
+    if isinstance(value, list):
+        return [to_plain(v, export, wire=wire) for v in list.__iter__(value)]
+    if isinstance(value, tuple):
+        items = [to_plain(v, export, wire=wire) for v in tuple.__iter__(value)]
+        return {TUPLE_KEY: items} if wire else tuple(items)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in dict.keys(value)):
+        plain = {_plain_scalar(k): to_plain(v, export, wire=wire) for k, v in dict.items(value)}
+        return {DICT_KEY: plain} if wire else plain
+    number = _numpy_scalar(value)
+    if number is not None:
+        return number
+    if isinstance(value, Opaque):
+        opaque = Opaque(str.__str__(value.type_name)[:MAX_TYPE_NAME], str.__str__(value.text)[:MAX_DESCRIPTION])
+    elif callable(value):
         return export(value)
-    converted = _numpy_to_plain(value)
-    if converted is not _NOT_PLAIN:
-        return converted
-    raise TypeError(f"a value of type {type(value).__name__} cannot be graded; use plain numbers, strings, lists or dicts")
+    else:
+        opaque = describe(value)
+    return {OPAQUE_KEY: [opaque.type_name, opaque.text]} if wire else opaque
 
 
 def _plain_scalar(value: Any) -> Any:
@@ -218,19 +283,51 @@ def _plain_scalar(value: Any) -> Any:
     return int.__int__(value)
 
 
-def _plain_key(key: Any) -> str:
-    if type(key) is str:
-        return key
-    if type(key) in (int, float, bool) or key is None:
-        return json.dumps(key)
-    raise TypeError(f"a dict key of type {type(key).__name__} cannot be graded; use string keys")
+def _numpy_scalar(value: Any) -> bool | int | float | None:
+    """The Python bool, int or float a numpy scalar holds; None for anything else (numpy is never imported here)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    if isinstance(value, numpy.bool_):
+        return bool(value)
+    if isinstance(value, numpy.integer):
+        return int.__int__(int(value))
+    if isinstance(value, numpy.floating):
+        return float.__float__(float(value))
+    return None
 
 
-def _numpy_to_plain(value: Any) -> Any:
-    module = type(value).__module__ or ""
-    if module.startswith("numpy") and hasattr(value, "tolist"):
-        return value.tolist()
-    return _NOT_PLAIN
+_COUNTED = ("set", "frozenset", "bytes", "bytearray", "range", "collections.deque")
+
+
+def describe(value: Any) -> Opaque:
+    """An :class:`Opaque` for a value that is not plain data, from its type alone (and its size or shape)."""
+    kind = type(value)
+    try:
+        module, name = str(kind.__module__), str(kind.__qualname__)
+    except Exception:  # a metaclass may refuse; the value is still only described
+        module, name = "", "object"
+    type_name = name if module in ("builtins", "__main__", "") else f"{module}.{name}"
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        text = f"a numpy array of shape {tuple(int(n) for n in value.shape)} and dtype {value.dtype}"
+    elif isinstance(value, dict):
+        text = f"a dict with keys that are not all strings ({_items(dict.__len__(value))})"
+    elif type_name in _COUNTED:
+        text = f"{_article(type_name)} {type_name} of {_items(len(value))}"
+    elif module == "builtins":
+        text = f"{_article(type_name)} {type_name}"
+    else:
+        text = f"an object of type {type_name}"
+    return Opaque(type_name[:MAX_TYPE_NAME], text[:MAX_DESCRIPTION])
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def _items(count: int) -> str:
+    return f"{count} item{'' if count == 1 else 's'}"
 
 
 def _safe_str(err: BaseException) -> str:
@@ -283,3 +380,32 @@ def _equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:
         return False
+
+
+_IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)
+
+
+class ResultIdentity:
+    """Says when a call hands back an object the caller already holds: one of its arguments, or what an
+    earlier call returned (a buffer reused across calls). Kept by whoever runs the learner's calls.
+
+    Immutable values (None, numbers, strings, bytes, tuples, frozensets) are never reported: handing one back
+    again is harmless, and Python shares them freely (small ints, constants). The last
+    ``EARLIER_RESULTS_KEPT`` results are held alive, so an id cannot be reused.
+    """
+
+    def __init__(self) -> None:
+        self._earlier: OrderedDict[int, Any] = OrderedDict()
+
+    def same_as(self, result: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+        if result is None or isinstance(result, _IMMUTABLE):
+            return None
+        same = next((f"argument {i}" for i, arg in enumerate(args) if arg is result), None)
+        same = same or next((f"argument {name}" for name, arg in kwargs.items() if arg is result), None)
+        if same is None and self._earlier.get(id(result)) is result:
+            same = "an earlier result"
+        self._earlier[id(result)] = result
+        self._earlier.move_to_end(id(result))
+        while len(self._earlier) > EARLIER_RESULTS_KEPT:
+            self._earlier.popitem(last=False)
+        return same

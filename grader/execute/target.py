@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from grader.config import Limits
 from grader.errors import GraderError
-from grader.execute.channel import ChannelClosed, ChannelError
+from grader.execute.channel import ChannelClosed, ChannelError, Returned
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission
@@ -48,9 +48,7 @@ class WorkerTarget:
             self._worker = None
             raise
 
-    def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
-    ) -> tuple[Any, tuple[str, ...]]:
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
         return self._guard(lambda w: w.call(name, args, kwargs, swaps))  # type: ignore[no-any-return]
 
     def value(self, name: str) -> Any:

@@ -22,7 +22,7 @@ from typing import IO, Any, Callable
 
 from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
-from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint
+from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint, MAX_TYPE_NAME, Returned
 from grader.execute.process import Spawned, WorkerOS
 from grader.execute.worker_main import NO_INPUT
 from grader.execute.zygote import Zygote, ZygoteUnavailable
@@ -155,12 +155,11 @@ class LearnerProcess:
         self.close()
 
     # -- calls from hidden tests -------------------------------------------------------------------------
-    def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
-    ) -> tuple[Any, tuple[str, ...]]:
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
-        Returns the value and which arguments the call modified in place (see ``worker_main._changed``).
+        Returns the value, which arguments the call modified in place and whether the result is an object the
+        caller already held (see ``channel.changed_arguments`` and ``channel.ResultIdentity``).
         """
         message = {
             "t": "call",
@@ -171,9 +170,16 @@ class LearnerProcess:
         }
         reply = self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
         changed = reply.get("changed") if isinstance(reply, dict) else None
-        if not (isinstance(reply, dict) and "value" in reply and isinstance(changed, list) and all(type(c) is str for c in changed)):
-            raise BadMessage("a reply to a call that is not {value, changed}")
-        return reply["value"], tuple(changed)
+        same_as = reply.get("same_as") if isinstance(reply, dict) else None
+        if not (
+            isinstance(reply, dict)
+            and "value" in reply
+            and isinstance(changed, list)
+            and all(type(c) is str for c in changed)
+            and (same_as is None or type(same_as) is str)
+        ):
+            raise BadMessage("a reply to a call that is not {value, changed, same_as}")
+        return Returned(reply["value"], tuple(changed), same_as and same_as[:MAX_TYPE_NAME])
 
     def value(self, name: str) -> Any:
         return self._endpoint.request({"t": "get", "name": name}, time.monotonic() + self.limits.call_timeout)

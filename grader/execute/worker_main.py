@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from grader.execute.cells import run_cell
-from grader.execute.channel import Endpoint, changed_arguments, stood_in
+from grader.execute.channel import Endpoint, ResultIdentity, changed_arguments, stood_in
 
 
 class NotDefined(Exception):
@@ -53,6 +53,7 @@ class Worker:
     def __init__(self, rfd: int, wfd: int) -> None:
         self.endpoint = Endpoint(rfd, wfd, self.handle)
         self.shell: Any = None
+        self.results = ResultIdentity()
 
     @property
     def namespace(self) -> dict[str, Any]:
@@ -93,7 +94,8 @@ class Worker:
         before = copy.deepcopy((args, kwargs))
         with stood_in(self.namespace, swaps):
             result = fn(*args, **kwargs)
-        return {"value": result, "changed": changed_arguments(args, kwargs, *before)}
+        same_as = self.results.same_as(result, args, kwargs)
+        return {"value": result, "changed": changed_arguments(args, kwargs, *before), "same_as": same_as}
 
 
 def _short(err: BaseException) -> str:

@@ -14,7 +14,7 @@ import queue
 import sys
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterator, Literal, cast
@@ -55,6 +55,8 @@ class _Plugin:
         self.jobs: "queue.Queue[_Job | None]" = queue.Queue()
         self.ready: "Future[list[Any]]" = Future()
         self.current: Target | None = None
+        self.current_learner: Learner | None = None
+        """The ``learner`` fixture of the test running now: it knows which stand-ins were called."""
         self.collect_errors: list[str] = []
         self._excinfo: dict[str, BaseException] = {}
         self.replay = ExampleReplay(enabled=replay)
@@ -63,7 +65,8 @@ class _Plugin:
     @pytest.fixture
     def learner(self) -> Learner:
         assert self.current is not None
-        return Learner(self.current, self.lesson.stand_ins, self._reference)
+        learner = self.current_learner = Learner(self.current, self.lesson.stand_ins, self._reference)
+        return learner
 
     @pytest.fixture
     def reference(self) -> SimpleNamespace:
@@ -131,7 +134,7 @@ class _Plugin:
     def _run(self, item: pytest.Item, qid: str, weight: float, target: Target) -> TestOutcome:
         from _pytest.runner import runtestprotocol  # the public runner protocol, re-run once per target
 
-        self.current = target
+        self.current, self.current_learner = target, None
         self._excinfo.pop(item.nodeid, None)
         try:
             with self.replay.recording(item) as recorded:
@@ -140,11 +143,12 @@ class _Plugin:
                 recorded(passed)
         finally:
             self.current = None
+        stood_in = tuple(sorted(self.current_learner.stood_in)) if self.current_learner is not None else ()
         name = item.name
         if passed:
-            return TestOutcome(qid, name, weight, "passed")
+            return TestOutcome(qid, name, weight, "passed", stood_in=stood_in)
         error = _first_leaf(self._excinfo.pop(item.nodeid, None))
-        return _outcome(qid, name, weight, error, reports)
+        return replace(_outcome(qid, name, weight, error, reports), stood_in=stood_in)
 
 
 def _marker(item: pytest.Item, lesson: Lesson) -> tuple[str, float]:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import pytest
 
 from grader.config import REL_TOL
-from grader.testing import Call, LearnerRaised, Mismatch, diagnose_number, show
+from grader.testing import Call, LearnerRaised, Mismatch, diagnose_number, kind_of, show
 
 VOCAB = 50_000
 
@@ -291,8 +291,8 @@ def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) ->
     )
     if value is None:
         raise Mismatch(head + " It returned None: did you forget the `return` statement?")
-    if not isinstance(value, list) or len(value) != 2:
-        what = f"a list of {len(value)} items" if isinstance(value, list) else f"a {type(value).__name__}"
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        what = f"{kind_of(value)} of {len(value)} items" if isinstance(value, (list, tuple)) else kind_of(value)
         raise Mismatch(head + f" It returned {what}: return the pair `aggregate, per_stream`, in that order.")
     numbers = [_as_number(v) for v in value]
     if any(n is None for n in numbers):
