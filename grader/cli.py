@@ -215,6 +215,41 @@ def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None,
     click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 
+@main.command("audit")
+@click.argument("lesson")
+@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
+@click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Audit a private copy of the hidden suites.")
+@click.option("--jobs", type=click.IntRange(min=1), help="Mutants graded at once (default: one per core).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
+def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, jobs: int | None, as_json: bool) -> None:
+    """Mutation-test LESSON's hidden suites: how many wrong versions of the solution do they catch?
+
+    \b
+    Grades cosmic-ray's mutants of every function question's solution, and the
+    lesson's own slips (audit.toml), in one batch; prints each survivor (a
+    mutant with full marks) with its diff. Exit status 0 when every survivor is
+    explained in audit.toml as equivalent, 1 otherwise or when the lesson is
+    broken. Needs: python3 -m pip install -e '.[audit]'
+    """
+    import json
+
+    from grader.audit import audit_lesson
+    from grader.audit.report import as_json as report_json, format_text
+    from grader.batch.progress import progress_for
+    from grader.errors import GraderError, UsageError
+    from grader.lessons import load_lesson
+
+    try:
+        report = audit_lesson(load_lesson(lesson, lessons_root, suites), jobs=jobs, progress=progress_for())
+    except UsageError as err:
+        raise click.UsageError(str(err)) from None
+    except GraderError as err:
+        click.echo(f"grade audit: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(json.dumps(report_json(report), indent=2) if as_json else format_text(report), nl=as_json)
+    sys.exit(0 if report.ok else 1)
+
+
 @main.command("daemon")
 @click.argument("action", type=click.Choice(["status", "stop"]), default="status")
 def daemon_command(action: str) -> None:

@@ -13,9 +13,12 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from grader.model import Lesson
+
+if TYPE_CHECKING:
+    from grader.batch.progress import Progress
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -59,21 +62,24 @@ def grade_variants(
     *,
     lessons_root: Path | None = None,
     jobs: int | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Grade every variant in one batch; each variant's name maps to its ``results.jsonl`` object.
 
     The object is the one ``grade --json`` prints plus ``learner``: ``score``, ``status``, and per question
     ``id``, ``score``, ``max_score``, ``status`` and ``feedback`` (the teaching assistant's full feedback).
+    They are graded against ``lesson.suites`` (a private copy when the lesson was loaded with one).
+    ``progress`` hears of each graded variant, as ``grade batch``'s bar does.
     """
     from grader.batch import BatchOptions, run_batch
     from grader.pipeline import GradeOptions
 
-    options = BatchOptions(grading=GradeOptions(lesson=lesson.id, lessons_root=lessons_root), jobs=jobs)
+    options = BatchOptions(grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root), jobs=jobs)
     with tempfile.TemporaryDirectory(prefix="grader-variants-") as scratch:
         folder = Path(scratch) / "submissions"
         out = Path(scratch) / "results"
         write_variants(lesson, variants, folder)
-        run_batch(folder, out, options)
+        run_batch(folder, out, options, progress=progress)
         results: dict[str, dict[str, Any]] = {}
         for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
