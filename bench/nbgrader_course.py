@@ -93,7 +93,7 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
     """
     shutil.rmtree(course, ignore_errors=True)
     (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    source = json.loads((REPO / "notebooks" / "decode.ipynb").read_text(encoding="utf-8"))
+    source = json.loads((REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb").read_text(encoding="utf-8"))
     if execution_only:
         for cell in source["cells"]:
             if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
