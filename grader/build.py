@@ -72,6 +72,8 @@ class SourceCell:
     source: str
     question: str | None
     tags: tuple[str, ...]
+    hidden: bool = False
+    """The author's ``jupyter={"source_hidden": true}``: JupyterLab shows the cell's output, its code folded."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def read_source(lesson: Lesson) -> LessonSource:
             raise LessonSourceError(f"{path.name}, cell {index}: only markdown and code cells are supported, not {cell.cell_type}.")
         question = cell.metadata.get("question")
         tags = tuple(str(t) for t in cell.metadata.get("tags", ()))
-        cells.append(SourceCell(cell.cell_type, cell.source, None if question is None else str(question), tags))
+        hidden = bool(cell.metadata.get("jupyter", {}).get("source_hidden", False))
+        cells.append(SourceCell(cell.cell_type, cell.source, None if question is None else str(question), tags, hidden))
         _check_cell(path.name, index, cells[-1])
     answered = [c.question for c in cells if c.question]
     expected = [q.id for q in lesson.questions]
@@ -190,7 +193,9 @@ The cells below are nbgrader's autograder tests, one per question, worth its poi
 hidden checks as `grade`, after every answer above has run. Leave them as they are."""
 
 
-def _cell(kind: str, source: str, cell_id: str, tags: tuple[str, ...] = (), nbgrader: dict[str, Any] | None = None) -> Notebook:
+def _cell(
+    kind: str, source: str, cell_id: str, tags: tuple[str, ...] = (), nbgrader: dict[str, Any] | None = None, hidden: bool = False
+) -> Notebook:
     cell = _nbf.v4.new_markdown_cell(source) if kind == "markdown" else _nbf.v4.new_code_cell(source)
     cell.id = cell_id
     metadata: dict[str, Any] = {}
@@ -198,6 +203,8 @@ def _cell(kind: str, source: str, cell_id: str, tags: tuple[str, ...] = (), nbgr
         metadata["nbgrader"] = {"schema_version": _NBGRADER_VERSION, "grade_id": cell_id, "task": False, **nbgrader}
     if tags:
         metadata["tags"] = list(tags)
+    if hidden:
+        metadata["jupyter"] = {"source_hidden": True}
     cell.metadata = metadata
     return cell
 
@@ -228,8 +235,8 @@ def build_notebooks(src: LessonSource) -> Artefacts:
     for cell, cell_id in zip(src.cells, _ids(src)):
         if cell.question is None:
             for out in (learner, solution):
-                out.append(_cell(cell.kind, cell.source, cell_id, cell.tags))
-            graded.append(_cell(cell.kind, cell.source, cell_id, cell.tags, locked))
+                out.append(_cell(cell.kind, cell.source, cell_id, cell.tags, hidden=cell.hidden))
+            graded.append(_cell(cell.kind, cell.source, cell_id, cell.tags, locked, cell.hidden))
             continue
         q = cell.question
         learner.append(_cell("code", learner_source(cell), q, cell.tags))

@@ -67,6 +67,68 @@ check, check_all, hint = connect("decode", globals())
 # - Forgetting that the KV cache grows. Long contexts make every step read more bytes.
 
 # %% [markdown]
+# ### Step through it
+#
+# Run the next cell and press **next token** (or move the *token* slider): each step reads every weight, and
+# only then picks exactly one token. The other sliders set the model size (billions of parameters), the
+# precision (bytes per parameter) and the memory bandwidth (TB/s); the weights read per step, the time per
+# token and the tokens/s follow. Where sliders cannot be shown (no ipywidgets, or outside Jupyter) the cell
+# prints the same steps as a table. Like every `self-check` cell, the grader never runs it. Its code is folded
+# away: click the bar to the left of the cell to see it.
+
+# %% tags=["self-check"] jupyter={"source_hidden": true}
+def _step_through(n_tokens=5, params_b=7.0, bytes_per_param=2.0, tb_per_s=1.0):
+    """Generation one token at a time, with sliders; a printed table where widgets are unavailable."""
+
+    def step(token, params_b, bytes_per_param, tb_per_s):
+        weight_gb = params_b * bytes_per_param  # 1e9 parameters x bytes each = GB
+        seconds = weight_gb * 1e9 / (tb_per_s * 1e12)
+        done = token - 1
+        after = f"it cannot know token {token + 1} first." if token < n_tokens else "the reply is complete."
+        return "\n".join([
+            f"Token {token} of {n_tokens}",
+            f"step {token}: the model reads all weights ({weight_gb:g} GB), uses the {done} token{'' if done == 1 else 's'} "
+            f"already produced, and only then can it pick token {token}; {after}",
+            f"time per token: {weight_gb:g} GB / {tb_per_s:g} TB/s = {seconds * 1e3:.3g} ms, so {1 / seconds:.1f} tokens/s",
+            f"tokens 1 to {token} took {token * seconds * 1e3:.3g} ms in all",
+        ])
+
+    try:
+        import ipywidgets as widgets
+        from IPython import get_ipython
+        from IPython.display import display
+
+        if getattr(get_ipython(), "kernel", None) is None:
+            raise ImportError("not in a Jupyter kernel")
+    except ImportError:
+        seconds = params_b * bytes_per_param * 1e9 / (tb_per_s * 1e12)
+        print(f"{params_b:g}B parameters x {bytes_per_param:g} bytes at {tb_per_s:g} TB/s (no sliders here):")
+        print(f"{'token':>5}  {'weights read':>12}  {'tokens before':>13}  {'ms per token':>12}  {'ms in all':>9}  {'tokens/s':>8}")
+        for token in range(1, n_tokens + 1):
+            print(f"{token:>5}  {params_b * bytes_per_param:>9g} GB  {token - 1:>13}  {seconds * 1e3:>12.3g}  "
+                  f"{token * seconds * 1e3:>9.3g}  {1 / seconds:>8.1f}")
+        return
+
+    label = {"style": {"description_width": "110px"}}
+    token = widgets.IntSlider(value=1, min=1, max=n_tokens, description="token", **label)
+    params = widgets.FloatSlider(value=params_b, min=1, max=70, step=1, description="params (billions)", **label)
+    precision = widgets.SelectionSlider(
+        options=[("4-bit: 0.5", 0.5), ("FP8: 1", 1.0), ("BF16: 2", 2.0), ("FP32: 4", 4.0)],
+        value=bytes_per_param, description="bytes per param", **label,
+    )
+    bandwidth = widgets.FloatSlider(value=tb_per_s, min=0.1, max=8.0, step=0.05, description="TB/s", **label)
+    next_token = widgets.Button(description="next token")
+    next_token.on_click(lambda _: setattr(token, "value", token.value % n_tokens + 1))
+    shown = widgets.interactive_output(
+        lambda **kw: print(step(**kw)),
+        {"token": token, "params_b": params, "bytes_per_param": precision, "tb_per_s": bandwidth},
+    )
+    display(widgets.VBox([widgets.HBox([token, next_token]), params, precision, bandwidth, shown]))
+
+
+_step_through()
+
+# %% [markdown]
 # ## Check your understanding
 #
 # Can an ordinary autoregressive decode know the second generated token before selecting the first?
@@ -212,21 +274,58 @@ def call_order_is_sequential(next_token, prompt, n):
 # %% [markdown]
 # ### See it: decode speed on real accelerators
 #
-# The next cell (tagged `self-check`) uses **your** `tokens_per_second` to plot the best single-stream speed for
-# 1B, 7B, 13B and 70B models at 2 bytes per parameter on five accelerators, using their published memory
-# bandwidths: NVIDIA L4 (300 GB/s), Apple M2 Ultra (800 GB/s), NVIDIA A100 80GB SXM (2,039 GB/s),
-# NVIDIA H100 SXM (3.35 TB/s) and AMD MI300X (5.3 TB/s). For example, a 7B model on an H100 SXM gets at most
-# 3.35e12 / 14e9 ≈ 239 tokens/s.
+# The next cell (tagged `self-check`; its code is folded away) uses **your** `tokens_per_second` to plot the
+# best single-stream speed for 1B, 7B, 13B and 70B models at 2 bytes per parameter on five accelerators, using
+# their published memory bandwidths: NVIDIA L4 (300 GB/s), Apple M2 Ultra (800 GB/s), NVIDIA A100 80GB SXM
+# (2,039 GB/s), NVIDIA H100 SXM (3.35 TB/s) and AMD MI300X (5.3 TB/s). For example, a 7B model on an H100 SXM
+# gets at most 3.35e12 / 14e9 ≈ 239 tokens/s. If your function gives values no accelerator could, the cell
+# says what looks wrong instead of drawing.
 #
 # These are upper bounds from bandwidth alone. They ignore whether the model fits: 70B parameters at 2 bytes
 # is 140 GB, more than one L4 (24 GB), A100 (80 GB) or H100 (80 GB) holds.
 
-# %% tags=["self-check"]
-def _plot_decode_speeds():
-    """Plot tokens_per_second across model sizes and accelerators, or say kindly why not yet."""
+# %% tags=["self-check"] jupyter={"source_hidden": true}
+def _implausible_speeds(accelerators, models, bytes_per_param):
+    """Why your tokens_per_second would draw a nonsense plot, in a sentence; None if its values look plausible."""
     import math
     import numbers
 
+    rates = {}
+    for name, params in models:
+        for accelerator, bandwidth in accelerators:
+            call = f"tokens_per_second({params * bytes_per_param:g}, {bandwidth:g})"
+            try:
+                rate = tokens_per_second(params * bytes_per_param, bandwidth)
+            except NotImplementedError:
+                return "Fill in tokens_per_second in Part 2 and run this cell again to see the plot."
+            except Exception as err:
+                return f"No plot yet: {call} raised {type(err).__name__}: {err}. Fix tokens_per_second, then run this cell again."
+            if not isinstance(rate, numbers.Real) or isinstance(rate, bool) or not math.isfinite(rate) or rate <= 0:
+                return (f"No plot yet: {call} returned {rate!r}, but a speed is a positive number of tokens per second. "
+                        'check("tokens_per_second") says more.')
+            if not 0.1 <= rate <= 1e6:
+                return (f"No plot yet: {call} ({name} model, {accelerator}) returned {rate:.3g} tokens/s, which no real "
+                        "accelerator gives: check the units (bytes and bytes/s in, tokens per second out; not milliseconds, "
+                        'not seconds per token). check("tokens_per_second") says more.')
+            rates[name, accelerator] = rate
+    for accelerator, _ in accelerators:
+        small, large = rates[models[0][0], accelerator], rates[models[-1][0], accelerator]
+        if not large < small:
+            return (f"No plot yet: with your tokens_per_second a {models[-1][0]} model is as fast as or faster than a "
+                    f"{models[0][0]} model on the {accelerator} ({large:.3g} against {small:.3g} tokens/s). Every step "
+                    "reads all the weights, so more weights should mean fewer tokens per second: is the formula upside "
+                    'down? check("tokens_per_second") says more.')
+    for name, _ in models:
+        slow, fast = rates[name, accelerators[0][0]], rates[name, accelerators[-1][0]]
+        if not fast > slow:
+            return (f"No plot yet: with your tokens_per_second the {name} model is no faster on the {accelerators[-1][0]} "
+                    f"than on the {accelerators[0][0]}, which has far less memory bandwidth ({fast:.3g} against {slow:.3g} "
+                    'tokens/s). Decode speed should grow with bandwidth. check("tokens_per_second") says more.')
+    return None
+
+
+def _plot_decode_speeds():
+    """Plot tokens_per_second across model sizes and accelerators, or say kindly why not (yet)."""
     accelerators = [  # (name, published peak memory bandwidth in bytes/s)
         ("NVIDIA L4", 300e9),
         ("Apple M2 Ultra", 800e9),
@@ -237,21 +336,11 @@ def _plot_decode_speeds():
     models = [("1B", 1e9), ("7B", 7e9), ("13B", 13e9), ("70B", 70e9)]  # (name, parameters)
     bytes_per_param = 2
 
-    try:
-        rates = {
-            name: [tokens_per_second(params * bytes_per_param, bw) for _, bw in accelerators]
-            for name, params in models
-        }
-        usable = all(
-            isinstance(r, numbers.Real) and not isinstance(r, bool) and math.isfinite(r) and r > 0
-            for row in rates.values()
-            for r in row
-        )
-    except Exception:
-        usable = False
-    if not usable:
-        print("Fill in tokens_per_second in Part 2 and run this cell again to see the plot.")
+    problem = _implausible_speeds(accelerators, models, bytes_per_param)
+    if problem:
+        print(problem)
         return
+    rates = {name: [tokens_per_second(params * bytes_per_param, bw) for _, bw in accelerators] for name, params in models}
 
     import matplotlib.pyplot as plt
 
@@ -271,6 +360,46 @@ def _plot_decode_speeds():
 
 
 _plot_decode_speeds()
+
+# %% [markdown]
+# ## Part 3: arithmetic intensity, or why decode waits for memory
+#
+# In one decode step of one sequence, a dense model with N parameters does about 2N FLOPs (a multiply and an
+# add for each weight) and reads about N x b bytes of weights, at b bytes per parameter. Its **arithmetic
+# intensity**, the FLOPs it does per byte it reads, is therefore about 2N / (N x b) = 2 / b: at 2 bytes per
+# parameter, 2 / 2 = **1 FLOP per byte**. (This counts the scan of the weights only; activations and the KV
+# cache add bytes and lower it further.)
+#
+# A chip keeps its arithmetic units busy only if each byte it reads feeds enough FLOPs: at least its peak
+# FLOP/s divided by its memory bandwidth. That ratio is the **ridge point** of the roofline model: below it a
+# program is memory-bound, above it compute-bound. An NVIDIA H100 SXM does about 989 TFLOP/s of dense BF16
+# arithmetic and reads 3.35 TB/s: 989e12 / 3.35e12 ≈ **295 FLOPs per byte**. Single-stream decode, at about
+# 1 FLOP per byte, sits nearly 300 times below that ridge point: the arithmetic units wait for memory.
+# Batching B sequences does B times the FLOPs for the same weight bytes (about 2B / b FLOPs per byte), which is
+# why batching raises throughput until it nears the ridge point.
+#
+# - `intensity_4bit`: the FLOPs per byte of weights read in one single-sequence decode step of a model
+#   quantised to 4 bits (0.5 bytes per parameter).
+# - `ridge_point(peak_flops, bandwidth)`: a chip's ridge point, in FLOPs per byte.
+
+# %% question="intensity_4bit"
+### STUB intensity_4bit = None  # your answer, in FLOPs per byte
+### BEGIN SOLUTION
+intensity_4bit = 4  # about 2 FLOPs per parameter / 0.5 bytes per parameter
+### END SOLUTION
+
+# %% question="ridge_point"
+def ridge_point(peak_flops, bandwidth):
+    """A chip's ridge point: the arithmetic intensity (FLOPs per byte) above which it stops waiting for memory.
+
+    peak_flops: peak arithmetic rate, in FLOP/s. bandwidth: memory bandwidth, in bytes per second.
+    Returns peak_flops / bandwidth, in FLOPs per byte. Work with fewer FLOPs per byte is memory-bound.
+
+    Example: ridge_point(989e12, 3.35e12) -> 295.22...
+    """
+    ### BEGIN SOLUTION
+    return peak_flops / bandwidth
+    ### END SOLUTION
 
 # %% [markdown]
 # ## Check yourself
@@ -313,13 +442,20 @@ answer_batching_bug = "B"  # batching shares the weight read; each stream still 
 # %% [markdown]
 # ## Going further
 #
-# These four functions are graded too. As in Part 2, each docstring gives the exact formula, units and edge cases.
+# These five functions and one question are graded too. As in Part 2, each docstring gives the exact formula,
+# units and edge cases.
 #
 # **Latency of one request.** A server reports *time to first token* (TTFT, mostly prefill) and
-# *inter-token latency* (ITL, one decode step). A request that produces n_out tokens takes
+# *inter-token latency* (ITL, one decode step), often also *time per output token* (TPOT): the average time per
+# output token after the first, (T - TTFT) / (n_out - 1) for a request that takes T seconds. With steady decode
+# steps TPOT equals the ITL: decode sets both, prefill sets the TTFT. A request that produces n_out tokens takes
 # TTFT + (n_out - 1) x ITL. Example: TTFT 0.20 s, then a token every 0.05 s, 5 tokens:
 # 0.20 + 4 x 0.05 = **0.40 s** in all. The steady rate is 1 / ITL = **20 tokens/s**, but over the whole request
 # the user sees 5 / 0.40 = **12.5 tokens/s**.
+#
+# Part 2's `decode_time(n)` charges n decode steps, one per token, because it models the decode loop alone;
+# in a server the first token comes from prefill, at the TTFT, so a request takes the TTFT plus n_out - 1
+# decode steps.
 
 # %% question="request_time"
 def request_time(ttft, itl, n_out):
@@ -334,6 +470,24 @@ def request_time(ttft, itl, n_out):
     ### BEGIN SOLUTION
     return ttft + (n_out - 1) * itl
     ### END SOLUTION
+
+# %% [markdown]
+# **Which tokens/s?** For the request above, dashboard X reports **20 tokens/s** and dashboard Y reports
+# **12.5 tokens/s**. Which one is right?
+#
+# - **A.** X: Y must have measured the request wrongly.
+# - **B.** Y: the steady rate leaves out the first token, so X's number is wrong.
+# - **C.** Both: X reports the steady decode rate 1 / ITL, Y the request's output rate n_out / T. They use
+#   different definitions, so compare the definitions before comparing the numbers (or the engines).
+# - **D.** Neither: the right rate is n_out / TTFT.
+#
+# Set `answer_rate_definitions` to `"A"`, `"B"`, `"C"` or `"D"`.
+
+# %% question="answer_rate_definitions"
+### STUB answer_rate_definitions = None  # "A", "B", "C" or "D"
+### BEGIN SOLUTION
+answer_rate_definitions = "C"  # 1 / ITL and n_out / T are both valid; they measure different things
+### END SOLUTION
 
 
 # %% [markdown]
@@ -400,6 +554,55 @@ def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwi
         total += kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len + k, bandwidth)
     return total
     ### END SOLUTION
+
+# %% [markdown]
+# **Speculative decoding.** Decode reads all the weights to gain one token. Speculative decoding gets more from
+# each read: a small, fast *draft* model proposes k tokens, then the large model checks all k in one pass (one
+# read of its weights for k positions, as in prefill). It keeps the drafted tokens up to the first one it would
+# not have produced, plus one token of its own, so the output is what the large model alone would have written.
+# If each drafted token is accepted with probability a, independently, one pass yields on average
+# (1 - a^(k+1)) / (1 - a) tokens (Leviathan, Kalman and Matias, "Fast Inference from Transformers via
+# Speculative Decoding", ICML 2023). With k = 4 and a = 0.8: (1 - 0.8^5) / (1 - 0.8) = **3.3616** tokens per
+# pass instead of 1. It pays only when the draft is accurate and cheap: at a = 0 a pass still gives 1 token, and
+# the draft model's time is lost.
+
+# %% question="expected_tokens_per_pass"
+def expected_tokens_per_pass(k, a):
+    """Expected number of tokens one verification pass of speculative decoding produces.
+
+    k: tokens the draft model proposes per pass, a whole number >= 0.
+    a: probability that each drafted token is accepted, independently of the others (0 <= a <= 1).
+    Returns (1 - a**(k + 1)) / (1 - a): the accepted drafted tokens plus the one token the large model adds.
+    With a = 1 (every drafted token accepted) that formula divides 0 by 0: return k + 1 instead.
+    Source: Y. Leviathan, M. Kalman and Y. Matias, "Fast Inference from Transformers via Speculative
+    Decoding", ICML 2023: the expected number of tokens per run of the target model, with gamma = k
+    drafted tokens and acceptance rate alpha = a.
+
+    Example: expected_tokens_per_pass(4, 0.8) -> 3.3616
+    """
+    ### BEGIN SOLUTION
+    if a == 1:
+        return k + 1
+    return (1 - a ** (k + 1)) / (1 - a)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ## Takeaway
+#
+# Once the first token has arrived, an interactive reply's latency is mostly its output tokens: n_out - 1
+# decode steps, each of which reads every weight (and the KV cache) to gain one token per sequence. Memory
+# bandwidth, bytes per parameter and the reply's length set it; peak FLOP/s barely matter.
+#
+# **More common mistakes**
+#
+# - Judging latency by its average. An average hides the tail: the slowest requests (long prompts, long
+#   replies, a busy batch) are what some users wait for, so look at percentiles such as p50 and p99 too.
+# - Calling prefill compute-bound and decode memory-bound because of the phase's name. The bottleneck depends
+#   on the batch and the shapes: compare the FLOPs per byte with the ridge point. A large decode batch can
+#   become compute-bound, and a short prompt's prefill can be memory-bound.
+# - Comparing engines by a number before comparing its definition. "Tokens/s" may be a steady decode rate, a
+#   request's output rate or a fleet's total throughput; compare like with like.
 
 
 # %% [markdown]
