@@ -10,8 +10,8 @@
 #
 # - Put your answers in the **answer cells**: the ones that say `None` or `raise NotImplementedError`.
 #   Keep the names exactly as given; the grader looks them up by name.
-# - Cells tagged `self-check` (the setup cell just below, every `check(...)` cell, the plot and `check_all()`)
-#   are not run by the grader. **Cells marked self-check are only for you; put your answers in the answer cells.**
+# - Cells tagged `self-check` (the setup cell just below, every `check(...)` cell, the step-through, the plot and
+#   `check_all()`) are not run by the grader. **Cells marked self-check are only for you; put your answers in the answer cells.**
 # - Run `check("question_id")` to test one answer, `check_all()` to test them all, and `hint("question_id")`
 #   when you are stuck, for example `hint("generate")`.
 # - Choice answers are strings such as `"A"`. Numbers are compared with a relative tolerance of 1e-6,
