@@ -250,6 +250,29 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     sys.exit(0 if report.ok else 1)
 
 
+@main.command("build")
+@click.argument("lesson_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--bundle-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("build"), show_default=True, help="Where to write the Gradescope autograder zip (not committed: it holds the package).")
+def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
+    """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
+
+    \b
+    Example:
+      grade build exercises/decode
+    """
+    from grader.build import build_lesson
+    from grader.errors import GraderError
+    from grader.lessons import load_lesson
+
+    try:
+        written = build_lesson(load_lesson(lesson_dir.resolve().name, lesson_dir.resolve().parent), bundle_dir)
+    except (GraderError, OSError) as err:
+        click.echo(f"grade build: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    for path in written:
+        click.echo(f"Wrote {path}")
+
+
 @main.command("daemon")
 @click.argument("action", type=click.Choice(["status", "stop"]), default="status")
 def daemon_command(action: str) -> None:

@@ -104,6 +104,22 @@ def lessons_root() -> Path:
     return Path(__file__).resolve().parent.parent / "exercises"
 
 
+#: Environment variable naming the folder where the grader keeps what it reuses between runs (hypothesis's
+#: tables of Unicode characters). Default: the user's cache folder, never the current one, which is the
+#: learner's notebook folder when ``check()`` runs, and ends up in what they submit.
+CACHE_DIR_ENV = "GRADER_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """``$GRADER_CACHE_DIR``, else ``inference-grader`` in the user's cache folder (``~/.cache`` on Linux)."""
+    env = os.environ.get(CACHE_DIR_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("inference-grader"))
+
+
 #: Where Gradescope lays out an autograder run (``source/``, ``submission/``, ``results/``); ``grade gradescope
 #: --root`` and the bundle's ``run_autograder`` read ``$AUTOGRADER_ROOT`` first, so a test can point elsewhere.
 GRADESCOPE_ROOT = Path("/autograder")

@@ -24,12 +24,11 @@ NOTEBOOK = REPO / "notebooks" / "decode.ipynb"
 
 
 def with_answers(tmp_path: Path, replacements: dict[str, str], name: str = "learner.ipynb") -> Path:
-    """The solution notebook with some answer cells (found by nbgrader grade_id) replaced."""
+    """The solution notebook with some answer cells (found by cell id: the question's) replaced."""
     nb = nbformat.read(SOLUTION, as_version=4)
     for cell in nb.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in replacements:
-            cell.source = replacements[grade_id]
+        if cell.get("id") in replacements:
+            cell.source = replacements[cell["id"]]
     path = tmp_path / name
     nbformat.write(nb, path)
     return path
@@ -94,8 +93,9 @@ def test_the_lesson_definition_matches_the_notebooks() -> None:
     ids = {q.id for q in lesson.questions}
     for path in (SOLUTION, NOTEBOOK):
         nb = nbformat.read(path, as_version=4)
-        graded = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
-        assert graded == ids, path
+        answers = [c.id for c in nb.cells if c.cell_type == "code" and c.id in ids]
+        checks = [c.source for c in nb.cells if c.id.startswith("check_") and c.cell_type == "code"]
+        assert sorted(answers) == sorted(ids) and sorted(checks) == sorted(f'check("{q}")' for q in ids), path
 
 
 def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_suites: SuiteSession) -> None:

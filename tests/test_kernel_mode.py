@@ -77,14 +77,14 @@ def test_grade_batch_kernel_gives_the_default_paths_reports(tmp_path: Path) -> N
     assert "Traceback" not in kernel.stderr
     results = _results(tmp_path / "kernel")
     assert results == _results(tmp_path / "default")
-    assert {k: v["score"] for k, v in results.items()} == {"ada": 28.0, "alan": pytest.approx(20.6667, abs=1e-3), "linus": 0.0}
+    assert {k: v["score"] for k, v in results.items()} == {"ada": 35.0, "alan": pytest.approx(27.6667, abs=1e-3), "linus": 0.0}
 
 
 def test_grade_kernel_on_the_solution_gives_full_marks() -> None:
     done = run_grade(str(REPO / "solutions" / "decode.ipynb"), "--kernel", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert (report["score"], report["max_score"]) == (28.0, 28.0)
+    assert (report["score"], report["max_score"]) == (35.0, 35.0)
 
 
 def test_without_nbclient_the_kernel_mode_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -221,6 +221,14 @@ def _pin_hypothesis_seeds(items: Iterator[pytest.Item]) -> None:
 
 def _load_hypothesis_profile() -> None:
     from hypothesis import HealthCheck, Phase, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    from grader.config import cache_dir
+
+    # Hypothesis keeps files in ./.hypothesis unless told otherwise (even with no example database): that is
+    # the learner's folder when check() runs. Its own HYPOTHESIS_STORAGE_DIRECTORY still wins when set.
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        set_hypothesis_home_dir(cache_dir() / "hypothesis")
 
     settings.register_profile(
         "grading",
