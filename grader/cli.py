@@ -149,6 +149,7 @@ def batch_command(
     from grader.batch.cluster import dask_executor
     from grader.batch.progress import format_summary, progress_for
     from grader.errors import GraderError, UsageError
+    from grader.text import plain
 
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
@@ -157,9 +158,9 @@ def batch_command(
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
     except UsageError as err:
-        raise click.UsageError(str(err)) from None
+        raise click.UsageError(plain(str(err))) from None
     except GraderError as err:
-        click.echo(f"grade batch: {err}", err=True)
+        click.echo(f"grade batch: {plain(str(err))}", err=True)
         sys.exit(EXIT_UNGRADED)
     except KeyboardInterrupt:
         click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)

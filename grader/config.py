@@ -48,6 +48,10 @@ FeedbackMode = Literal["full", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
 
+#: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
+#: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
+MAX_TEXT_CHARS = 4000
+
 #: When the grader runs as root, each worker runs as uid (and gid) ``WORKER_UID_BASE + its pid``: a user of its
 #: own, above the ranges that systems, desktops and containers hand out.
 WORKER_UID_BASE = 1_900_000_000

@@ -58,6 +58,32 @@ def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
     return lesson_id
 
 
+def batch_lesson_id(options: GradeOptions) -> str:
+    """The one lesson a batch grades: ``--lesson``, else the course's only lesson; :class:`UsageError` otherwise.
+
+    Never a notebook's metadata: a learner must not choose what a class is graded (and exported) against.
+    """
+    if options.lesson:
+        return options.lesson
+    known = available_lessons(options.lessons_root)
+    if len(known) != 1:
+        which = f"has the lessons {', '.join(known)}" if known else "has no lessons"
+        raise UsageError(f"This course {which}: pass --lesson ID to say which one this batch grades.")
+    return known[0]
+
+
+def other_lesson(submission: Submission, lesson_id: str) -> str | None:
+    """Why ``submission`` is not graded on ``lesson_id``: its metadata names another lesson (None if not)."""
+    declared = submission.lesson_id
+    if declared is None or declared == lesson_id:
+        return None
+    shown = declared if len(declared) <= 60 else declared[:60] + "..."
+    return (
+        f"This notebook is for lesson {shown!r}, not {lesson_id!r} (its metadata.grader.lesson says so), so it was "
+        f"not graded: submit your notebook for lesson {lesson_id!r}."
+    )
+
+
 def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
     return load_lesson(lesson_id_for(submission, options), options.lessons_root, options.suites)
 

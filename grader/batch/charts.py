@@ -5,8 +5,9 @@ Every label is escaped; numbers are formatted here.
 
 from __future__ import annotations
 
-from html import escape
 from typing import Sequence
+
+from grader.text import for_html
 
 _BAR = "#4c78a8"
 
@@ -52,9 +53,9 @@ def bars_svg(items: Sequence[tuple[str, float]], width: int = 560, row: int = 22
 def _svg_open(width: int, height: int, title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
+        f'role="img" aria-label="{for_html(title)}"><title>{for_html(title)}</title>'
     )
 
 
 def _text(x: float, y: float, text: str, anchor: str, size: int = 12) -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="#222">{escape(text)}</text>'
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="#222">{for_html(text)}</text>'

@@ -9,7 +9,7 @@ grades 300 notebooks and then fails to export them.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from grader.batch.rows import Row
 from grader.errors import GraderError, UsageError
@@ -35,15 +35,18 @@ def nbgrader_exporter() -> Exporter:
     return exporter  # type: ignore[no-any-return]
 
 
-def export_rows(exporter: Exporter, url: str, rows: Sequence[Row], lessons: Mapping[str, Lesson], assignment: str | None = None) -> None:
-    """Call the exporter once per lesson with that lesson's ``(learner_id, Report)`` pairs."""
-    for lesson_id, lesson in lessons.items():
-        pairs = [(row.learner, row.report) for row in rows if row.report is not None and row.lesson == lesson_id]
-        if not pairs:
-            continue
-        try:
-            exporter(url, lesson, pairs, **({"assignment": assignment} if assignment else {}))
-        except GraderError:
-            raise
-        except Exception as err:
-            raise GraderError(f"Writing grades to the nbgrader gradebook {url} failed ({type(err).__name__}: {err}).") from None
+def export_rows(exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesson, assignment: str | None = None) -> None:
+    """Call the exporter with the ``(learner_id, Report)`` pairs of ``lesson``, the one lesson the batch graded.
+
+    A report of another lesson (none should be left: the batch regrades them) is never exported, so no
+    submission's scores reach an assignment they were not graded for.
+    """
+    pairs = [(row.learner, row.report) for row in rows if row.report is not None and row.report.lesson == lesson.id]
+    if not pairs:
+        return
+    try:
+        exporter(url, lesson, pairs, **({"assignment": assignment} if assignment else {}))
+    except GraderError:
+        raise
+    except Exception as err:
+        raise GraderError(f"Writing grades to the nbgrader gradebook {url} failed ({type(err).__name__}: {err}).") from None

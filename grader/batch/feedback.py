@@ -3,18 +3,21 @@
 ``full`` shows each question's teaching feedback as grading wrote it: what was called, what came back,
 what was expected. ``summary`` is for courses that keep their hidden tests hidden: each question shows its
 status and score, a generic sentence and the lesson's hint, and never a test's inputs.
+
+Every text goes through :mod:`grader.text` (``for_html``, ``for_markdown``): a learner's words are shown as
+written, never as a tag, a link or Markdown.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 
 from grader.batch.page import html_page, num
 from grader.batch.rows import Row
 from grader.model import Lesson, Question, QuestionResult
 
 from grader.config import FeedbackMode
+from grader.text import for_html, for_markdown
 
 _GENERIC = {
     "passed": "Correct: every hidden check passed.",
@@ -80,49 +83,43 @@ def _question_view(q: QuestionResult, definition: Question | None, mode: Feedbac
 
 
 def feedback_html(view: FeedbackView) -> str:
-    parts = [f"<h1>Feedback for {escape(view.learner)}</h1>"]
+    parts = [f"<h1>Feedback for {for_html(view.learner)}</h1>"]
     score = f"Score: {num(view.score)} / {num(view.max_score)}" if view.max_score is not None else "Not graded"
-    parts.append(f"<p>{escape(view.heading)}{' &middot; ' if view.heading else ''}<strong>{escape(score)}</strong></p>")
+    parts.append(f"<p>{for_html(view.heading)}{' &middot; ' if view.heading else ''}<strong>{for_html(score)}</strong></p>")
     if view.note:
-        parts.append(f'<p class="note">{escape(view.note)}</p>')
+        parts.append(f'<p class="note">{for_html(view.note)}</p>')
     if view.questions:
         parts.append('<table>\n<tr><th>question</th><th class="num">score</th><th>status</th><th>feedback</th></tr>')
         for q in view.questions:
-            title = f"<br><small>{escape(q.title)}</small>" if q.title else ""
-            lines = "".join(f"<li>{escape(line)}</li>" for line in q.lines if line)
-            hint = f'<p class="hint">Hint: {escape(q.hint)}</p>' if q.hint else ""
+            title = f"<br><small>{for_html(q.title)}</small>" if q.title else ""
+            lines = "".join(f"<li>{for_html(line)}</li>" for line in q.lines if line)
+            hint = f'<p class="hint">Hint: {for_html(q.hint)}</p>' if q.hint else ""
             parts.append(
-                f"<tr><td><code>{escape(q.id)}</code>{title}</td><td class=\"num\">{num(q.score)} / {num(q.max_score)}</td>"
-                f'<td class="{escape(q.status)}">{escape(q.status.replace("-", " "))}</td>'
+                f"<tr><td><code>{for_html(q.id)}</code>{title}</td><td class=\"num\">{num(q.score)} / {num(q.max_score)}</td>"
+                f'<td class="{for_html(q.status)}">{for_html(q.status.replace("-", " "))}</td>'
                 f'<td><ul class="feedback">{lines}</ul>{hint}</td></tr>'
             )
         parts.append("</table>")
     if view.errors:
-        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{escape(e)}</li>" for e in view.errors) + "</ul>")
+        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{for_html(e)}</li>" for e in view.errors) + "</ul>")
     return html_page(f"Feedback for {view.learner}", "\n".join(parts))
 
 
 def feedback_markdown(view: FeedbackView) -> str:
-    out = [f"# Feedback for {_md(view.learner)}", ""]
+    out = [f"# Feedback for {for_markdown(view.learner)}", ""]
     score = f"Score: **{num(view.score)} / {num(view.max_score)}**" if view.max_score is not None else "**Not graded**"
-    out += [f"{_md(view.heading)}. {score}" if view.heading else score, ""]
+    out += [f"{for_markdown(view.heading)}. {score}" if view.heading else score, ""]
     if view.note:
-        out += [f"> {_md(view.note)}", ""]
+        out += [f"> {for_markdown(view.note)}", ""]
     for q in view.questions:
-        out += [f"## {_md(q.id)}: {num(q.score)} / {num(q.max_score)} ({q.status.replace('-', ' ')})", ""]
+        out += [f"## {for_markdown(q.id)}: {num(q.score)} / {num(q.max_score)} ({q.status.replace('-', ' ')})", ""]
         if q.title:
-            out += [f"*{_md(q.title)}*", ""]
-        out += [f"- {_md(line)}" for line in q.lines if line]
+            out += [f"*{for_markdown(q.title)}*", ""]
+        out += [f"- {for_markdown(line)}" for line in q.lines if line]
         if q.hint:
-            out += ["", f"Hint: {_md(q.hint)}"]
+            out += ["", f"Hint: {for_markdown(q.hint)}"]
         out.append("")
     if view.errors:
-        out += ["## While your notebook ran", ""] + [f"- {_md(e)}" for e in view.errors] + [""]
+        out += ["## While your notebook ran", ""] + [f"- {for_markdown(e)}" for e in view.errors] + [""]
     return "\n".join(out)
 
-
-def _md(text: str) -> str:
-    """Plain text that a Markdown viewer shows as written: no raw HTML, no links, one line."""
-    for char in "\\<>[]":
-        text = text.replace(char, "\\" + char)
-    return " ".join(text.split())

@@ -19,6 +19,7 @@ from typing import Iterable
 
 from grader import __version__
 from grader.batch.rows import Row, row_from_dict, row_to_dict
+from grader.text import plain
 
 FILE_NAME = "gradebook.sqlite"
 
@@ -103,15 +104,19 @@ class Gradebook:
         return latest is not None and (latest[0], latest[1]) == (digest, suites_hash) and latest[2] != "crashed"
 
     def record(self, run_id: int, row: Row, digest: str, suites_hash: str) -> None:
-        """Store one grading and its questions in one transaction, committed before this returns."""
+        """Store one grading and its questions in one transaction, committed before this returns.
+
+        Its texts are stored :func:`~grader.text.plain` (SQLite refuses a lone surrogate), as
+        :func:`row_to_dict` makes the JSON.
+        """
         questions = row.report.questions if row.report else ()
         with self._db:  # a transaction: all of this grading or none of it
             self._db.execute("BEGIN IMMEDIATE")
             cursor = self._db.execute(
                 "INSERT INTO gradings (run_id, learner, path, lesson, digest, suites_hash, grader_version, graded_at,"
                 " status, reason, score, max_score, late, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, row.learner, row.path, row.lesson, digest, suites_hash, __version__, _now(), row.status,
-                 row.reason, row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row))),
+                (run_id, plain(row.learner), plain(row.path), row.lesson, digest, suites_hash, __version__, _now(), row.status,
+                 plain(row.reason), row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row))),
             )
             self._db.executemany(
                 "INSERT INTO question_grades (grading_id, question, score, max_score, status) VALUES (?, ?, ?, ?, ?)",

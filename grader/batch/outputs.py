@@ -1,7 +1,9 @@
 """Write the results folder from the gradebook's rows: grades.csv, results.jsonl, feedback/, summary.html.
 
 Every file is written to a temporary name and moved into place (``os.replace``), so a reader, or a batch
-killed mid-write, never sees half a file. All of them are regenerated at the end of every run.
+killed mid-write, never sees half a file, and a write that fails leaves no temporary file. All of them are
+regenerated at the end of every run. Learner text reaches each file through :mod:`grader.text`; a CSV cell
+that would start a spreadsheet formula is made text.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from grader.batch.rows import Row, row_to_dict
 from grader.batch.summary import summary_html
 from grader.config import FeedbackMode
 from grader.model import Lesson
+from grader.text import for_csv
 
 GRADES = "grades.csv"
 RESULTS = "results.jsonl"
@@ -52,18 +55,27 @@ def grades_csv(rows: Sequence[Row]) -> str:
                 questions.append(q.id)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["learner", "score", "max_score", "status", "reason", *questions])
+    writer.writerow(["learner", "score", "max_score", "status", "reason", *map(for_csv, questions)])
     for row in rows:
         scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
-        writer.writerow([row.learner, num(row.score), num(row.max_score), row.status, row.reason, *(scores.get(q, "") for q in questions)])
+        cells = [for_csv(row.learner), num(row.score), num(row.max_score), row.status, for_csv(row.reason)]
+        writer.writerow([*cells, *(scores.get(q, "") for q in questions)])
     return buffer.getvalue()
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that the file is either the old one or the whole new one."""
+    """Write ``text`` to ``path`` so that the file is either the old one or the whole new one.
+
+    Always valid UTF-8: a character that cannot be encoded (which :mod:`grader.text` already replaced) is
+    written as ``?`` rather than failing the batch. If the write fails anyway, its temporary file goes.
+    """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8", errors="replace", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

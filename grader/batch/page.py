@@ -1,11 +1,12 @@
-"""A self-contained HTML page: inline CSS, no scripts, nothing fetched, every text escaped by the caller.
+"""A self-contained HTML page: inline CSS, no scripts, nothing fetched, every text escaped by the caller
+(with :func:`grader.text.for_html`).
 
 Feedback pages are opened by learners from a download, so they must render from the file alone.
 """
 
 from __future__ import annotations
 
-from html import escape
+from grader.text import for_html
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -23,7 +24,7 @@ def html_page(title: str, body: str) -> str:
     """A complete page around ``body`` (already-escaped HTML); ``title`` is escaped here."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{for_html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
 

@@ -6,6 +6,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Protocol
 
 from grader.batch.rows import STATUSES, Row
+from grader.text import plain
 
 if TYPE_CHECKING:
     from grader.batch.run import BatchSummary
@@ -38,7 +39,7 @@ def describe(row: Row, skipped: bool = False) -> str:
         text = f"{row.learner}: graded {row.score:g}/{row.max_score:g}"
     else:
         text = f"{row.learner}: {row.status}"
-    return text + (" (unchanged, skipped)" if skipped else "")
+    return plain(text + (" (unchanged, skipped)" if skipped else ""))
 
 
 class LineProgress:
@@ -75,7 +76,7 @@ class BarProgress:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             console=Console(stderr=True),
         )
         self._task = self._bar.add_task("", total=None)
@@ -108,6 +109,6 @@ def format_summary(summary: "BatchSummary") -> str:
     if scored:
         mean = sum(r.score / (r.max_score or 1) for r in scored) / len(scored)
         lines.append(f"  mean score {mean:.0%} of the maximum")
-    lines += [f"  note: {note}" for note in summary.notes]
+    lines += [f"  note: {plain(note)}" for note in summary.notes]  # they name files as the learners named them
     lines.append(f"Results in {summary.out}: grades.csv, results.jsonl, feedback/, summary.html, gradebook.sqlite")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from typing import Any
 
 from grader.model import Report, ReportStatus
 from grader.report import report_from_dict, report_to_dict, ungraded_to_dict
+from grader.text import for_json
 
 #: Every status a row can have, in the order summaries list them.
 STATUSES: tuple[ReportStatus, ...] = ("graded", "timed-out", "crashed", "unreadable")
@@ -45,7 +46,8 @@ class Row:
 def row_to_dict(row: Row) -> dict[str, Any]:
     """A line of ``results.jsonl``: the object ``grade --json`` prints, plus the learner id and the LMS's late flag."""
     body = report_to_dict(row.report) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
-    return {"learner": row.learner, "late": row.late, **body}
+    line: dict[str, Any] = {"learner": row.learner, "late": row.late, **body}
+    return for_json(line)
 
 
 def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:

@@ -25,9 +25,9 @@ from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, FeedbackMode
 from grader.errors import NotebookUnreadable, UsageError
 from grader.execute.sandbox import check_settings
-from grader.lessons import available_lessons, load_lesson
+from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.pipeline import GradeOptions, failed_report, lesson_id_for
+from grader.pipeline import GradeOptions, batch_lesson_id, failed_report, other_lesson
 from grader.read import read_submission
 
 
@@ -73,29 +73,18 @@ class _Prepared:
     submission: Submission | None = None
 
 
-class _Lessons:
-    """The lessons this batch met, each loaded and fingerprinted once."""
+@dataclass(frozen=True)
+class _BatchLesson:
+    """The one lesson this batch grades (see :func:`grader.pipeline.batch_lesson_id`) and its fingerprint."""
 
-    def __init__(self, options: GradeOptions) -> None:
-        self.options = options
-        self.loaded: dict[str, tuple[Lesson, str]] = {}
-        self.known = available_lessons(options.lessons_root)
+    lesson: Lesson
+    suites_hash: str
 
-    def get(self, lesson_id: str) -> tuple[Lesson, str]:
-        if lesson_id not in self.loaded:
-            lesson = load_lesson(lesson_id, self.options.lessons_root, self.options.suites)
-            self.loaded[lesson_id] = (lesson, suites_fingerprint(lesson))
-        return self.loaded[lesson_id]
-
-    def for_submission(self, submission: Submission) -> tuple[Lesson, str] | str:
-        """The submission's lesson and fingerprint, or the reason it has none (a learner's problem, not the course's)."""
-        try:
-            lesson_id = lesson_id_for(submission, self.options)
-        except UsageError as err:
-            return str(err)
-        if lesson_id not in self.known:
-            return f"{submission.path.name} is for lesson {lesson_id!r}, which this course does not have ({', '.join(self.known) or 'none'})."
-        return self.get(lesson_id)
+    @classmethod
+    def load(cls, options: GradeOptions) -> "_BatchLesson":
+        """Raises :class:`UsageError` (no lesson chosen) or :class:`LessonError` (a broken one) before any grading."""
+        lesson = load_lesson(batch_lesson_id(options), options.lessons_root, options.suites)
+        return cls(lesson, suites_fingerprint(lesson))
 
 
 def run_batch(
@@ -115,9 +104,7 @@ def run_batch(
     started = time.monotonic()
     exporter = nbgrader_exporter() if options.nbgrader_db else None
     check_settings(options.grading.limits)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
-    lessons = _Lessons(options.grading)
-    if options.grading.lesson:
-        lessons.get(options.grading.lesson)  # a wrong --lesson stops the batch before it starts
+    batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     with open_submissions(submissions, options.assignment) as found:
         if not found.entries:
             raise UsageError(f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts.")
@@ -129,14 +116,13 @@ def run_batch(
                 notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
             progress.start(len(found.entries))
             try:
-                graded, skipped = _grade_all(found.entries, book, run_id, options, lessons, executor, progress)
+                graded, skipped = _grade_all(found.entries, book, run_id, options, batch, executor, progress)
             finally:
                 progress.stop()
             rows = book.latest(e.learner for e in found.entries)
-            lesson_map = {lesson_id: lesson for lesson_id, (lesson, _) in lessons.loaded.items()}
-            write_outputs(out, rows, lesson_map, options.feedback)
+            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback)
             if exporter is not None and options.nbgrader_db:
-                export_rows(exporter, options.nbgrader_db, rows, lesson_map, options.assignment)
+                export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment)
             book.finish_run(run_id)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
 
@@ -146,7 +132,7 @@ def _grade_all(
     book: Gradebook,
     run_id: int,
     options: BatchOptions,
-    lessons: _Lessons,
+    batch: _BatchLesson,
     executor: Executor | None,
     progress: Progress,
 ) -> tuple[int, int]:
@@ -154,7 +140,7 @@ def _grade_all(
     graded = skipped = 0
     pending: dict[str, _Prepared] = {}
     for entry in entries:
-        prepared = _prepare(entry, options.grading, lessons)
+        prepared = _prepare(entry, options.grading, batch)
         if not options.regrade and book.is_current(entry.learner, prepared.digest, prepared.suites_hash):
             skipped += 1
             progress.done(book.latest([entry.learner])[0], skipped=True)
@@ -172,24 +158,23 @@ def _grade_all(
     return graded, skipped
 
 
-def _prepare(entry: Entry, options: GradeOptions, lessons: _Lessons) -> _Prepared:
-    """Read one submission in this process: its hash and lesson decide whether and how to grade it."""
+def _prepare(entry: Entry, options: GradeOptions, batch: _BatchLesson) -> _Prepared:
+    """Read one submission in this process: its hash decides whether to grade it, its metadata whether it may be.
+
+    A file that is not a notebook, or a notebook whose metadata names another lesson, gets an ``unreadable``
+    row scoring 0 on every question of the batch's lesson, with the reason; it is never graded on another one.
+    """
+    lesson, suites_hash = batch.lesson, batch.suites_hash
     try:
         submission = replace(read_submission(entry.path), path=Path(entry.shown))
     except NotebookUnreadable as err:
         stub = Submission(Path(entry.shown), (), None, file_digest(entry.path))
-        try:
-            lesson, suites_hash = lessons.get(lesson_id_for(stub, options))
-        except UsageError:  # no lesson to score it against: a row without questions
-            row = Row(entry.learner, entry.shown, "unreadable", str(err), None, entry.late)
-            return _Prepared(entry, stub.digest, "", row=row)
         row = Row.of(entry.learner, failed_report(lesson, stub, str(err), "unreadable"), entry.late)
         return _Prepared(entry, stub.digest, suites_hash, row=row)
-    found = lessons.for_submission(submission)
-    if isinstance(found, str):
-        row = Row(entry.learner, entry.shown, "unreadable", found, None, entry.late)
-        return _Prepared(entry, submission.digest, "", row=row)
-    lesson, suites_hash = found
+    reason = other_lesson(submission, lesson.id)
+    if reason is not None:
+        row = Row.of(entry.learner, failed_report(lesson, submission, reason, "unreadable"), entry.late)
+        return _Prepared(entry, submission.digest, suites_hash, row=row)
     settings = Settings(options.lessons_root, options.suites, options.limits)
     task = Task(entry.learner, submission, lesson.id, settings)
     return _Prepared(entry, submission.digest, suites_hash, task=task, lesson=lesson, submission=submission)

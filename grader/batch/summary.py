@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from html import escape
 from typing import Mapping, Sequence
 
 from grader.batch.charts import bars_svg, histogram_svg
 from grader.batch.page import html_page, num
 from grader.batch.rows import STATUSES, Row
 from grader.model import Lesson
+from grader.text import for_html
 
 _WRONG = ("failed", "partial", "error", "missing")
 
@@ -29,7 +29,7 @@ def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson]) -> str:
     trouble = [r for r in rows if r.status != "graded"]
     if trouble:
         parts.append("<h2>Not graded normally</h2>\n<table><tr><th>learner</th><th>status</th><th>reason</th></tr>")
-        parts += [f"<tr><td>{escape(r.learner)}</td><td>{escape(r.status)}</td><td>{escape(r.reason)}</td></tr>" for r in trouble]
+        parts += [f"<tr><td>{for_html(r.learner)}</td><td>{for_html(r.status)}</td><td>{for_html(r.reason)}</td></tr>" for r in trouble]
         parts.append("</table>")
     return html_page("Batch summary", "\n".join(parts))
 
@@ -40,7 +40,7 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
     top = reports[0].max_score if reports else 0.0
     title = lesson.title if lesson else lesson_id
     parts = [
-        f"<h2>{escape(title)}</h2>",
+        f"<h2>{for_html(title)}</h2>",
         f"<p>{len(reports)} submissions (those that did not run count as 0): mean {num(round(statistics.fmean(scores), 2))} / "
         f"{num(top)}, median {num(statistics.median(scores))} / {num(top)}.</p>" if scores else "<p>No submissions.</p>",
         "<h3>Scores</h3>",
@@ -62,9 +62,9 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
         '<th class="num">not attempted</th><th>most common failure</th></tr>'
     )
     for qid, passed, mean, max_score, idle, common in stats:
-        failure = f"{escape(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>" if common else ""
+        failure = f"{for_html(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>" if common else ""
         parts.append(
-            f'<tr><td><code>{escape(qid)}</code></td><td class="num">{passed:.0%}</td>'
+            f'<tr><td><code>{for_html(qid)}</code></td><td class="num">{passed:.0%}</td>'
             f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td><td class="num">{idle}</td><td>{failure}</td></tr>'
         )
     parts.append("</table>")

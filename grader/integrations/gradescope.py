@@ -5,7 +5,9 @@ and ``output``, and one test per lesson question (``name`` = id and title, ``num
 ``score``, ``max_score``, ``status`` "passed"/"failed", ``output`` = the teaching feedback, ``visibility``).
 Whatever happens (no notebook, several, an unreadable file, a timeout, a broken lesson, a bug), a valid
 results.json is written with score 0 and the reason in ``output``: Gradescope shows only "The autograder
-failed to execute correctly" when the file is missing or malformed.
+failed to execute correctly" when the file is missing or malformed. So every string in it is
+:func:`grader.text.plain` (valid UTF-8, no control characters, bounded), and a write that fails leaves no
+temporary file.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from grader.config import GRADESCOPE_VISIBILITY
 from grader.lessons import load_lesson
 from grader.model import Lesson, QuestionResult, Report
+from grader.text import for_json, plain
 
 if TYPE_CHECKING:
     from grader.pipeline import GradeOptions
@@ -55,12 +58,13 @@ def question_name(lesson: Lesson, question_id: str) -> str:
 def results_from_report(report: Report, lesson: Lesson, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
     """Gradescope's results.json for a graded notebook: one test per question, in lesson order."""
     summary = f"{Path(report.path).name}: {report.score:g} / {report.max_score:g} points."
-    output = "\n".join([summary, *report.errors])
+    output = "\n".join(plain(line) for line in (summary, *report.errors))
     return _results(report.score, seconds, output, _tests(report.questions, lesson, visibility), visibility)
 
 
 def ungraded_results(reason: str, lesson: Lesson | None, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
     """Score 0 with ``reason``; every question of ``lesson`` (when known) listed as failed, so totals match."""
+    reason = plain(reason)
     zeros = [QuestionResult(q.id, 0.0, q.points, "error", (reason,)) for q in lesson.questions] if lesson else []
     return _results(0.0, seconds, reason, _tests(zeros, lesson, visibility) if lesson else [], visibility)
 
@@ -73,7 +77,7 @@ def _tests(questions: Iterable[QuestionResult], lesson: Lesson, visibility: str)
             "score": q.score,
             "max_score": q.max_score,
             "status": "passed" if q.status == "passed" else "failed",
-            "output": "\n".join(q.feedback),
+            "output": "\n".join(plain(line) for line in q.feedback),
             "visibility": visibility,
         }
         for number, q in enumerate(questions, start=1)
@@ -130,6 +134,12 @@ def write_results(results: dict[str, Any], root: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "results.json"
     tmp = folder / f".results.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    # Each piece of learner text was bounded when its line was made (a question's output joins several).
+    text = json.dumps(for_json(results, limit=None), indent=2, ensure_ascii=False) + "\n"
+    try:
+        tmp.write_text(text, encoding="utf-8", errors="replace")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path

@@ -1,14 +1,19 @@
-"""The JSON form of a report: what ``grade --json`` prints and ``results.jsonl`` holds (schema in the README)."""
+"""The JSON form of a report: what ``grade --json`` prints and ``results.jsonl`` holds (schema in the README).
+
+Every string is :func:`grader.text.plain` (valid UTF-8, no control characters, bounded), so any JSON writer,
+strict or not, can write it, and any reader can read it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from grader.model import QuestionResult, Report
+from grader.text import for_json
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
-    return {
+    return for_json({
         "lesson": report.lesson,
         "path": report.path,
         "score": report.score,
@@ -20,7 +25,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         ],
         "errors": list(report.errors),
         "isolation": report.isolation,
-    }
+    })
 
 
 def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
@@ -44,4 +49,4 @@ def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
 
 def ungraded_to_dict(path: str, reason: str, status: str = "ungraded") -> dict[str, Any]:
     """The JSON of a notebook that could not be graded at all (no lesson to score it against)."""
-    return {"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]}
+    return for_json({"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]})

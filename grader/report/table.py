@@ -1,13 +1,21 @@
-"""The terminal table ``grade NOTEBOOK`` prints: one row per question with one line of feedback."""
+"""The terminal table ``grade NOTEBOOK`` prints: one row per question with one line of feedback.
+
+Every text that may hold the learner's words (ids, feedback, cell errors, the path) goes to rich as a
+``Text`` of :func:`grader.text.plain` text, never as markup: ``[/]`` in an exception message prints as
+written instead of crashing the table, and ``[link=...]``, ``[blink]`` or an escape sequence never reach
+the terminal as anything but characters.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from grader.model import Report
+from grader.text import plain
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
 _STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "not-attempted": "dim", "missing": "red", "error": "red"}
 
@@ -16,19 +24,25 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+def _text(text: str, style: str = "") -> "Text":
+    from rich.text import Text
+
+    return Text(plain(text), style=style)
+
+
 def print_report(report: Report, console: "Console") -> None:
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"{report.path}  ({report.lesson})", title_justify="left")
+    table = Table(title=_text(f"{report.path}  ({report.lesson})"), title_justify="left")
     table.add_column("question")
     table.add_column("score", justify="right")
     table.add_column("max", justify="right")
     table.add_column("feedback", overflow="fold")
     for q in report.questions:
-        style = _STYLE.get(q.status, "")
         first = q.feedback[0] if q.feedback else ""
-        table.add_row(q.id, f"[{style}]{_num(q.score)}[/]", _num(q.max_score), first)
+        table.add_row(_text(q.id), _text(_num(q.score), _STYLE.get(q.status, "")), _num(q.max_score), _text(first))
     console.print(table)
     for line in report.errors:
-        console.print(f"[yellow]note:[/] {line}", highlight=False)
-    console.print(f"[bold]Total: {_num(report.score)} / {_num(report.max_score)}[/]", highlight=False)
+        console.print(Text.assemble(("note:", "yellow"), " ", _text(line)))
+    console.print(_text(f"Total: {_num(report.score)} / {_num(report.max_score)}", "bold"))

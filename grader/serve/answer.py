@@ -17,6 +17,7 @@ from grader.errors import GraderError, UsageError
 from grader.model import Report
 from grader.pipeline import GradeOptions, grade_notebook
 from grader.serve.protocol import Answer, NotebookRequest
+from grader.text import plain
 
 Grade = Callable[[Path, Path, GradeOptions], Report]
 """Grades ``(notebook as given, notebook to read, options)``; raises :class:`GraderError` when it cannot."""
@@ -68,4 +69,4 @@ def failed(reason: str, request: NotebookRequest) -> Answer:
     from grader.report import ungraded_to_dict
 
     stdout = json.dumps(ungraded_to_dict(request.notebook, reason)) + "\n" if request.as_json else ""
-    return Answer(stdout, f"grade: {reason}\n", EXIT_UNGRADED)
+    return Answer(stdout, f"grade: {plain(reason)}\n", EXIT_UNGRADED)

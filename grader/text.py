@@ -1,0 +1,80 @@
+"""Learner text made safe for every place the grader writes it: the one module every renderer uses.
+
+Exception messages, returned values, file names and notebook metadata are the learner's words, and they
+reach a teaching assistant's terminal, HTML and Markdown pages, a spreadsheet and JSON files. Each helper
+here turns such text into what its format shows literally:
+
+- :func:`plain`: valid Unicode that encodes to UTF-8 (a lone surrogate, as a byte-level tokenizer demo
+  prints, becomes U+FFFD; a well-formed pair becomes its character), control and bidirectional-override
+  characters shown as ``\\x1b``-style escapes (no terminal escape sequence, hyperlink or reordered line
+  survives), and at most :data:`~grader.config.MAX_TEXT_CHARS` characters;
+- :func:`for_html`, :func:`for_markdown`, :func:`for_csv`, :func:`for_json`: :func:`plain`, then escaped for
+  that format (no tag, no link, no formula).
+
+The terminal needs no helper of its own: :mod:`grader.report.table` hands rich :func:`plain` text as
+``rich.text.Text``, which rich never reads as markup. Standard library only. :func:`plain` is idempotent,
+so text cleaned when it was stored (the batch's gradebook) is unchanged when it is rendered again.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import TypeVar, cast
+
+from grader.config import MAX_TEXT_CHARS
+
+T = TypeVar("T")
+
+# C0 and C1 controls but newline and tab, DEL, and the characters that reorder a line (bidi overrides).
+_UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Markdown's inline syntax (code, emphasis, links, raw HTML, entities, strikethrough, tables, math)...
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>&~|#$])")
+# ...and what starts a block when it opens a line (lists, quotes, setext headings).
+_MARKDOWN_BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")
+#: What makes a spreadsheet cell a formula (OWASP's list: =, +, -, @, tab, carriage return).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def plain(text: str, limit: int | None = MAX_TEXT_CHARS) -> str:
+    """``text`` as valid UTF-8 with no control characters, at most ``limit`` characters long (None: any)."""
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    text = _UNSAFE_CHARS.sub(_shown, text)
+    if limit is None or len(text) <= limit:
+        return text
+    marker = f" … (cut: {len(text)} characters in all)"
+    return text[: max(limit - len(marker), 0)] + marker
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def for_html(text: str) -> str:
+    """HTML text (also safe inside a quoted attribute): every tag and entity shown as written."""
+    return escape(plain(text))
+
+
+def for_markdown(text: str) -> str:
+    """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis, code or list."""
+    line = " ".join(plain(text).split())
+    line = _MARKDOWN_INLINE.sub(r"\\\1", line)
+    return _MARKDOWN_BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", line)
+
+
+def for_csv(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula gets a leading ``'``."""
+    cell = plain(text)
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
+
+
+def for_json(value: T, limit: int | None = MAX_TEXT_CHARS) -> T:
+    """``value`` (a JSON-ready tree) with every string in it, keys too, made :func:`plain`; nothing else changes."""
+    if isinstance(value, str):
+        return cast(T, plain(value, limit))
+    if isinstance(value, dict):
+        return cast(T, {plain(k, limit) if isinstance(k, str) else k: for_json(v, limit) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return cast(T, type(value)(for_json(v, limit) for v in value))
+    return value
