@@ -48,6 +48,9 @@ FeedbackMode = Literal["full", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
 
+#: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
+EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
+
 #: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
 MAX_TEXT_CHARS = 4000

@@ -95,7 +95,7 @@ def test_results_jsonl_holds_what_grade_json_prints(mixed_class: tuple[Any, Path
     assert set(lines) == {"ada", "bob", "cy", "dee", "eve", "fay", "gus", "ike"}
     assert question_scores(lines["ada"]) == SOLVED_SCORES and lines["ada"]["status"] == "graded"
     assert {q["status"] for q in lines["ike"]["questions"]} == {"not-attempted"}
-    assert set(lines["ada"]) == {"learner", "late", "lesson", "path", "score", "max_score", "status", "questions", "errors", "isolation"}
+    assert set(lines["ada"]) == {"learner", "late", "lms", "lms_id", "name", "lesson", "path", "score", "max_score", "status", "questions", "errors", "isolation"}
     assert lines["gus"]["status"] == "unreadable" and question_scores(lines["gus"]) == ZERO_SCORES
 
 

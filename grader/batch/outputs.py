@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from grader.batch.lms import grades_csv as lms_grades_csv
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.page import num
 from grader.batch.rows import Row, row_to_dict
@@ -47,20 +48,9 @@ def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson],
 
 
 def grades_csv(rows: Sequence[Row]) -> str:
-    """learner, score, max_score, status, reason, then one column per question id (in lesson order)."""
-    questions: list[str] = []
-    for row in rows:
-        for q in row.report.questions if row.report else ():
-            if q.id not in questions:
-                questions.append(q.id)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["learner", "score", "max_score", "status", "reason", *map(for_csv, questions)])
-    for row in rows:
-        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
-        cells = [for_csv(row.learner), num(row.score), num(row.max_score), row.status, for_csv(row.reason)]
-        writer.writerow([*cells, *(scores.get(q, "") for q in questions)])
-    return buffer.getvalue()
+    """learner, name, lms, lms_id, score, max_score, late, status, reason, then one column per question id
+    (see :func:`grader.batch.lms.grades_csv`: the same layout is ``grade export --to csv``)."""
+    return lms_grades_csv(rows)
 
 
 def write_atomic(path: Path, text: str) -> None:
