@@ -15,7 +15,9 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from grader.batch.class_report import class_report, report_html, report_json
 from grader.batch.lms import grades_csv as lms_grades_csv
+from grader.batch.similar import Pair
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.page import num
 from grader.batch.rows import Row, row_to_dict
@@ -28,9 +30,10 @@ GRADES = "grades.csv"
 RESULTS = "results.jsonl"
 FEEDBACK = "feedback"
 SUMMARY = "summary.html"
+SUMMARY_JSON = "summary.json"
 
 
-def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode) -> None:
+def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()) -> None:
     write_atomic(out / GRADES, grades_csv(rows))
     write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
     folder = out / FEEDBACK
@@ -44,7 +47,9 @@ def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson],
     for stale in folder.iterdir():  # learners no longer among the submissions
         if stale.suffix in (".html", ".md") and stale.name not in keep:
             stale.unlink()
-    write_atomic(out / SUMMARY, summary_html(rows, lessons))
+    report = class_report(rows, similar)
+    write_atomic(out / SUMMARY_JSON, report_json(report))
+    write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report)))
 
 
 def grades_csv(rows: Sequence[Row]) -> str:

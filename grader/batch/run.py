@@ -20,7 +20,9 @@ from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
 from grader.batch.lms import Column, check_export, write_export
 from grader.batch.regrade import RegradePlan
-from grader.batch.outputs import write_outputs
+from grader.batch.class_report import previous_similar
+from grader.batch.outputs import SUMMARY_JSON, write_outputs
+from grader.batch.similar import find_similar
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
@@ -142,7 +144,11 @@ def run_batch(
                 progress.stop()
             notes += plan.notes()
             rows = book.latest(learners)
-            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback)
+            if alone:
+                similar = previous_similar(out / SUMMARY_JSON)
+            else:  # after grading, in this process: off the hot path
+                similar = tuple(find_similar(((e.learner, e.path) for e in found.entries), batch.lesson.notebook))
+            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
             if options.export:
                 notes += (write_export(out, rows, Column.of(batch.lesson, options.export_name), options.export).note,)
             if exporter is not None and options.nbgrader_db:

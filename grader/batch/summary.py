@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Mapping, Sequence
 
 from grader.batch.charts import bars_svg, histogram_svg
+from grader.batch.markup import inline_html
 from grader.batch.page import html_page, num
 from grader.batch.rows import STATUSES, Row
 from grader.model import Lesson
