@@ -115,10 +115,9 @@ def normal_form(cells: Sequence[str]) -> str:
     for cell in cells:
         lines = [line for line in cell.splitlines() if not line.lstrip().startswith(("%", "!"))]
         try:
-            tree = ast.parse("\n".join(lines))
-        except (SyntaxError, ValueError):
+            forms.append(ast.unparse(canonical.visit(ast.parse("\n".join(lines)))))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # parsed, never run: a hostile cell is left out
             continue
-        forms.append(ast.unparse(canonical.visit(tree)))
     return "\n".join(form for form in forms if form)
 
 
