@@ -4,11 +4,14 @@ Method (the README's batch section says why):
 
 1. **Answer code**: a learner's code cells that differ from the lesson notebook's own (the starter code is
    everyone's), self-check cells left out.
-2. **AST normal form**: each cell is parsed with :mod:`ast` (IPython's ``%``/``!`` lines dropped), docstrings
-   are removed, every identifier that is not a builtin is renamed in order of first appearance (``v0``,
-   ``v1``, ...), and the tree is printed back with :func:`ast.unparse`, which drops comments and layout.
-   Renaming variables, adding comments, reflowing code or rewording docstrings no longer changes anything.
-3. **Winnowing** (Schleimer, Wilkerson and Aiken, SIGMOD 2003: MOSS's method) over the normal form's token
+2. **AST normal form**: each cell is parsed with :mod:`ast` (IPython's ``%``/``!`` lines dropped), and its
+   tree is written out in preorder as a token stream: each node's type, every identifier that is not a
+   builtin renamed in order of first appearance in the cell (``v0``, ``v1``, ...), constants as written,
+   docstrings left out. Comments and layout never reach a tree. Renaming variables, adding comments,
+   reflowing code, rewording docstrings or moving cells no longer changes anything. (Walking the tree
+   directly costs a third of printing it back with :func:`ast.unparse` and tokenizing that; cells the class
+   shares word for word are read once.)
+3. **Winnowing** (Schleimer, Wilkerson and Aiken, SIGMOD 2003: MOSS's method) over that token
    stream: hashes of every k-gram of tokens, and in each window of w consecutive hashes the smallest is
    kept. Any shared run of at least ``w + k - 1`` tokens is guaranteed to be found, reordering functions
    does not hide it, and each submission is a small set, so a class is compared through an index of
@@ -25,8 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
-import tokenize
+import functools
 import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -39,7 +41,6 @@ from grader.errors import NotebookUnreadable
 from grader.read import read_submission
 
 _BUILTINS = frozenset(dir(builtins))
-_LAYOUT_TOKENS = (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER)
 
 
 @dataclass(frozen=True)
@@ -63,70 +64,59 @@ def answer_cells(path: Path, starter: frozenset[str] = frozenset()) -> tuple[str
     return tuple(s for s in cells if s and s not in starter)
 
 
-class _Canonical(ast.NodeTransformer):
-    """Rename identifiers in order of first appearance and drop docstrings."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-
-    def rename(self, name: str) -> str:
-        if name in _BUILTINS:
-            return name
-        return self.names.setdefault(name, f"v{len(self.names)}")
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        node.id = self.rename(node.id)
-        return node
-
-    def visit_arg(self, node: ast.arg) -> ast.arg:
-        node.arg = self.rename(node.arg)
-        node.annotation = None
-        return node
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.name = self.rename(node.name)
-        node.returns = None
-        return self._body(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        node.name = self.rename(node.name)
-        return self._body(node)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        node.name = self.rename(node.name)
-        return self._body(node)
-
-    def visit_Module(self, node: ast.Module) -> ast.AST:
-        return self._body(node)
-
-    def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module) -> ast.AST:
-        body = node.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-            node.body = body[1:] or [ast.Pass()]
-        self.generic_visit(node)
-        return node
-
-
-def normal_form(cells: Sequence[str]) -> str:
-    """The cells with names, comments, docstrings and layout normalised away (one naming across all of them);
-    a cell that does not parse is left out."""
-    canonical = _Canonical()
-    forms = []
-    for cell in cells:
-        lines = [line for line in cell.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        try:
-            forms.append(ast.unparse(canonical.visit(ast.parse("\n".join(lines)))))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # parsed, never run: a hostile cell is left out
-            continue
-    return "\n".join(form for form in forms if form)
-
-
-def tokens(normal: str) -> list[str]:
-    """The normal form's token stream (no comments or line breaks; indentation kept as structure)."""
+def cell_tokens(cell: str) -> tuple[str, ...]:
+    """One cell's AST normal form as a token stream: the tree in preorder, each node's type, with identifiers
+    renamed in order of first appearance (builtins and attribute names kept), constants as written, and
+    docstrings, comments and layout gone. Empty if the cell does not parse (IPython's ``%``/``!`` lines are
+    dropped first); never raises."""
+    lines = [line for line in cell.splitlines() if not line.lstrip().startswith(("%", "!"))]
     try:
-        return [t.string or tokenize.tok_name[t.type] for t in tokenize.generate_tokens(io.StringIO(normal).readline) if t.type not in _LAYOUT_TOKENS]
-    except (tokenize.TokenError, SyntaxError):
-        return []
+        return _cached_tokens("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # parsed, never run: a hostile cell is left out
+        return ()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached_tokens(source: str) -> tuple[str, ...]:
+    """:func:`cell_tokens` of a cell's source; a class shares many cells word for word, each is read once."""
+    names: dict[str, str] = {}
+
+    def canonical(name: str) -> str:
+        return name if name in _BUILTINS else names.setdefault(name, f"v{len(names)}")
+
+    out: list[str] = []
+    stack: list[ast.AST] = [ast.parse(source)]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, ast.Module):  # a cell is not a token: an empty cell leaves nothing
+            out.append(type(node).__name__)
+        if isinstance(node, ast.Name):
+            out.append(canonical(node.id))
+        elif isinstance(node, ast.arg):
+            out.append(canonical(node.arg))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(canonical(node.name))
+        elif isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        elif isinstance(node, ast.Constant):
+            out.append(repr(node.value)[:40])
+        children = [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_docstring(node, c)]
+        stack.extend(reversed(children))
+    return tuple(out)
+
+
+def _is_docstring(parent: ast.AST, child: ast.AST) -> bool:
+    body = getattr(parent, "body", None)
+    return (
+        isinstance(parent, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and isinstance(body, list) and bool(body) and body[0] is child
+        and isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant) and isinstance(child.value.value, str)
+    )
+
+
+def normal_form(cells: Sequence[str]) -> tuple[str, ...]:
+    """The cells' AST normal form, one token stream (each cell named on its own, so moving cells changes nothing)."""
+    return tuple(token for cell in cells for token in cell_tokens(cell))
 
 
 def winnow(stream: Sequence[str], k: int = WINNOW_K, w: int = WINNOW_W) -> frozenset[int]:
@@ -136,7 +126,7 @@ def winnow(stream: Sequence[str], k: int = WINNOW_K, w: int = WINNOW_W) -> froze
 
 
 def fingerprints(cells: Sequence[str]) -> frozenset[int]:
-    return winnow(tokens(normal_form(cells)))
+    return winnow(normal_form(cells))
 
 
 def similar_pairs(codes: Mapping[str, Sequence[str]], threshold: float = SIMILARITY_THRESHOLD) -> list[Pair]:
