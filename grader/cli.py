@@ -48,7 +48,7 @@ def main() -> None:
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options every grading command shares, defined once."""
     decorators = [
-        click.option("--lesson", help="Lesson id (default: read from the notebook's metadata)."),
+        click.option("--lesson", help="Lesson id (default: the notebook's metadata; for a batch, the course's only lesson)."),
         click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites."),
         click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/)."),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds a notebook may run before it is stopped."),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from grader.config import DEFAULT_LIMITS
 from grader.execute.channel import ChannelTimeout, RemoteError, changed_arguments, stood_in, to_plain
 from grader.model import Lesson, QuestionResult
+from grader.text import plain
 
 if TYPE_CHECKING:
     from grader.suites.session import SuiteSession
@@ -267,7 +268,7 @@ def describe(result: QuestionResult, detail: bool) -> str:
         return f"{head}, not attempted yet: fill in the answer, run its cell, then check again."
     lines = [f"{head}, {result.status}."]
     shown = result.feedback if detail else result.feedback[:1]
-    lines += [f"    {line}" for line in shown]
+    lines += [f"    {plain(line)}" for line in shown]  # printed in Jupyter, and in nbgrader's kernel by its test cells
     if detail:
         lines.append(f'    Stuck? Try hint("{result.id}").')
     return "\n".join(lines)
