@@ -88,6 +88,8 @@ def test_grades_csv_has_late_and_the_error_that_cost_points() -> None:
     lost = row("alan", 3, Identity(), errors=(error,))
     kept = row("ada", 5, Identity(), errors=(error,))
     assert row_reason(lost) == error and row_reason(kept) == ""  # an error that cost nothing is not a reason
+    hung = QuestionResult("generate", 0.0, 4.0, "error", ("generate(next_token, [1], 2) did not return in time.",))
+    assert row_reason(Row.of("bea", Report("squares", "bea.ipynb", 1.0, 5.0, (hung,)))) == "generate: generate(next_token, [1], 2) did not return in time."
     header, *lines = table(grades_csv([lost]))
     assert header[:9] == ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason"]
     assert lines[0][6] == "no" and "ModuleNotFoundError" in lines[0][8]

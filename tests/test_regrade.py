@@ -63,7 +63,7 @@ def test_only_regrades_the_named_learners_and_one_notebook_regrades_its_learner(
     assert unknown.returncode == 2 and "zed" in unknown.stderr
     alone = batch(str(subs / "cy.ipynb"), "--out", str(out), *LESSONS)
     assert alone.returncode == 0, alone.stderr
-    assert "3 submissions (one notebook): 1 graded now" in alone.stdout
+    assert "3 submissions (one notebook): 1 graded now" in alone.stdout and "did not finish" not in alone.stdout  # the refused run never started
     rows = grades(out)
     assert sorted(rows) == ["ada", "bob", "cy"] and rows["cy"]["score"] == "5"  # the class is kept, cy regraded
     assert sorted(p.name for p in (out / "feedback").glob("*.html")) == ["ada.html", "bob.html", "cy.html"]

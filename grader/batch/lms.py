@@ -98,12 +98,15 @@ def score_cell(row: Row) -> str:
 
 
 def row_reason(row: Row) -> str:
-    """Why the learner has fewer points than their answers might earn: the row's reason, or the errors of
-    cells that raised (``ModuleNotFoundError: torch``) when those cost points."""
+    """Why the learner has fewer points than their answers might earn: the row's reason, or, when they lost
+    points, the errors that can explain it: cells that raised (``ModuleNotFoundError: torch``) and questions
+    that could not be checked (a call that never returned)."""
     if row.reason or row.report is None:
         return row.reason
-    lost = row.report.score < row.report.max_score
-    return "; ".join(row.report.errors) if lost else ""
+    if row.report.score >= row.report.max_score:
+        return ""
+    unchecked = [f"{q.id}: {q.feedback[0]}" for q in row.report.questions if q.status == "error" and q.feedback]
+    return "; ".join([*row.report.errors, *unchecked])
 
 
 class _CsvWriter(Protocol):

@@ -123,15 +123,15 @@ def run_batch(
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
         with Gradebook(out / FILE_NAME) as book:
-            run_id = book.start_run(str(submissions))
-            notes = found.notes
-            if book.previous_run_unfinished(run_id):
-                notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
             learners = [e.learner for e in found.entries]
             alone = found.layout == ONE_NOTEBOOK
             everyone = "--regrade was given" if options.regrade else "their notebook was given alone" if alone else None
             plan = RegradePlan(book, fingerprint, everyone, options.only)
-            plan.check_names(learners)
+            plan.check_names(learners)  # a wrong --only stops before the run starts
+            run_id = book.start_run(str(submissions))
+            notes = found.notes
+            if book.previous_run_unfinished(run_id):
+                notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
             if alone:  # one learner regraded into the class of the last full run
                 roster = book.roster()
                 learners = roster + [name for name in learners if name not in roster]
