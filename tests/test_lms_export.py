@@ -127,6 +127,12 @@ def test_canvas_zip_to_canvas_import_through_grade_batch(tmp_path: Path) -> None
     assert csv_file.read_text(encoding="utf-8") == (out / "grades.csv").read_text(encoding="utf-8")
     refused = run_grade("export", str(out), "--to", "moodle")
     assert refused.returncode == 2 and "Moodle id" in refused.stderr
+    # grace resubmits; a rerun without --export keeps the import file the first run asked for up to date
+    write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", SQUARES_SOLVED)
+    rerun = batch(str(_zip(subs, tmp_path / "canvas2.zip")), "--out", str(out), *LESSONS, "--only", "hoppergrace_23456")
+    assert rerun.returncode == 0 and "as the earlier run asked" in rerun.stdout, rerun.stdout
+    header, _, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
+    assert header[5] == "Squares (998)" and ["hoppergrace", "23456", "", "", "", "5"] in lines
 
 
 @pytest.mark.slow

@@ -73,7 +73,10 @@ _ADDED_COLUMNS = {
         "lms_id": "TEXT NOT NULL DEFAULT ''",
         "name": "TEXT NOT NULL DEFAULT ''",
     },
-    "runs": {"learners": "TEXT"},  # the run's class (a JSON list of learner ids); NULL for a one-notebook run
+    "runs": {
+        "learners": "TEXT",  # the run's class (a JSON list of learner ids); NULL for a one-notebook run
+        "export": "TEXT",  # the LMS import file it was asked for (JSON [layout, column name]); NULL if none
+    },
 }
 
 
@@ -149,6 +152,18 @@ class Gradebook:
         if found is not None:
             return list(json.loads(found[0]))
         return [r[0] for r in self._db.execute("SELECT learner FROM gradings GROUP BY learner ORDER BY MIN(id)")]
+
+    def set_export(self, run_id: int, to: str, name: str | None) -> None:
+        """Remember the LMS import file this run wrote, so later runs keep it up to date."""
+        self._db.execute("UPDATE runs SET export = ? WHERE id = ?", (json.dumps([to, name]), run_id))
+
+    def last_export(self) -> tuple[str, str | None] | None:
+        """The LMS import file the latest run that asked for one wrote: its layout and column name."""
+        found = self._db.execute("SELECT export FROM runs WHERE export IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        if found is None:
+            return None
+        to, name = json.loads(found[0])
+        return str(to), name
 
     def record(self, run_id: int, row: Row, digest: str, suites_hash: str, options: Mapping[str, str] | None = None) -> None:
         """Store one grading and its questions in one transaction, committed before this returns.

@@ -81,11 +81,16 @@ def export_text(rows: Sequence[Row], column: Column, to: str) -> str:
     return buffer.getvalue()
 
 
+def import_path(out: Path, to: str) -> Path:
+    """Where a batch writes the ``to`` import file: ``RESULTS/<to>-import.csv``."""
+    return out / f"{to}-import.csv"
+
+
 def write_export(out: Path, rows: Sequence[Row], column: Column, to: str, path: Path | None = None) -> Export:
     """Write the ``to`` import file (default ``RESULTS/<to>-import.csv``) and say what was written."""
     from grader.batch.outputs import write_atomic
 
-    path = path or out / f"{to}-import.csv"
+    path = path or import_path(out, to)
     write_atomic(path, export_text(rows, column, to))
     blank = sum(r.status == "crashed" for r in rows)
     left = f"; {blank} left empty (their grading crashed: regrade them first)" if blank and to != "csv" else ""

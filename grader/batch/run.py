@@ -18,7 +18,7 @@ from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import file_digest, grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
-from grader.batch.lms import Column, check_export, write_export
+from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.regrade import RegradePlan
 from grader.batch.class_report import previous_similar
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
@@ -149,12 +149,26 @@ def run_batch(
             else:  # after grading, in this process: off the hot path
                 similar = tuple(find_similar(((e.learner, e.path) for e in found.entries), batch.lesson.notebook))
             write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
-            if options.export:
-                notes += (write_export(out, rows, Column.of(batch.lesson, options.export_name), options.export).note,)
+            notes += _export(book, run_id, out, rows, batch.lesson, options)
             if exporter is not None and options.nbgrader_db:
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment)
             book.finish_run(run_id)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+def _export(book: Gradebook, run_id: int, out: Path, rows: list[Row], lesson: Lesson, options: BatchOptions) -> tuple[str, ...]:
+    """Write the LMS import file asked for, or keep the one an earlier run wrote up to date (never a stale one)."""
+    if options.export:
+        book.set_export(run_id, options.export, options.export_name)
+        return (write_export(out, rows, Column.of(lesson, options.export_name), options.export).note,)
+    earlier = book.last_export()
+    if earlier is None:
+        return ()
+    try:
+        return (write_export(out, rows, Column.of(lesson, earlier[1]), earlier[0]).note + ", as the earlier run asked",)
+    except UsageError as err:  # this run's learners are not all that LMS's: the old file must not be imported
+        import_path(out, earlier[0]).unlink(missing_ok=True)
+        return (f"{earlier[0]}-import.csv was removed, as it could not be written again: {err}",)
 
 
 def _grade_all(
