@@ -120,7 +120,7 @@ def test_outputs_are_written_whole_and_stale_feedback_goes(tmp_path: Path) -> No
     (tmp_path / "feedback").mkdir()
     (tmp_path / "feedback" / "gone.html").write_text("old")
     write_outputs(tmp_path, ROWS, {"squares": LESSON}, "full")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["feedback", "grades.csv", "results.jsonl", "summary.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["feedback", "grades.csv", "results.jsonl", "summary.html", "summary.json"]
     assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == sorted(f"{r.learner}{s}" for r in ROWS for s in (".html", ".md"))
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4
 

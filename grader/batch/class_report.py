@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -55,11 +55,19 @@ class Stuck:
 
 
 @dataclass(frozen=True)
+class QuestionCounts:
+    """How the notebooks that ran did on one question: learners per status (passed, partial, failed, ...)."""
+
+    id: str
+    statuses: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class ClassReport:
     misconceptions: tuple[Misconception, ...]
     stuck: tuple[Stuck, ...]
     similar: tuple[Pair, ...] = ()
-    questions: tuple[dict[str, object], ...] = field(default=())
+    questions: tuple[QuestionCounts, ...] = ()
 
 
 def slip(line: str) -> str:
@@ -120,20 +128,20 @@ def class_report(rows: Sequence[Row], similar: Sequence[Pair] = ()) -> ClassRepo
     return ClassReport(misconceptions(rows), stuck_learners(rows), tuple(similar), _question_figures(rows))
 
 
-def _question_figures(rows: Sequence[Row]) -> tuple[dict[str, object], ...]:
+def _question_figures(rows: Sequence[Row]) -> tuple[QuestionCounts, ...]:
     """Per question, over the notebooks that ran: how many passed, failed, were not attempted."""
     counts: dict[str, Counter[str]] = {}
     for row in rows:
         if row.report is not None and row.status == "graded":
             for q in row.report.questions:
                 counts.setdefault(q.id, Counter())[q.status] += 1
-    return tuple({"id": qid, **dict(c)} for qid, c in counts.items())
+    return tuple(QuestionCounts(qid, tuple(c.items())) for qid, c in counts.items())
 
 
 def report_json(report: ClassReport) -> str:
     """summary.json: the class report's figures for programs."""
     data = {
-        "questions": list(report.questions),
+        "questions": [{"id": q.id, **dict(q.statuses)} for q in report.questions],
         "misconceptions": [{**asdict(m), "count": len(m.learners)} for m in report.misconceptions],
         "stuck": [asdict(s) for s in report.stuck],
         "similar": [_pair_json(p, with_code=i < SIMILAR_SHOWN) for i, p in enumerate(report.similar)],
