@@ -142,9 +142,11 @@ def batch_command(
     nbgrader course (submitted/<learner>/<assignment>/*.ipynb), an LMS download
     (Canvas, Moodle, Blackboard file names, or Moodle's folder per learner),
     or a .zip of any of these. One notebook regrades that learner into --out.
-    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html
-    and gradebook.sqlite. A rerun skips unchanged submissions and finishes an
-    interrupted run. Exit status 0 when every submission has a row.
+    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html,
+    summary.json and gradebook.sqlite (and, with --export, the LMS's import
+    file). A rerun regrades only what changed (the file, the lesson, an option
+    such as --timeout), says why, and finishes an interrupted run. Exit status
+    0 when every submission has a row.
 
     \b
     Example:
