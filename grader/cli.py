@@ -7,13 +7,14 @@ notebook, a broken lesson); 2 for bad usage. Heavy imports happen inside the com
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import click
 
 from grader import __version__
-from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
+from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, EXPORT_LAYOUTS, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
 
 if TYPE_CHECKING:
     from grader.config import FeedbackMode
@@ -113,6 +114,9 @@ def notebook_command(
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
+@click.option("--only", "only", multiple=True, metavar="LEARNER", help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.")
+@click.option("--export", type=click.Choice(EXPORT_LAYOUTS), help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.")
+@click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
 def batch_command(
     submissions: Path,
     out: Path,
@@ -127,17 +131,22 @@ def batch_command(
     regrade: bool,
     assignment: str | None,
     nbgrader_db: str | None,
+    only: tuple[str, ...],
+    export: str | None,
+    export_name: str | None,
 ) -> None:
-    """Grade every notebook in SUBMISSIONS (a folder or .zip) into the folder --out.
+    """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
     \b
     SUBMISSIONS may be a flat folder of *.ipynb (learner id = file stem), an
     nbgrader course (submitted/<learner>/<assignment>/*.ipynb), an LMS download
     (Canvas, Moodle, Blackboard file names, or Moodle's folder per learner),
-    or a .zip of any of these.
-    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html
-    and gradebook.sqlite. A rerun skips unchanged submissions and finishes an
-    interrupted run. Exit status 0 when every submission has a row.
+    or a .zip of any of these. One notebook regrades that learner into --out.
+    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html,
+    summary.json and gradebook.sqlite (and, with --export, the LMS's import
+    file). A rerun regrades only what changed (the file, the lesson, an option
+    such as --timeout), says why, and finishes an interrupted run. Exit status
+    0 when every submission has a row.
 
     \b
     Example:
@@ -154,6 +163,7 @@ def batch_command(
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
     options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db)
+    options = replace(options, only=_names(only), export=export, export_name=export_name)
     try:
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
@@ -166,6 +176,37 @@ def batch_command(
         click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
         sys.exit(130)
     click.echo(format_summary(summary))
+
+
+def _names(given: tuple[str, ...]) -> tuple[str, ...]:
+    """``--only a --only b,c`` as ``(a, b, c)``."""
+    return tuple(name.strip() for names in given for name in names.split(",") if name.strip())
+
+
+@main.command("export")
+@click.argument("results", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--to", "to", type=click.Choice(EXPORT_LAYOUTS), required=True, help="The LMS whose grade-import layout to write.")
+@click.option("--assignment", metavar="NAME", help="The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, its header as the LMS's own export writes it.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="The file to write (default: RESULTS/<LMS>-import.csv).")
+@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions, for the lesson's title (default: the bundled exercises/).")
+def export_command(results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None) -> None:
+    """Write the grades of a results folder as an LMS imports them (Canvas, Moodle, Blackboard, or plain CSV).
+
+    \b
+    Example:
+      grade export results --to canvas --assignment "Decode (123456)"
+    """
+    from grader.batch.lms import export_results
+    from grader.errors import GraderError, UsageError
+
+    try:
+        written = export_results(results, to, assignment, output, lessons_root)
+    except UsageError as err:
+        raise click.UsageError(str(err)) from None
+    except GraderError as err:
+        click.echo(f"grade export: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(f"Wrote the {written.note}")
 
 
 _visibility_option = click.option(

@@ -48,6 +48,22 @@ FeedbackMode = Literal["full", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
 
+#: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
+EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
+
+#: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
+#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); a pair
+#: is listed at a Jaccard index of SIMILARITY_THRESHOLD or more when each learner has at least
+#: SIMILARITY_MIN_FINGERPRINTS fingerprints; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has
+#: (and more than two learners) is the obvious way to write it, not evidence.
+WINNOW_K = 5
+WINNOW_W = 4
+SIMILARITY_THRESHOLD = 0.8
+SIMILARITY_MIN_FINGERPRINTS = 8
+SIMILARITY_COMMON_SHARE = 0.5
+#: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
+SIMILAR_SHOWN = 20
+
 #: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
 MAX_TEXT_CHARS = 4000

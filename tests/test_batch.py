@@ -82,7 +82,7 @@ def test_every_submission_gets_a_row_and_the_batch_exits_0(mixed_class: tuple[An
 def test_grades_csv_has_scores_per_question(mixed_class: tuple[Any, Path]) -> None:
     _, out = mixed_class
     header = (out / "grades.csv").read_text().splitlines()[0]
-    assert header == "learner,score,max_score,status,reason,answer_even,square,sum_of_squares"
+    assert header == "learner,name,lms,lms_id,score,max_score,late,status,reason,answer_even,square,sum_of_squares"
     rows = grades(out)
     assert {q: float(rows["bob"][q]) for q in WRONG_SCORES} == WRONG_SCORES
     assert (rows["ada"]["score"], rows["ada"]["max_score"]) == ("5", "5")
@@ -95,7 +95,7 @@ def test_results_jsonl_holds_what_grade_json_prints(mixed_class: tuple[Any, Path
     assert set(lines) == {"ada", "bob", "cy", "dee", "eve", "fay", "gus", "ike"}
     assert question_scores(lines["ada"]) == SOLVED_SCORES and lines["ada"]["status"] == "graded"
     assert {q["status"] for q in lines["ike"]["questions"]} == {"not-attempted"}
-    assert set(lines["ada"]) == {"learner", "late", "lesson", "path", "score", "max_score", "status", "questions", "errors", "isolation"}
+    assert set(lines["ada"]) == {"learner", "late", "lms", "lms_id", "name", "lesson", "path", "score", "max_score", "status", "questions", "errors", "isolation"}
     assert lines["gus"]["status"] == "unreadable" and question_scores(lines["gus"]) == ZERO_SCORES
 
 
