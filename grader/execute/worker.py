@@ -6,8 +6,9 @@ learner's namespace; hidden tests reach into it only through :meth:`LearnerProce
 
 How the worker is isolated is :mod:`grader.execute.sandbox`'s choice (``LearnerProcess.isolation`` says
 which); how it was started (spawned, or forked from a :class:`Zygote`) is its :class:`WorkerOS`'s, and
-:meth:`LearnerProcess.close` leaves nothing behind either way. Under bubblewrap a spawned worker dies if the
-thread that started it exits (``--die-with-parent``), so start and close a worker in a thread that outlives it.
+:meth:`LearnerProcess.close` leaves nothing behind either way. A spawned worker dies if the thread that started
+it exits (bubblewrap's ``--die-with-parent``, or ``PR_SET_PDEATHSIG`` at the process level), so start and close a
+worker in a thread that outlives it.
 """
 
 from __future__ import annotations
