@@ -73,7 +73,10 @@ def _filter_allowed(launch: Launch) -> bool:
     """Installing a filter needs root or no_new_privs, and no_new_privs would stop a setuid bwrap from working."""
     if os.geteuid() == 0 or launch.level != "bubblewrap":
         return True
-    return not os.stat(launch.argv[0]).st_mode & stat.S_ISUID
+    try:
+        return not os.stat(launch.argv[0]).st_mode & stat.S_ISUID
+    except OSError:
+        return True  # then bwrap will not start either, and says so
 
 
 def worker_uid(pid: int) -> int:
