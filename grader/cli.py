@@ -45,11 +45,12 @@ def _stop(signum: int, _frame: FrameType | None) -> None:
 
 def _clean_up_when_stopped() -> None:
     """SIGTERM and SIGHUP (``kill``, ``timeout``, a closed terminal) end ``grade`` as Ctrl-C does: learner workers
-    are closed and temporary folders (``grader-worker-*``, ``grade-inflight-*``) deleted on the way out, where
-    Python's default would exit on the spot and leave them, and the learner's processes at the process level."""
+    are closed and temporary folders (``grader-worker-*``, ``grade-inflight-*``) deleted on the way out. Python's
+    default exits on the spot, leaving them behind, and at the process level the learner's processes too."""
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _stop)
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup grade batch ...` keeps ignoring SIGHUP
+                signal.signal(sig, _stop)
 
 
 @click.group(cls=_Grade, context_settings={"help_option_names": ["-h", "--help"]})
