@@ -281,8 +281,17 @@ def test_a_squatter_changes_no_later_score_in_the_daemon(daemons: Daemons, tmp_p
 # -- item 11: what a learner leaves is gone before the next learner starts ---------------------------------------
 LEAVE = '''
 import os
-left = []
-for top in ("/tmp", "/dev/shm", os.getcwd()):
+left, home = [], os.getcwd()
+for top in ("/tmp", "/dev/shm", home):
+    os.chdir(top)
+    os.mkdir("deep-{mark}")
+    os.chdir("deep-{mark}")
+    for _ in range(1500):  # deeper than Python's recursion limit, and longer than PATH_MAX
+        os.mkdir("folder")
+        os.chdir("folder")
+    os.chmod(".", 0o500)
+    os.chdir(home)
+    left.append(os.path.join(top, "deep-{mark}"))
     base = os.path.join(top, "left-{mark}")
     deeper = os.path.join(base, "deep", "deeper")
     os.makedirs(deeper)
@@ -307,8 +316,8 @@ still_there = [path for path in {left!r} if os.path.lexists(path)]
 
 
 def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_level: str, shared_tmp: Path) -> None:
-    """A learner leaves read-only folders (one of them unreadable) and read-only files in /tmp, /dev/shm and its
-    own folder; the next learner of the same zygote finds none of them, and neither does the host (at the
+    """A learner leaves read-only folders (one of them unreadable, one 1,500 deep) and read-only files in /tmp,
+    /dev/shm and its own folder; the next learner of the same zygote finds none of them, and neither does the host (at the
     process level as the grader's own user, what it left in the host's /tmp and /dev/shm stays: SECURITY.md)."""
     mark = marker().replace(".", "")
     limits = replace(DEFAULT_LIMITS, timeout=30.0, isolation=isolation_of(worker_level))

@@ -15,7 +15,6 @@ import errno
 import os
 import resource
 import select
-import shutil
 import signal
 import stat
 import struct
@@ -269,36 +268,70 @@ def remove_files_of(uid: int, folders: tuple[str, ...] = ("/tmp", "/var/tmp", "/
 
 
 def remove_tree(path: str | Path) -> bool:
-    """Delete ``path`` (never following a symbolic link) whatever permissions were left on it; True if it is gone.
+    """Delete ``path`` (never following a symbolic link) whatever permissions were left on it and however deep it
+    goes; True if it is gone.
 
     Run as its owner or as root, once no process of the learner who made it is left (so nothing can swap a
-    folder for a link meanwhile): folders a learner made read-only, or unreadable, are opened up first.
+    folder for a link meanwhile): folders a learner made read-only or unreadable are opened up as they are met.
     """
     path = str(path)
     try:
         if not stat.S_ISDIR(os.lstat(path).st_mode):
             os.unlink(path)
             return True
-        _open_up(path)
-        shutil.rmtree(path)
+        os.chmod(path, 0o700)
+        top = os.open(path, _DIRECTORY)
     except FileNotFoundError:
         return True
-    except (OSError, RecursionError):  # a tree too deep for rmtree: the caller's fail-safe takes over
-        pass
+    except OSError:
+        return False
+    try:
+        _empty_flat(top)
+        os.rmdir(path)
+    except OSError:
+        pass  # a mount point, or another's file in a shared folder: the caller sees what is left
+    finally:
+        os.close(top)
     return not os.path.lexists(path)
 
 
-def _open_up(top: str) -> None:
-    """Give the owner every permission on ``top`` and every folder below it (``top`` is a folder, not a link)."""
-    todo = [top]
-    while todo:
-        folder = todo.pop()
-        try:
-            os.chmod(folder, 0o700)
-            with os.scandir(folder) as entries:
-                todo.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
-        except OSError:
-            continue
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+_TAKEN = {errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR}
+
+
+def _empty_flat(top: int) -> None:
+    """Delete everything in the folder open as ``top``: each sub-folder's own sub-folders are first moved up into
+    ``top`` (one rename each), so that no path ever has more than two names and nothing recurses, however deep
+    the tree; a step that fails raises :class:`OSError`."""
+    moved = 0
+    while names := os.listdir(top):
+        for name in names:
+            if not _is_folder(name, top):
+                os.unlink(name, dir_fd=top)
+                continue
+            os.chmod(name, 0o700, dir_fd=top)  # a folder, not a link (checked above)
+            sub = os.open(name, _DIRECTORY, dir_fd=top)
+            try:
+                for child in os.listdir(sub):
+                    if not _is_folder(child, sub):
+                        os.unlink(child, dir_fd=sub)
+                        continue
+                    os.chmod(child, 0o700, dir_fd=sub)  # moving a folder to another parent writes its ".."
+                    while True:
+                        moved += 1
+                        try:
+                            os.rename(child, f".removed-{moved}", src_dir_fd=sub, dst_dir_fd=top)
+                            break
+                        except OSError as err:
+                            if err.errno not in _TAKEN:
+                                raise
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=top)
+
+
+def _is_folder(name: str, folder: int) -> bool:
+    return stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
 
 
 def remove_stale(prefix: str) -> None:
