@@ -177,6 +177,21 @@ def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learne
         ipcrm_keys(low, high)
 
 
+def test_a_refused_call_says_why(worker_level: str, shared_tmp: Path) -> None:
+    limits = replace(DEFAULT_LIMITS, isolation=isolation_of(worker_level))
+    path = write_nb(shared_tmp, f"memfd-{worker_level}", ["import os\nos.memfd_create('scratch')", *SQUARES_SOLVED])
+    started = zygotes(worker_level, 1, limits)
+    try:
+        worker, execution = start_worker(read_submission(path), limits, *started)
+        worker.close()
+    finally:
+        for zygote in started:
+            zygote.close()
+    assert [e.evalue for e in execution.cell_errors] == [
+        "[Errno 38] Function not implemented: shared memory and message queues between processes (System V IPC, memfd) "
+        "are turned off while grading"]
+
+
 IPC_LEFT = '''
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)

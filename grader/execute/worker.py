@@ -217,6 +217,7 @@ class LearnerProcess:
             errno.EFBIG: f"a notebook may write files of up to {self.limits.max_file_mb} MB",
             errno.EMFILE: f"a notebook may have {self.limits.max_open_files} files open at once",
             errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
+            errno.ENOSYS: "shared memory and message queues between processes (System V IPC, memfd) are turned off while grading",
         }
 
     def _where(self, prefer_loop: bool = False) -> str:
