@@ -1,11 +1,12 @@
 """Operating-system limits on the worker, and ending it so that nothing it started survives.
 
 :func:`preexec` runs in the child between fork and exec (see :mod:`grader.execute.sandbox` for the levels):
-a new session, resource limits, a system-call filter that refuses shared memory (:data:`IPC_FILTER`), and,
-when the grader runs as root, a uid of the worker's own. :func:`end_worker` kills the worker's session,
-every process descended from it, every process running as its uid, and waits until they are gone;
-:func:`remove_files_of` and :func:`remove_ipc` delete what that uid left in shared temporary folders and in
-System V IPC; :func:`remove_tree` deletes a folder whatever permissions a learner left on it.
+a new session, resource limits, the filter that refuses shared memory (:mod:`grader.execute.ipc`), and, when
+the grader runs as root, a uid of the worker's own. :func:`end_worker` kills the worker's session, every
+process descended from it, every process running as its uid, and waits until they are gone;
+:func:`remove_files_of` deletes what that uid left in shared temporary folders, :func:`remove_tree` a folder
+whatever permissions and depth a learner left it with, and :func:`remove_stale` the folders of graders that
+were killed outright.
 """
 
 from __future__ import annotations
@@ -17,65 +18,18 @@ import resource
 import select
 import signal
 import stat
-import struct
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 from grader.config import WORKER_UID_BASE, Limits
+from grader.execute import ipc
 from grader.execute.sandbox import Launch
 
 _PR_SET_PDEATHSIG = 1
-_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _PR_SET_NO_NEW_PRIVS = 38
-_LIBC = ctypes.CDLL(None, use_errno=True)
-_prctl = getattr(_LIBC, "prctl", None)  # Linux; looked up here: preexec must not import
-
-
-# -- shared memory: refused by a system-call filter --------------------------------------------------------------
-#: System V shared memory, message queues and semaphores, POSIX message queues and memfd_create, per machine:
-#: memory a process holds through them is not in its address space, so ``RLIMIT_AS`` cannot count it, and
-#: System V objects outlive the process that made them.
-_IPC_CALLS = {
-    "x86_64": (0xC000003E, (29, 30, 31, 67, 68, 69, 70, 71, 64, 65, 66, 220, 240, 241, 242, 243, 244, 245, 319)),
-    "aarch64": (0xC00000B7, (194, 195, 196, 197, 186, 187, 188, 189, 190, 191, 192, 193, 180, 181, 182, 183, 184, 185, 279)),
-}
-
-
-def _ipc_filter(machine: str) -> bytes | None:
-    """A seccomp program (classic BPF) failing the calls of :data:`_IPC_CALLS` with ENOSYS ("not implemented", as
-    on a kernel built without them), and every call of a foreign ABI (32-bit calls on a 64-bit kernel, x32)."""
-    if machine not in _IPC_CALLS:
-        return None
-    arch, calls = _IPC_CALLS[machine]
-    load, equal, at_least, give = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
-    refuse, allow, count = 0x00050000 | errno.ENOSYS, 0x7FFF0000, len(calls)  # SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW
-    program = [(load, 0, 0, 4), (equal, 1, 0, arch), (give, 0, 0, refuse), (load, 0, 0, 0)]  # arch, then number
-    if machine == "x86_64":
-        program.append((at_least, count + 1, 0, 0x40000000))  # the x32 ABI's numbers
-    program += [(equal, count - i, 0, number) for i, number in enumerate(calls)]  # each jumps to the last: refuse
-    program += [(give, 0, 0, allow), (give, 0, 0, refuse)]
-    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
-
-
-IPC_FILTER = _ipc_filter(os.uname().machine) if hasattr(os, "uname") else None
-"""The filter every worker (and zygote) gets; None on machines it is not written for, where :func:`remove_ipc`
-still removes what a learner made once it ends (SECURITY.md)."""
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
-
-
-def _filter_allowed(launch: Launch) -> bool:
-    """Installing a filter needs root or no_new_privs, and no_new_privs would stop a setuid bwrap from working."""
-    if os.geteuid() == 0 or launch.level != "bubblewrap":
-        return True
-    try:
-        return not os.stat(launch.argv[0]).st_mode & stat.S_ISUID
-    except OSError:
-        return True  # then bwrap will not start either, and says so
+_prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # Linux; looked up here: preexec must not import
 
 
 def worker_uid(pid: int) -> int:
@@ -94,8 +48,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
     cpu = int(limits.timeout + 10 * limits.call_timeout + 30)
     target = str(workdir) if workdir is not None else None
     drop, process_level = launch.drop, launch.level == "process"
-    program = IPC_FILTER if IPC_FILTER is not None and _prctl is not None and _filter_allowed(launch) else None
-    fprog = _SockFprog(len(program) // 8, program) if program is not None else None
+    refuse_shared_memory = ipc.refuser(launch)
 
     def apply() -> None:
         os.setsid()
@@ -105,10 +58,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
         _set(resource.RLIMIT_NOFILE, limits.max_open_files)
         _set(resource.RLIMIT_CORE, 0)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        if fprog is not None and _prctl is not None:
-            if os.geteuid() != 0:
-                _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # what lets an unprivileged process install a filter
-            _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+        refuse_shared_memory()
         if drop != "none":
             uid = worker_uid(os.getpid())
             if target is not None:
@@ -351,36 +301,3 @@ def remove_stale(prefix: str) -> None:
         owners_ok = info.st_uid == os.getuid() or (os.getuid() == 0 and info.st_uid >= WORKER_UID_BASE)
         if stat.S_ISDIR(info.st_mode) and owners_ok:
             remove_tree(folder)
-
-
-# -- System V IPC: removed with the learner ----------------------------------------------------------------------
-_IPC_RMID = 0
-_IPC_KINDS = (("shm", _LIBC.shmctl), ("msg", _LIBC.msgctl), ("sem", _LIBC.semctl))
-
-
-def remove_ipc(owner: int | None = None) -> bool:
-    """Remove the System V shared memory segments, message queues and semaphore sets of this process's IPC
-    namespace (only those ``owner`` owns or created, if given); True if none of them is left.
-
-    The filter refuses them in the first place where it is installed; this is what removes them where it is not
-    (the ipcs/ipcrm of util-linux, through ``/proc/sysvipc`` and the ``*ctl`` calls).
-    """
-    left = False
-    for kind, control in _IPC_KINDS:
-        for ident in _ipc_objects(kind, owner):
-            if kind == "sem":
-                control(ident, 0, _IPC_RMID)  # semctl(id, semnum, cmd)
-            else:
-                control(ident, _IPC_RMID, None)
-        left = left or bool(_ipc_objects(kind, owner))
-    return not left
-
-
-def _ipc_objects(kind: str, owner: int | None) -> list[int]:
-    try:
-        with open(f"/proc/sysvipc/{kind}") as table:
-            header, *rows = (line.split() for line in table.read().splitlines() if line.strip())
-    except (OSError, ValueError):
-        return []
-    uid, cuid = header.index("uid"), header.index("cuid")
-    return [int(row[1]) for row in rows if owner is None or owner in (int(row[uid]), int(row[cuid]))]

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from grader.config import Limits
-from grader.execute.limits import end_worker, preexec, remove_files_of, remove_ipc, remove_stale, remove_tree, worker_uid
+from grader.execute.ipc import remove_ipc
+from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, launch
 
 WORKDIR_PREFIX = "grader-worker-"

@@ -39,7 +39,8 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from grader.execute.limits import remove_ipc, remove_tree
+from grader.execute.ipc import remove_ipc
+from grader.execute.limits import remove_tree
 from grader.execute.worker_main import _make_shell, leave_root, serve
 
 _PR_SET_DUMPABLE = 4
