@@ -381,6 +381,18 @@ def interrupted(level: str, shared_tmp: Path) -> Iterator[tuple[Path, str]]:
     kill_marked(mark)
 
 
+def working_in(folder: Path) -> list[int]:
+    """Processes whose working directory is in ``folder`` (a learner's worker, and what it started, work in theirs)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            if entry.name.isdigit() and os.readlink(f"/proc/{entry.name}/cwd").startswith(f"{folder}/"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedProcess[str]:
     grade = subprocess.Popen(["grade", *args], env={**os.environ, "TMPDIR": str(temp)}, start_new_session=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -408,7 +420,7 @@ def test_sigterm_mid_notebook_leaves_no_folder_or_process(level: str, interrupte
     done = sigterm_mid_notebook([str(path), *LESSONS, "--json", "--timeout", "120"], temp)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == []
-    assert processes_with(mark) == []
+    assert processes_with(mark) == [] and working_in(temp) == []
 
 
 def test_sigterm_mid_batch_leaves_no_folder_or_process(level: str, interrupted: tuple[Path, str]) -> None:
@@ -420,4 +432,4 @@ def test_sigterm_mid_batch_leaves_no_folder_or_process(level: str, interrupted: 
     done = sigterm_mid_notebook(["batch", str(folder), "--out", str(temp / "out"), "--jobs", "1", "--timeout", "120", *LESSONS], temp)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == []
-    assert processes_with(mark) == []
+    assert processes_with(mark) == [] and working_in(temp) == []
