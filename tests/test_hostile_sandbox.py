@@ -31,7 +31,6 @@ from typing import Any, Iterator
 import pytest
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute import ipc
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
 from grader.pipeline import grade_submission
@@ -207,7 +206,7 @@ def test_ipc_objects_are_removed_with_the_learner_where_they_cannot_be_refused(
     """Where the system-call filter cannot be installed (another architecture), what a learner made is
     still removed when it ends: the next learner and the grader's host find none of it (except at the process
     level as the grader's own user, where the learner's objects cannot be told from the user's own)."""
-    monkeypatch.setattr(ipc, "FILTER", None)
+    monkeypatch.setattr("grader.execute.ipc.FILTER", None)
     low, high = ipc_key_range()
     limits = replace(DEFAULT_LIMITS, timeout=60.0, isolation=isolation_of(worker_level))
     maker = write_nb(shared_tmp, f"ipc-maker-{worker_level}", [IPC_LEFT.format(key=low)])
