@@ -6,9 +6,12 @@ notebook, a broken lesson); 2 for bad usage. Heavy imports happen inside the com
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Callable
 
 import click
@@ -31,6 +34,26 @@ class _Grade(click.Group):
         return super().parse_args(ctx, args)
 
 
+def _stop(signum: int, _frame: FrameType | None) -> None:
+    """End ``grade`` by an exception, so that every ``finally`` on the way out runs."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)  # a second signal must not interrupt the cleanup the first one started
+    pool = sys.modules.get("multiprocessing")
+    for child in pool.active_children() if pool is not None else ():  # a batch's grading processes: each one
+        child.terminate()  # kills its learners' code and zygotes on SIGTERM, then exits (grader.batch.work)
+    raise SystemExit(128 + signum)
+
+
+def _clean_up_when_stopped() -> None:
+    """SIGTERM and SIGHUP (``kill``, ``timeout``, a closed terminal) end ``grade`` as Ctrl-C does: learner workers
+    are closed and temporary folders (``grader-worker-*``, ``grade-inflight-*``) deleted on the way out. Python's
+    default exits on the spot, leaving them behind, and at the process level the learner's processes too."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup grade batch ...` keeps ignoring SIGHUP
+                signal.signal(sig, _stop)
+
+
 @click.group(cls=_Grade, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="grade")
 def main() -> None:
@@ -43,6 +66,7 @@ def main() -> None:
       grade batch submissions/ --out results
                                          a whole class: gradebook, feedback, summary
     """
+    _clean_up_when_stopped()
 
 
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
