@@ -41,6 +41,8 @@ DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
 #: Seconds ``grade`` waits for the daemon's answer before grading cold instead (a notebook whose every
 #: hidden test hangs can take minutes; a daemon that takes longer than this is presumed stuck).
 DAEMON_REPLY_SECONDS = 600.0
+#: Seconds ``grade daemon`` waits for a daemon's status (it answers only once warm).
+DAEMON_STATUS_SECONDS = 2.0
 
 #: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
 #: called; ``summary`` hides it.
