@@ -298,7 +298,7 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
             zygote.close()
     left = processes_with(mark)
     sizes = (late.stat().st_size if late.exists() else -1,)
-    time.sleep(0.3)
+    time.sleep(0.3)  # not a wait for something to happen: a window (15 of the scribbler's beats) in which nothing may
     sizes += (late.stat().st_size if late.exists() else -1,)
     yield Probe(values, defences(level), values["reads"], private_reads, grades, "learner,score\nalice,5\n", left, sizes,
                 worker.workdir, execution.isolation)
