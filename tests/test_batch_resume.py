@@ -11,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from tests.batch_support import LESSONS, SOLVED_SCORES, batch, grades, question_scores, results, write_nb
 from tests.conftest import REPO, SQUARES_SOLVED
 from tests.waiting import wait_until
@@ -36,6 +38,7 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) -> None:
     subs, out = tmp_path / "subs", tmp_path / "results"
     for i, learner in enumerate(LEARNERS):  # slow-ish: each notebook sleeps before its answers

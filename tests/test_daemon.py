@@ -23,6 +23,7 @@ from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED
 from tests.waiting import wait_until
 
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
+pytestmark = pytest.mark.slow  # every test starts daemons: a few seconds each
 
 
 class Daemons:
