@@ -77,8 +77,10 @@ class Limits:
     max_file_mb: int = 16
     """Largest file the worker may write."""
     max_open_files: int = 256
+    """Files the worker may have open at once (``RLIMIT_NOFILE``)."""
     output_kb: int = 64
-    """Learner output kept for the report; the rest is read and thrown away."""
+    """What the worker prints that is kept, to quote when a worker dies before running the notebook; the rest
+    is read and thrown away (so the worker never blocks on a full pipe). No report shows learner output."""
     max_message_kb: int = 1024
     """Largest single value a learner function may send back across the channel."""
     tmpfs_mb: int = 64

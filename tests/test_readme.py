@@ -38,7 +38,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 README = REPO / "README.md"
-_MARKED = re.compile(r"^<!--\s*test:\s*(?P<what>.*?)\s*-->\s*\n(?:\s*\n)*```(?P<lang>\w*)[^\n]*\n(?P<body>.*?)^```", re.M | re.S)
+_MARKED = re.compile(
+    r"^<!--\s*test:\s*(?P<what>.*?)\s*-->\s*\n(?:\s*\n)*```(?P<lang>\w*)[^\n]*\n(?P<body>.*?)^```", re.M | re.S
+)
 _HEADING = re.compile(r"^#{2,4} (.+)$", re.M)
 _PIP_INSTALL = re.compile(r"^python3? -m pip install -e '\.\[(?P<extras>[\w,-]+)\]'$")
 
@@ -100,7 +102,12 @@ def extras() -> set[str]:
 
 def shell_steps(body: str) -> list[str]:
     """The block's commands, the pip install steps checked against pyproject.toml and left out."""
-    steps = [s.strip() for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#") for s in line.split("&&")]
+    steps = [
+        s.strip()
+        for line in body.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+        for s in line.split("&&")
+    ]
     kept = []
     for step in steps:
         install = _PIP_INSTALL.match(step)
@@ -138,7 +145,9 @@ def test_a_runnable_block_runs(block: Block, tmp_path: Path) -> None:
     assert block.lang in ("bash", "sh", "console", ""), f"cannot run a {block.lang} block"
     for step in shell_steps(block.body):
         result = run(["bash", "-c", step], where)
-        assert result.returncode == 0, f"`{step}` exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+        assert result.returncode == 0, (
+            f"`{step}` exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+        )
         out = re.search(r"--out (\S+)", step)
         if out:
             missing = [p for p in results_files() if not list((where / out.group(1)).glob(p))]
@@ -156,7 +165,9 @@ def test_a_synopsis_shows_exactly_the_commands_options(block: Block) -> None:
     command = [words[1]] if words[1].islower() and not words[1].startswith("-") else ["notebook"]
     help_text = run(["grade", *command, "--help"], REPO, timeout=60)
     assert help_text.returncode == 0, help_text.stderr
-    assert options_in(block.body) == options_in(help_text.stdout), f"the README's synopsis vs `grade {command[0]} --help`:\n{help_text.stdout}"
+    assert options_in(block.body) == options_in(help_text.stdout), (
+        f"the README's synopsis vs `grade {command[0]} --help`:\n{help_text.stdout}"
+    )
 
 
 def differences(documented: Any, actual: Any, varies: set[str], where: str = "") -> list[str]:
@@ -164,12 +175,27 @@ def differences(documented: Any, actual: Any, varies: set[str], where: str = "")
     if isinstance(documented, dict) and isinstance(actual, dict):
         if set(documented) != set(actual):
             return [f"{where or 'the object'} has the keys {sorted(actual)}, the README shows {sorted(documented)}"]
-        return [d for key in documented if key not in varies for d in differences(documented[key], actual[key], varies, f"{where}.{key}")]
-    if isinstance(documented, list) and isinstance(actual, list) and documented and all(isinstance(d, dict) and "id" in d for d in documented):
+        return [
+            d
+            for key in documented
+            if key not in varies
+            for d in differences(documented[key], actual[key], varies, f"{where}.{key}")
+        ]
+    if (
+        isinstance(documented, list)
+        and isinstance(actual, list)
+        and documented
+        and all(isinstance(d, dict) and "id" in d for d in documented)
+    ):
         by_id = {a.get("id"): a for a in actual if isinstance(a, dict)}
         return [
-            d for item in documented
-            for d in (differences(item, by_id[item["id"]], varies, f"{where}[{item['id']}]") if item["id"] in by_id else [f"{where} has no id {item['id']!r}"])
+            d
+            for item in documented
+            for d in (
+                differences(item, by_id[item["id"]], varies, f"{where}[{item['id']}]")
+                if item["id"] in by_id
+                else [f"{where} has no id {item['id']!r}"]
+            )
         ]
     return [] if documented == actual else [f"{where}: the README shows {documented!r}, the command gives {actual!r}"]
 
@@ -187,9 +213,20 @@ def test_a_documented_output_is_what_the_command_prints(block: Block, tmp_path: 
 
 
 def test_the_marker_reader_finds_blocks_and_their_sections() -> None:
-    text = "## A\n\n<!-- test: run -->\n```bash\necho hi\n```\n\n```bash\nnot marked\n```\n### B\n<!-- test: usage -->\n\n```\ngrade x\n```\n"
-    assert [(b.what, b.lang, b.body, b.heading) for b in marked_blocks(text)] == [("run", "bash", "echo hi\n", "A"), ("usage", "", "grade x\n", "B")]
-    assert differences({"a": 1, "q": [{"id": "x", "s": 2}]}, {"a": 1, "q": [{"id": "y", "s": 0}, {"id": "x", "s": 2}]}, set()) == []
+    text = (
+        "## A\n\n<!-- test: run -->\n```bash\necho hi\n```\n\n```bash\nnot marked\n```\n"
+        "### B\n<!-- test: usage -->\n\n```\ngrade x\n```\n"
+    )
+    assert [(b.what, b.lang, b.body, b.heading) for b in marked_blocks(text)] == [
+        ("run", "bash", "echo hi\n", "A"),
+        ("usage", "", "grade x\n", "B"),
+    ]
+    assert (
+        differences(
+            {"a": 1, "q": [{"id": "x", "s": 2}]}, {"a": 1, "q": [{"id": "y", "s": 0}, {"id": "x", "s": 2}]}, set()
+        )
+        == []
+    )
     assert differences({"a": 1, "b": "here"}, {"a": 1, "b": "there"}, {"b"}) == []
     assert differences({"a": 1}, {"a": 2}, set()) == [".a: the README shows 1, the command gives 2"]
     assert differences({"a": 1}, {"a": 1, "new": 0}, set()) and differences({"q": [{"id": "x"}]}, {"q": []}, set())
