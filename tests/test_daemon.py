@@ -165,13 +165,19 @@ def test_the_daemon_keeps_learners_apart(daemons: Daemons, write_notebook: Calla
     assert daemons.answered() == 2
 
 
-def test_grade_daemon_status_and_stop(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+def test_grade_daemon_status_and_stop(daemons: Daemons, tmp_path: Path, write_notebook: Callable[..., Path]) -> None:
     assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")
     daemons.grade(str(write_notebook(SQUARES_SOLVED)), *LESSONS)
     pid = daemons.wait_until_ready()["pid"]
     [shown] = daemons.state()
     assert shown["current"] and shown["status"] == {"pid": pid, "ready": True, "answered": 0, "left_cold": 0, "stale": False}
     assert shown["log"] == shown["socket"].removesuffix(".sock") + ".log"
+    two = tmp_path / "two"  # a course of two lessons, and a notebook that does not say which: a usage error
+    for name in ("squares", "cubes"):
+        shutil.copytree(FIXTURE_LESSONS / "squares", two / name)
+    unsure = daemons.grade(str(write_notebook(SQUARES_SOLVED, name="which.ipynb", lesson=None)), "--lessons", str(two))
+    assert unsure.returncode == 2 and "does not say which lesson" in unsure.stderr, unsure.stderr
+    assert daemons.state()[0]["status"] == {"pid": pid, "ready": True, "answered": 0, "left_cold": 1, "stale": False}
     status = daemons.grade("daemon", "status")
     assert status.returncode == 0 and status.stdout.startswith(f"pid {pid}: answers this `grade`; log ")
     other = daemons.grade("daemon", GRADER_TIMEOUT_NOTE="x")  # other GRADER_* settings: another daemon's business
