@@ -340,13 +340,17 @@ def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
 
 @main.command("daemon")
 @click.argument("action", type=click.Choice(["status", "stop"]), default="status")
-def daemon_command(action: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="status as JSON: each daemon's pid, socket, log and the state it reports.")
+def daemon_command(action: str, as_json: bool) -> None:
     """Show (status) or stop (stop) your warm grading daemons.
 
     \b
     `grade NOTEBOOK` from a terminal leaves one running for the next call;
     it exits by itself after 10 idle minutes. See the README, "Warm daemon".
     """
+    import json
+    from dataclasses import asdict
+
     from grader.serve import client
 
     if action == "stop":
@@ -355,6 +359,13 @@ def daemon_command(action: str) -> None:
         click.echo(f"Stopped {len(stopped) - len(left)} daemon(s)." + (f" Still running: {', '.join(str(d.pid) for d in left)}." if left else ""))
         sys.exit(1 if left else 0)
     daemons = client.running()
+    if as_json:
+        shown = []
+        for d in daemons:
+            state = client.status(d.socket)  # None while it warms up (it answers only once ready)
+            shown.append({"pid": d.pid, "current": d.current, "socket": str(d.socket), "log": str(d.log), "status": state and asdict(state)})
+        click.echo(json.dumps(shown))
+        return
     if not daemons:
         click.echo(f"No grading daemon is running (GRADER_DAEMON={client.mode()}).")
         return

@@ -41,6 +41,8 @@ DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
 #: Seconds ``grade`` waits for the daemon's answer before grading cold instead (a notebook whose every
 #: hidden test hangs can take minutes; a daemon that takes longer than this is presumed stuck).
 DAEMON_REPLY_SECONDS = 600.0
+#: Seconds ``grade daemon`` waits for a daemon's status (it answers only once warm).
+DAEMON_STATUS_SECONDS = 2.0
 
 #: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
 #: called; ``summary`` hides it.
@@ -91,8 +93,10 @@ class Limits:
     max_file_mb: int = 16
     """Largest file the worker may write."""
     max_open_files: int = 256
+    """Files the worker may have open at once (``RLIMIT_NOFILE``)."""
     output_kb: int = 64
-    """Learner output kept for the report; the rest is read and thrown away."""
+    """What the worker prints that is kept, to quote when a worker dies before running the notebook; the rest
+    is read and thrown away (so the worker never blocks on a full pipe). No report shows learner output."""
     max_message_kb: int = 1024
     """Largest single value a learner function may send back across the channel."""
     tmpfs_mb: int = 64

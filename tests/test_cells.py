@@ -77,6 +77,7 @@ def _ipython(shell: Any, source: str) -> BaseException | None:
     return result.error_before_exec or result.error_in_exec  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_plain_cells_run_as_ipython_runs_them() -> None:
     ours, theirs = _ran("ours"), _ran("ipython")
     assert ours[0] == theirs[0]  # the namespace, `_` included

@@ -51,6 +51,7 @@ def test_solution_gets_full_marks_through_the_cli() -> None:
     assert report["errors"] == []
 
 
+@pytest.mark.slow
 def test_untouched_notebook_scores_zero_and_says_not_attempted() -> None:
     report = cli_json(NOTEBOOK)
     assert report["score"] == 0
@@ -75,6 +76,7 @@ def decode_suites() -> Iterator[SuiteSession]:
         yield session
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("qid", sorted(MISTAKES))
 def test_each_mistake_costs_its_own_question_only(tmp_path: Path, decode_suites: SuiteSession, qid: str) -> None:
     source, phrase = MISTAKES[qid]

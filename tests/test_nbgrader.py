@@ -73,6 +73,7 @@ def test_a_test_cell_prints_feedback_and_returns_its_score(capsys: pytest.Captur
     assert "sum_of_squares: 2/2" in out.out and out.err == ""
 
 
+@pytest.mark.slow
 def test_a_zero_goes_to_stderr_with_no_value_so_nbgrader_reads_zero(capsys: pytest.CaptureFixture[str]) -> None:
     from nbgrader.utils import determine_grade
     from nbformat.v4 import new_code_cell, new_output

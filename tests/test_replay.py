@@ -78,6 +78,7 @@ def both_ways(lesson: Lesson, namespaces: Namespaces) -> tuple[list[tuple[TestOu
     return by_engine, by_replay, replayed
 
 
+@pytest.mark.slow
 def test_every_decode_answer_gets_the_engines_outcome_and_feedback(tmp_path: Path) -> None:
     def namespaces() -> list[dict[str, object]]:
         folder = tmp_path / f"run{len(list(tmp_path.iterdir()))}"

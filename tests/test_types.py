@@ -20,6 +20,7 @@ def _promised_floor() -> str:
     return match.group(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("floor", [None, _promised_floor()], ids=["this-python", "requires-python-floor"])
 def test_mypy_strict_finds_nothing(tmp_path: Path, floor: str | None) -> None:
     """Also checked as the oldest Python pyproject.toml promises, so a 3.11-only name cannot slip in."""
