@@ -1,7 +1,7 @@
 """Generate N Decode submissions from the lesson notebook and its solution: a seeded, realistic mix.
 
-Each submission is ``notebooks/decode.ipynb`` with its answer cells (nbgrader ``solution`` cells, found by
-``grade_id``) filled in from the solution, filled in wrongly, or left as the stub:
+Each submission is ``notebooks/decode.ipynb`` with its answer cells (found by cell id, which ``grade build``
+makes the question id) filled in from the solution, filled in wrongly, or left as the stub:
 
 - ``correct``: every answer from the solution;
 - ``partial``: each answer right (60%), wrong (30%, one of a few realistic mistakes) or untouched (10%);
@@ -9,8 +9,8 @@ Each submission is ``notebooks/decode.ipynb`` with its answer cells (nbgrader ``
 - ``slow``: exactly one learner, all correct, whose last answer cell also spins for ``SLOW_SECONDS`` of CPU
   (slow but finishing well inside the time limit).
 
-The same seed gives byte-identical files. Cells, their ids and their nbgrader metadata are kept, so the
-same files are valid nbgrader submissions.
+The same seed gives byte-identical files. Cells and their ids are kept. (The learner notebook carries no
+nbgrader metadata: nbgrader learners get the release of ``exercises/decode/nbgrader/decode.ipynb``.)
 """
 
 from __future__ import annotations
@@ -113,13 +113,11 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _answer_cells(nb: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Answer cells by nbgrader grade_id (the question id)."""
-    out = {}
-    for cell in nb["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell["cell_type"] == "code" and meta.get("solution"):
-            out[meta["grade_id"]] = cell
-    return out
+    """Answer cells by question id (``grade build`` gives an answer cell its question's id)."""
+    from grader.lessons import load_lesson
+
+    questions = {q.id for q in load_lesson("decode").questions}
+    return {cell["id"]: cell for cell in nb["cells"] if cell["cell_type"] == "code" and cell.get("id") in questions}
 
 
 def plan(n: int, seed: int) -> list[Learner]:

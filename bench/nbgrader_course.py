@@ -1,23 +1,26 @@
 """nbgrader's side of the bench: its own virtual environment, a course laid out for it, and its scores.
 
 The environment (``bench/.venv-nbgrader``) gets nbgrader, ipykernel and this package (editable), so the
-autograder test cells in ``notebooks/decode.ipynb`` (``nbgrader_cell_score(...)``) can run in nbgrader's
+autograder test cells of ``exercises/decode/nbgrader/decode.ipynb`` (``nbgrader_cell_score(...)``) can run in nbgrader's
 kernel. It is made once and reused while its recorded requirements are unchanged.
 
-The course: ``source/<assignment>/decode.ipynb`` (the lesson notebook),
-``submitted/<learner>/<assignment>/decode.ipynb`` and an ``nbgrader_config.py``; ``nbgrader
+The course: ``source/<assignment>/decode.ipynb`` (the lesson's nbgrader notebook, from ``grade build``),
+``submitted/<learner>/<assignment>/decode.ipynb`` (that notebook with each learner's answer cells) and an
+``nbgrader_config.py``; ``nbgrader
 generate_assignment`` records the assignment and its grade cells in ``gradebook.db``, then ``nbgrader
 autograde`` grades the submissions.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 VENV = REPO / "bench" / ".venv-nbgrader"
@@ -93,7 +96,7 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
     """
     shutil.rmtree(course, ignore_errors=True)
     (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    source = json.loads((REPO / "notebooks" / "decode.ipynb").read_text(encoding="utf-8"))
+    source = json.loads((REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb").read_text(encoding="utf-8"))
     if execution_only:
         for cell in source["cells"]:
             if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
@@ -102,7 +105,7 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
     for learner, path in submissions.items():
         target = course / "submitted" / learner / ASSIGNMENT
         target.mkdir(parents=True)
-        shutil.copy(path, target / "decode.ipynb")
+        (target / "decode.ipynb").write_text(json.dumps(as_nbgrader_submission(source, path), indent=1) + "\n", encoding="utf-8")
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         "c.CourseDirectory.root = %r\n"
@@ -112,6 +115,20 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
         "c.ExecutePreprocessor.timeout = 60\n"
         % (str(course), ASSIGNMENT, ", ".join(f"dict(id={s!r})" for s in submissions))
     )
+
+
+def as_nbgrader_submission(source: dict[str, Any], learner_notebook: Path) -> dict[str, Any]:
+    """What an nbgrader learner would hand in: the nbgrader notebook with the learner's answer cells.
+
+    The bench's submissions are made from the learner notebook (``grade``'s), which has no nbgrader cells;
+    its answer cells have the ids of the nbgrader notebook's solution cells (both built by ``grade build``).
+    """
+    answers = {c.get("id"): c["source"] for c in json.loads(learner_notebook.read_text(encoding="utf-8"))["cells"]}
+    submission = copy.deepcopy(source)
+    for cell in submission["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution") and cell.get("id") in answers:
+            cell["source"] = answers[cell["id"]]
+    return submission
 
 
 def nbgrader(python: Path, course: Path, *args: str) -> list[str]:

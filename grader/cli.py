@@ -6,14 +6,18 @@ notebook, a broken lesson); 2 for bad usage. Heavy imports happen inside the com
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Callable
 
 import click
 
 from grader import __version__
-from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
+from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, EXPORT_LAYOUTS, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
 
 if TYPE_CHECKING:
     from grader.config import FeedbackMode
@@ -30,6 +34,26 @@ class _Grade(click.Group):
         return super().parse_args(ctx, args)
 
 
+def _stop(signum: int, _frame: FrameType | None) -> None:
+    """End ``grade`` by an exception, so that every ``finally`` on the way out runs."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)  # a second signal must not interrupt the cleanup the first one started
+    pool = sys.modules.get("multiprocessing")
+    for child in pool.active_children() if pool is not None else ():  # a batch's grading processes: each one
+        child.terminate()  # kills its learners' code and zygotes on SIGTERM, then exits (grader.batch.work)
+    raise SystemExit(128 + signum)
+
+
+def _clean_up_when_stopped() -> None:
+    """SIGTERM and SIGHUP (``kill``, ``timeout``, a closed terminal) end ``grade`` as Ctrl-C does: learner workers
+    are closed and temporary folders (``grader-worker-*``, ``grade-inflight-*``) deleted on the way out. Python's
+    default exits on the spot, leaving them behind, and at the process level the learner's processes too."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup grade batch ...` keeps ignoring SIGHUP
+                signal.signal(sig, _stop)
+
+
 @click.group(cls=_Grade, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="grade")
 def main() -> None:
@@ -42,6 +66,7 @@ def main() -> None:
       grade batch submissions/ --out results
                                          a whole class: gradebook, feedback, summary
     """
+    _clean_up_when_stopped()
 
 
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -113,6 +138,9 @@ def notebook_command(
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
+@click.option("--only", "only", multiple=True, metavar="LEARNER", help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.")
+@click.option("--export", type=click.Choice(EXPORT_LAYOUTS), help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.")
+@click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
 def batch_command(
     submissions: Path,
     out: Path,
@@ -127,17 +155,22 @@ def batch_command(
     regrade: bool,
     assignment: str | None,
     nbgrader_db: str | None,
+    only: tuple[str, ...],
+    export: str | None,
+    export_name: str | None,
 ) -> None:
-    """Grade every notebook in SUBMISSIONS (a folder or .zip) into the folder --out.
+    """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
     \b
     SUBMISSIONS may be a flat folder of *.ipynb (learner id = file stem), an
     nbgrader course (submitted/<learner>/<assignment>/*.ipynb), an LMS download
     (Canvas, Moodle, Blackboard file names, or Moodle's folder per learner),
-    or a .zip of any of these.
-    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html
-    and gradebook.sqlite. A rerun skips unchanged submissions and finishes an
-    interrupted run. Exit status 0 when every submission has a row.
+    or a .zip of any of these. One notebook regrades that learner into --out.
+    Writes grades.csv, results.jsonl, feedback/<learner>.html|.md, summary.html,
+    summary.json and gradebook.sqlite (and, with --export, the LMS's import
+    file). A rerun regrades only what changed (the file, the lesson, an option
+    such as --timeout), says why, and finishes an interrupted run. Exit status
+    0 when every submission has a row.
 
     \b
     Example:
@@ -154,6 +187,7 @@ def batch_command(
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
     options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db)
+    options = replace(options, only=_names(only), export=export, export_name=export_name)
     try:
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
@@ -166,6 +200,37 @@ def batch_command(
         click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
         sys.exit(130)
     click.echo(format_summary(summary))
+
+
+def _names(given: tuple[str, ...]) -> tuple[str, ...]:
+    """``--only a --only b,c`` as ``(a, b, c)``."""
+    return tuple(name.strip() for names in given for name in names.split(",") if name.strip())
+
+
+@main.command("export")
+@click.argument("results", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--to", "to", type=click.Choice(EXPORT_LAYOUTS), required=True, help="The LMS whose grade-import layout to write.")
+@click.option("--assignment", metavar="NAME", help="The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, its header as the LMS's own export writes it.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="The file to write (default: RESULTS/<LMS>-import.csv).")
+@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions, for the lesson's title (default: the bundled exercises/).")
+def export_command(results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None) -> None:
+    """Write the grades of a results folder as an LMS imports them (Canvas, Moodle, Blackboard, or plain CSV).
+
+    \b
+    Example:
+      grade export results --to canvas --assignment "Decode (123456)"
+    """
+    from grader.batch.lms import export_results
+    from grader.errors import GraderError, UsageError
+
+    try:
+        written = export_results(results, to, assignment, output, lessons_root)
+    except UsageError as err:
+        raise click.UsageError(str(err)) from None
+    except GraderError as err:
+        click.echo(f"grade export: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(f"Wrote the {written.note}")
 
 
 _visibility_option = click.option(
@@ -250,15 +315,42 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     sys.exit(0 if report.ok else 1)
 
 
+@main.command("build")
+@click.argument("lesson_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--bundle-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("build"), show_default=True, help="Where to write the Gradescope autograder zip (not committed: it holds the package).")
+def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
+    """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
+
+    \b
+    Example:
+      grade build exercises/decode
+    """
+    from grader.build import build_lesson
+    from grader.errors import GraderError
+    from grader.lessons import load_lesson
+
+    try:
+        written = build_lesson(load_lesson(lesson_dir.resolve().name, lesson_dir.resolve().parent), bundle_dir)
+    except (GraderError, OSError) as err:
+        click.echo(f"grade build: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    for path in written:
+        click.echo(f"Wrote {path}")
+
+
 @main.command("daemon")
 @click.argument("action", type=click.Choice(["status", "stop"]), default="status")
-def daemon_command(action: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="status as JSON: each daemon's pid, socket, log and the state it reports.")
+def daemon_command(action: str, as_json: bool) -> None:
     """Show (status) or stop (stop) your warm grading daemons.
 
     \b
     `grade NOTEBOOK` from a terminal leaves one running for the next call;
     it exits by itself after 10 idle minutes. See the README, "Warm daemon".
     """
+    import json
+    from dataclasses import asdict
+
     from grader.serve import client
 
     if action == "stop":
@@ -267,6 +359,13 @@ def daemon_command(action: str) -> None:
         click.echo(f"Stopped {len(stopped) - len(left)} daemon(s)." + (f" Still running: {', '.join(str(d.pid) for d in left)}." if left else ""))
         sys.exit(1 if left else 0)
     daemons = client.running()
+    if as_json:
+        shown = []
+        for d in daemons:
+            state = client.status(d.socket)  # None while it warms up (it answers only once ready)
+            shown.append({"pid": d.pid, "current": d.current, "socket": str(d.socket), "log": str(d.log), "status": state and asdict(state)})
+        click.echo(json.dumps(shown))
+        return
     if not daemons:
         click.echo(f"No grading daemon is running (GRADER_DAEMON={client.mode()}).")
         return

@@ -47,12 +47,30 @@ DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
 #: Seconds ``grade`` waits for the daemon's answer before grading cold instead (a notebook whose every
 #: hidden test hangs can take minutes; a daemon that takes longer than this is presumed stuck).
 DAEMON_REPLY_SECONDS = 600.0
+#: Seconds ``grade daemon`` waits for a daemon's status (it answers only once warm).
+DAEMON_STATUS_SECONDS = 2.0
 
 #: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
 #: called; ``summary`` hides it.
 FeedbackMode = Literal["full", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
+
+#: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
+EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
+
+#: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
+#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); a pair
+#: is listed at a Jaccard index of SIMILARITY_THRESHOLD or more when each learner has at least
+#: SIMILARITY_MIN_FINGERPRINTS fingerprints; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has
+#: (and more than two learners) is the obvious way to write it, not evidence.
+WINNOW_K = 5
+WINNOW_W = 4
+SIMILARITY_THRESHOLD = 0.8
+SIMILARITY_MIN_FINGERPRINTS = 8
+SIMILARITY_COMMON_SHARE = 0.5
+#: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
+SIMILAR_SHOWN = 20
 
 #: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
@@ -81,8 +99,10 @@ class Limits:
     max_file_mb: int = 16
     """Largest file the worker may write."""
     max_open_files: int = 256
+    """Files the worker may have open at once (``RLIMIT_NOFILE``)."""
     output_kb: int = 64
-    """Learner output kept for the report; the rest is read and thrown away."""
+    """What the worker prints that is kept, to quote when a worker dies before running the notebook; the rest
+    is read and thrown away (so the worker never blocks on a full pipe). No report shows learner output."""
     max_message_kb: int = 1024
     """Largest single value a learner function may send back across the channel."""
     max_message_items: int = 100_000
@@ -124,6 +144,22 @@ def lessons_root() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parent.parent / "exercises"
+
+
+#: Environment variable naming the folder where the grader keeps what it reuses between runs (hypothesis's
+#: tables of Unicode characters). Default: the user's cache folder, never the current one, which is the
+#: learner's notebook folder when ``check()`` runs, and ends up in what they submit.
+CACHE_DIR_ENV = "GRADER_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """``$GRADER_CACHE_DIR``, else ``inference-grader`` in the user's cache folder (``~/.cache`` on Linux)."""
+    env = os.environ.get(CACHE_DIR_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("inference-grader"))
 
 
 #: Where Gradescope lays out an autograder run (``source/``, ``submission/``, ``results/``); ``grade gradescope

@@ -37,7 +37,7 @@ def load_lesson(lesson_id: str, root: Path | None = None, suites: Path | None = 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
-        raise LessonError(f"The lesson definition {path} cannot be read: {err}. Fix the file and try again.")
+        raise LessonError(f"The lesson definition {path} cannot be read: {err}. Fix the file and try again.") from None
     return _lesson_from_data(data, path.parent, suites)
 
 
@@ -66,7 +66,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
             notebook=(folder / data["notebook"]).resolve(),
         )
     except (KeyError, TypeError, ValueError) as err:
-        raise LessonError(f"The lesson definition {where} is missing or has a bad field ({err!r}).")
+        raise LessonError(f"The lesson definition {where} is missing or has a bad field ({err!r}).") from None
     bad = [q.id for q in questions if q.kind not in _KINDS or q.points < 0]
     if bad:
         raise LessonError(f"In {where}, questions {bad} need a kind in {_KINDS} and points >= 0.")
@@ -83,8 +83,8 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     later = [(q.id, u) for q in questions for u in q.uses if ids.index(u) >= ids.index(q.id)]
     if later:
         raise LessonError(
-            f"In {where}, {later[0][0]!r} `uses` {later[0][1]!r}, which does not come before it: a later question's reference is "
-            "never lent while a question is tested. Put the question it uses first."
+            f"In {where}, {later[0][0]!r} `uses` {later[0][1]!r}, which does not come before it: "
+            "a later question's reference is never lent while a question is tested. Put the question it uses first."
         )
     if not lesson.suites.is_dir():
         raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")

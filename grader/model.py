@@ -109,8 +109,6 @@ class Execution:
     """What running the notebook's cells produced, as seen from the trusted side."""
 
     cell_errors: tuple[CellError, ...] = ()
-    output: str = ""
-    output_truncated: bool = False
     isolation: str = ""
     seconds: float = 0.0
     failure: str | None = None

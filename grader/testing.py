@@ -97,14 +97,22 @@ _short.maxstring = 60
 _short.maxother = 60
 
 
+def number(value: float) -> str:
+    """A number as people write it in feedback: 71.4, 2048, 2.039e12 (not 2039000000000), 1.5e-5."""
+    if isinstance(value, int) and abs(value) < 10**6:
+        return str(value)
+    mantissa, _, exponent = f"{value:.6g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
 def show(value: Any) -> str:
     """A short, readable rendering of a value for feedback."""
     if isinstance(value, Opaque):
         return value.text
     if callable(value):
         return getattr(value, "__name__", "a function")
-    if isinstance(value, float):
-        return f"{value:.6g}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
     if isinstance(value, (list, tuple)) and len(value) > 8:
         return f"{_short.repr(value)} ({len(value)} items)"
     return _short.repr(value)

@@ -31,9 +31,8 @@ def mix_notebook(kind: str) -> Any:
     nb = nbformat.read(SOLUTION, as_version=4)
     if kind == "partly_wrong":
         for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id in PARTLY_WRONG:
-                cell.source = MISTAKES[grade_id][0]
+            if cell.get("id") in PARTLY_WRONG:  # an answer cell's id is its question's
+                cell.source = MISTAKES[cell.id][0]
     return nb
 
 

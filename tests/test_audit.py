@@ -71,6 +71,7 @@ def test_cosmic_ray_operators_mutate_a_small_function() -> None:
     assert multiplied.id not in {m.id for m in again.mutants} and again.unchanged == generated.unchanged + 1
 
 
+@pytest.mark.slow
 def test_weak_suite_survivor_reported_with_diff_equivalent_explained_stale_reported(tmp_path: Path) -> None:
     equivalent = mutant_id("def square(x):\n    return x ** 2\n")
     lessons = weak_lesson(
@@ -120,6 +121,7 @@ def test_weak_suite_survivor_reported_with_diff_equivalent_explained_stale_repor
     assert f"EQUIVALENT square mutant {equivalent} (audit.toml: squares by a power): x ** 2 is x * x" in text
 
 
+@pytest.mark.slow
 def test_cli_exit_status_and_json(tmp_path: Path) -> None:
     lessons = weak_lesson(tmp_path)
     result = run_grade("audit", "squares", "--lessons", str(lessons), "--json")
@@ -135,6 +137,7 @@ def test_cli_exit_status_and_json(tmp_path: Path) -> None:
     assert "0 unexplained survivor(s)" in strong.stdout
 
 
+@pytest.mark.slow
 def test_a_slip_that_no_longer_applies_is_an_error_and_a_failing_solution_is_not_audited(tmp_path: Path) -> None:
     lessons = weak_lesson(tmp_path / "a", '[[mutant]]\nfunction = "square"\nname = "gone"\nfind = "x + x"\nreplace = "x"\n')
     with pytest.raises(LessonError, match="occurs 0 times"):

@@ -35,6 +35,7 @@ def cluster() -> Iterator[Any]:
         yield local
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_grades_like_local_processes(tmp_path: Path, cluster: Any) -> None:
     subs, out = tmp_path / "subs", tmp_path / "results"
     write_nb(subs / "ada.ipynb", SQUARES_SOLVED)

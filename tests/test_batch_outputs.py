@@ -51,16 +51,16 @@ def test_a_row_round_trips_through_its_json_line() -> None:
 
 def test_a_results_line_is_what_grade_json_prints_plus_the_learner() -> None:
     line = row_to_dict(ROWS[1])
-    assert line == {"learner": "bob", "late": False, **report_to_dict(ROWS[1].report, staff=True)}  # type: ignore[arg-type]
+    assert line == {"learner": "bob", "late": False, "lms": "", "lms_id": "", "name": "", **report_to_dict(ROWS[1].report, staff=True)}  # type: ignore[arg-type]
     assert row_to_dict(ROWS[3])["status"] == "unreadable" and row_to_dict(ROWS[3])["max_score"] is None
 
 
 def test_grades_csv_has_a_column_per_question() -> None:
     lines = grades_csv(ROWS).splitlines()
-    assert lines[0] == "learner,score,max_score,status,reason,answer_even,square,sum_of_squares"
-    assert lines[1] == "ada,5,5,graded,,1,2,2"
-    assert lines[2] == "bob,2,5,graded,,0,0,2"
-    assert lines[4].startswith("dee,0,,unreadable,dee.ipynb is empty") and lines[4].endswith(",,,")
+    assert lines[0] == "learner,name,lms,lms_id,score,max_score,late,status,reason,answer_even,square,sum_of_squares"
+    assert lines[1] == "ada,,,,5,5,no,graded,,1,2,2"
+    assert lines[2].startswith("bob,,,,2,5,no,graded,Cell 2 raised ValueError") and lines[2].endswith(",0,0,2")  # the error that cost points
+    assert lines[4].startswith("dee,,,,0,,yes,unreadable,dee.ipynb is empty") and lines[4].endswith(",,,")
 
 
 def test_the_gradebook_keeps_every_grading_and_answers_with_the_latest(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_outputs_are_written_whole_and_stale_feedback_goes(tmp_path: Path) -> No
     (tmp_path / "feedback").mkdir()
     (tmp_path / "feedback" / "gone.html").write_text("old")
     write_outputs(tmp_path, ROWS, {"squares": LESSON}, "full")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["feedback", "grades.csv", "results.jsonl", "summary.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["feedback", "grades.csv", "results.jsonl", "summary.html", "summary.json"]
     assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == sorted(f"{r.learner}{s}" for r in ROWS for s in (".html", ".md"))
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4
 

@@ -9,11 +9,13 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import pytest
 
 from tests.batch_support import LESSONS, SOLVED_SCORES, batch, grades, question_scores, results, write_nb
 from tests.conftest import REPO, SQUARES_SOLVED
+from tests.waiting import wait_until
 
 LEARNERS = [f"learner{i}" for i in range(6)]
 
@@ -36,6 +38,7 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) -> None:
     subs, out = tmp_path / "subs", tmp_path / "results"
     for i, learner in enumerate(LEARNERS):  # slow-ish: each notebook sleeps before its answers
@@ -48,9 +51,7 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
     env = {**os.environ, "TMPDIR": str(temp)}
     first = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
-        deadline = time.monotonic() + 240
-        while not committed(db) and time.monotonic() < deadline and first.poll() is None:
-            time.sleep(0.1)
+        wait_until(lambda: committed(db) or first.poll() is not None, 240, "the batch committing its first notebook", every=0.1)
         os.kill(first.pid, signal.SIGKILL)  # the batch process only, as `kill -9 PID` would
         first.wait(10)
         before = committed(db)
@@ -58,10 +59,7 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
         with sqlite3.connect(db) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         # Its grading processes notice they are orphans and exit, killing the learner code they ran.
-        deadline = time.monotonic() + 30
-        while group_alive(first.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not group_alive(first.pid), "grading processes were left running"
+        wait_until(lambda: not group_alive(first.pid), 30, "the orphaned grading processes exiting (they were left running)")
         left = [name for name in os.listdir(temp) if name.startswith(("grader-zygote-", "grader-worker-"))]
         assert left == []  # no zygote's or worker's folder either (the killed batch's own in-flight folder stays)
     finally:

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
 
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
@@ -46,6 +48,7 @@ def test_one_mistake_costs_points_on_that_question_only(write_notebook: Callable
     assert "square(3) returned 6" in feedback and "expected 9" in feedback
 
 
+@pytest.mark.slow
 def test_a_function_that_never_returns_costs_only_its_question(write_notebook: Callable[..., Path]) -> None:
     path = write_notebook([SQUARES_SOLVED[0], "def square(x):\n    while True:\n        pass", SQUARES_SOLVED[2]])
     report = grade(path)
@@ -54,6 +57,7 @@ def test_a_function_that_never_returns_costs_only_its_question(write_notebook: C
     assert square["status"] == "error" and "did not return in time" in square["feedback"][0]
 
 
+@pytest.mark.slow
 def test_a_notebook_that_loops_forever_scores_zero_with_the_cell_named(write_notebook: Callable[..., Path]) -> None:
     path = write_notebook([SQUARES_SOLVED[0], "while True:\n    pass", SQUARES_SOLVED[1]])
     report = grade(path, "--timeout", "2")

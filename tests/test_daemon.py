@@ -1,26 +1,29 @@
 """The warm daemon behind ``grade NOTEBOOK``: same output as a cold grade, never stale, never in the way.
 
 Each test gets its own private socket folder (``XDG_RUNTIME_DIR``) and kills the daemons it started.
-That the daemon (not a cold ``grade``) answered is read from its log, one line per request.
+The tests synchronise on the daemons' state, as ``grade daemon --json`` reports it (each live daemon's pid,
+whether it is ready, how many requests it answered), never on a fixed sleep or the wording of a log.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
 from grader.execute import sandbox
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED
+from tests.waiting import wait_until
 
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
+pytestmark = pytest.mark.slow  # every test starts daemons: a few seconds each
 
 
 class Daemons:
@@ -38,14 +41,29 @@ class Daemons:
     def log(self) -> str:
         return "".join(p.read_text() for p in self.folder.glob("*.log"))
 
-    def wait_until_ready(self, count: int = 1, seconds: float = 90) -> None:
-        """Until ``count`` daemons have said they are ready (warmed up and accepting)."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self.log().count(" ready (exits after ") >= count:
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"no daemon started; its log says: {self.log()[-2000:]}")
+    def state(self) -> list[dict[str, Any]]:
+        """``grade daemon --json``: each live daemon, with the status it reports (None while it warms up)."""
+        shown = self.grade("daemon", "--json")
+        assert shown.returncode == 0, shown.stderr
+        found: list[dict[str, Any]] = json.loads(shown.stdout)
+        return found
+
+    def wait_until_ready(self, not_pid: int | None = None, seconds: float = 90) -> dict[str, Any]:
+        """The status of a daemon (other than ``not_pid``) once it is ready: warmed up and accepting."""
+        try:
+            ready = wait_until(
+                lambda: [d["status"] for d in self.state() if d["status"] and d["status"]["ready"] and d["pid"] != not_pid],
+                seconds,
+                "a daemon becoming ready",
+            )
+        except AssertionError as err:
+            raise AssertionError(f"{err}; its log says: {self.log()[-2000:]}") from None
+        status: dict[str, Any] = ready[0]
+        return status
+
+    def answered(self) -> int:
+        """Requests answered by the daemons alive now."""
+        return sum(d["status"]["answered"] for d in self.state() if d["status"])
 
     def pids(self) -> list[int]:
         found = []
@@ -58,6 +76,10 @@ class Daemons:
     def stop(self) -> None:
         for pid in self.pids():
             os.kill(pid, signal.SIGTERM)
+
+    def none_started(self) -> bool:
+        """No daemon was started: ``grade`` opens a daemon's log before starting it, and none holds a lock."""
+        return not list(self.folder.glob("*.log")) and not list(self.folder.glob("*.sock")) and self.state() == []
 
 
 @pytest.fixture
@@ -85,7 +107,7 @@ def test_the_daemon_answers_the_next_grade_exactly_as_a_cold_grade(daemons: Daem
             warm = daemons.grade(str(path), *LESSONS, *extra)
             again = expected if not extra else daemons.grade(str(path), *LESSONS, *extra, GRADER_DAEMON="off")
             assert (warm.stdout, warm.stderr, warm.returncode) == (again.stdout, again.stderr, again.returncode)
-    assert daemons.log().count(": answered in ") == 6
+    assert daemons.answered() == 6
 
 
 def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(daemons: Daemons, tmp_path: Path, write_notebook: Callable[..., Path]) -> None:
@@ -94,28 +116,28 @@ def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(daemons: Daemons, tm
     solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
     args = (str(solved), "--lessons", str(lessons), "--json")
     assert '"score": 5.0' in daemons.grade(*args).stdout
-    daemons.wait_until_ready()
+    warm = daemons.wait_until_ready()
     assert '"score": 5.0' in daemons.grade(*args).stdout
-    assert daemons.log().count(": answered in ") == 1
+    assert daemons.answered() == 1
     suite = lessons / "squares" / "suites" / "test_squares.py"
     suite.write_text(suite.read_text().replace('"square", 3), 9)', '"square", 3), 10)'))  # the instructor changes a hidden test
     changed = daemons.grade(*args)
     assert changed.returncode == 0 and '"score": 5.0' not in changed.stdout, changed.stdout
-    assert "stale (lesson squares changed on disk): exiting" in daemons.log()
+    wait_until(lambda: all(d["pid"] != warm["pid"] for d in daemons.state()), 30, "the stale daemon exiting (its idle time is 60 s)")
+    assert "stale (lesson squares changed on disk): exiting" in daemons.log()  # and it said why
 
 
 def test_a_killed_daemon_costs_nothing(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
     solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
     daemons.grade(str(solved), *LESSONS)
-    daemons.wait_until_ready()
-    for pid in daemons.pids():
-        os.kill(pid, signal.SIGKILL)  # its socket file stays behind
-    time.sleep(0.2)
+    killed = daemons.wait_until_ready()["pid"]
+    os.kill(killed, signal.SIGKILL)  # its socket file stays behind
+    wait_until(lambda: daemons.state() == [], 30, "the killed daemon's lock being released")
     after = daemons.grade(str(solved), *LESSONS, "--json")
     assert after.returncode == 0 and '"score": 5.0' in after.stdout
-    daemons.wait_until_ready(2)  # a new one replaced the dead one's socket
+    daemons.wait_until_ready(not_pid=killed)  # a new one replaced the dead one's socket
     assert '"score": 5.0' in daemons.grade(str(solved), *LESSONS, "--json").stdout
-    assert daemons.log().count(": answered in ") == 1
+    assert daemons.answered() == 1
 
 
 def test_no_daemon_when_off_from_a_script_or_in_an_unsafe_folder(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
@@ -123,14 +145,12 @@ def test_no_daemon_when_off_from_a_script_or_in_an_unsafe_folder(daemons: Daemon
     assert daemons.grade(str(solved), *LESSONS, GRADER_DAEMON="off").returncode == 0
     assert daemons.grade(str(solved), *LESSONS, GRADER_DAEMON="auto").returncode == 0  # not a terminal: a script
     assert daemons.grade(str(solved), *LESSONS, GRADER_DAEMON="sometimes").returncode == 0
-    time.sleep(0.5)
-    assert not daemons.folder.exists() or not list(daemons.folder.glob("*.sock"))
+    assert daemons.none_started()
     daemons.folder.mkdir(exist_ok=True)
     daemons.folder.chmod(0o777)  # someone opened it up: its sockets cannot be trusted
     result = daemons.grade(str(solved), *LESSONS, "--json")
     assert result.returncode == 0 and '"score": 5.0' in result.stdout
-    time.sleep(1.0)
-    assert not list(daemons.folder.glob("*.sock"))
+    assert daemons.none_started()
 
 
 @pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason="the daemon forks workers only under bubblewrap")
@@ -142,14 +162,22 @@ def test_the_daemon_keeps_learners_apart(daemons: Daemons, write_notebook: Calla
     assert '"score": 5.0' in daemons.grade(str(first), *LESSONS, "--json").stdout
     result = daemons.grade(str(second), *LESSONS, "--json")
     assert '"errors": []' in result.stdout, result.stdout
-    assert daemons.log().count(": answered in ") == 2
+    assert daemons.answered() == 2
 
 
-def test_grade_daemon_status_and_stop(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+def test_grade_daemon_status_and_stop(daemons: Daemons, tmp_path: Path, write_notebook: Callable[..., Path]) -> None:
     assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")
     daemons.grade(str(write_notebook(SQUARES_SOLVED)), *LESSONS)
-    daemons.wait_until_ready()
-    pid = daemons.pids()[0]
+    pid = daemons.wait_until_ready()["pid"]
+    [shown] = daemons.state()
+    assert shown["current"] and shown["status"] == {"pid": pid, "ready": True, "answered": 0, "left_cold": 0, "stale": False}
+    assert shown["log"] == shown["socket"].removesuffix(".sock") + ".log"
+    two = tmp_path / "two"  # a course of two lessons, and a notebook that does not say which: a usage error
+    for name in ("squares", "cubes"):
+        shutil.copytree(FIXTURE_LESSONS / "squares", two / name)
+    unsure = daemons.grade(str(write_notebook(SQUARES_SOLVED, name="which.ipynb", lesson=None)), "--lessons", str(two))
+    assert unsure.returncode == 2 and "does not say which lesson" in unsure.stderr, unsure.stderr
+    assert daemons.state()[0]["status"] == {"pid": pid, "ready": True, "answered": 0, "left_cold": 1, "stale": False}
     status = daemons.grade("daemon", "status")
     assert status.returncode == 0 and status.stdout.startswith(f"pid {pid}: answers this `grade`; log ")
     other = daemons.grade("daemon", GRADER_TIMEOUT_NOTE="x")  # other GRADER_* settings: another daemon's business
@@ -158,6 +186,7 @@ def test_grade_daemon_status_and_stop(daemons: Daemons, write_notebook: Callable
     assert (stop.returncode, stop.stdout.strip()) == (0, "Stopped 1 daemon(s).")
     assert not Path(f"/proc/{pid}").exists()
     assert daemons.grade("daemon").stdout.startswith("No grading daemon is running")
+    assert daemons.state() == []
 
 
 def test_a_relative_lessons_folder_is_graded_cold(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:

@@ -111,6 +111,7 @@ def test_an_unreadable_notebook_scores_zero_with_the_reason(tmp_path: Path) -> N
     assert results["score"] == 0 and "broken.ipynb is not a readable Jupyter notebook" in results["output"]
 
 
+@pytest.mark.slow
 def test_a_notebook_that_runs_out_of_time_scores_zero_with_the_reason(submit: Callable[..., Path]) -> None:
     root = submit(("loops.ipynb", [SQUARES_SOLVED[0], "while True:\n    pass"]))
     results = gradescope(root, "--root", str(root), *SQUARES, "--timeout", "2")

@@ -298,7 +298,7 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
             zygote.close()
     left = processes_with(mark)
     sizes = (late.stat().st_size if late.exists() else -1,)
-    time.sleep(0.3)
+    time.sleep(0.3)  # not a wait for something to happen: a window (15 of the scribbler's beats) in which nothing may
     sizes += (late.stat().st_size if late.exists() else -1,)
     yield Probe(values, defences(level), values["reads"], private_reads, grades, "learner,score\nalice,5\n", left, sizes,
                 worker.workdir, execution.isolation)
@@ -590,6 +590,7 @@ WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads th
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WHOLE_NOTEBOOK)
 def test_each_notebook_gets_its_own_exact_result(name: str, batch: Batch) -> None:
     """A loop, SIGTERM ignored, sys.exit, os._exit, a segfault, a memory hog, a big file, too many open files,
@@ -599,6 +600,7 @@ def test_each_notebook_gets_its_own_exact_result(name: str, batch: Batch) -> Non
     assert (report.score, report.errors) == WHOLE_NOTEBOOK[name]
 
 
+@pytest.mark.slow
 def test_a_loop_in_one_function_ignoring_sigterm_costs_only_that_question(batch: Batch) -> None:
     report = batch.reports["loop_function"]
     assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
@@ -606,6 +608,7 @@ def test_a_loop_in_one_function_ignoring_sigterm_costs_only_that_question(batch:
     assert "square(3) did not return in time and was stopped: look for a loop that never ends." in feedback(report, "square")
 
 
+@pytest.mark.slow
 def test_forged_eq_float_and_bool_earn_nothing(batch: Batch) -> None:
     report = batch.reports["forged"]
     assert scores(report) == {"answer_even": 0.0, "square": 0.0, "sum_of_squares": 0.0}
@@ -614,12 +617,14 @@ def test_forged_eq_float_and_bool_earn_nothing(batch: Batch) -> None:
     assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy, which is not right (expected 14)." in feedback(report, "sum_of_squares")
 
 
+@pytest.mark.slow
 def test_monkeypatching_the_worker_changes_nothing_in_the_grader(batch: Batch) -> None:
     report = batch.reports["monkeypatch"]
     assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
     assert "square(3) returned 6, which is not right (expected 9" in feedback(report, "square")
 
 
+@pytest.mark.slow
 def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> None:
     report = batch.reports["channel"]
     assert report.score == 0
@@ -628,6 +633,7 @@ def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> No
     assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(report, "sum_of_squares")
 
 
+@pytest.mark.slow
 def test_children_and_daemons_do_not_outlive_the_batch(worker_level: str, batch: Batch) -> None:
     level = worker_level
     assert batch.reports["spawner"].score == 5.0
@@ -657,6 +663,7 @@ def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monk
                                      "it said: no IPython here). This is a problem with the grading machine")
 
 
+@pytest.mark.slow
 def test_a_function_cannot_borrow_another_questions_reference(batch: Batch) -> None:
     assert scores(batch.reports["borrow"])["square"] == 0
 
@@ -696,6 +703,7 @@ def test_nbformat_3_is_upgraded_and_graded() -> None:
     assert grade_cli(HOSTILE / "nbformat3.ipynb")["score"] == 5.0
 
 
+@pytest.mark.slow
 def test_tens_of_mb_of_outputs_are_ignored(tmp_path: Path) -> None:
     nb = notebook(list(SQUARES_SOLVED))
     for cell in nb.cells[1:]:
@@ -706,6 +714,7 @@ def test_tens_of_mb_of_outputs_are_ignored(tmp_path: Path) -> None:
     assert grade_cli(path)["score"] == 5.0
 
 
+@pytest.mark.slow
 def test_ipython_magics_and_an_early_failing_cell(tmp_path: Path) -> None:
     magics = "%matplotlib inline\n%time x = 1\n!echo shell\nimport numpy as np\nlen?"
     path = write_nb(tmp_path, "magics", ["import no_such_module", magics, "%%time\n" + ANSWER, SQUARE, SUM])

@@ -27,7 +27,7 @@ KERNEL = replace(DEFAULT_LIMITS, kernel=True)
 PROBE = ["SHELL = type(get_ipython()).__name__", "import asyncio\nawait asyncio.sleep(0)\nAWAITED = True", *SQUARES_SOLVED]
 
 
-@pytest.mark.parametrize(("limits", "shell"), [(KERNEL, "ZMQInteractiveShell"), (DEFAULT_LIMITS, "GradingShell")])
+@pytest.mark.parametrize(("limits", "shell"), [pytest.param(KERNEL, "ZMQInteractiveShell", marks=pytest.mark.slow), (DEFAULT_LIMITS, "GradingShell")])
 def test_the_cells_run_in_a_real_kernel_only_when_asked(limits: object, shell: str, tmp_path: Path) -> None:
     """A kernel's own shell runs the cells (top-level await included), and answers the calls afterwards."""
     submission = read_submission(write_nb(tmp_path, "probe", PROBE))
@@ -43,6 +43,7 @@ def test_the_cells_run_in_a_real_kernel_only_when_asked(limits: object, shell: s
 KERNEL_CASES = ("clean", "loop_top", "sys_exit", "os_exit", "segfault", "memory", "input")
 
 
+@pytest.mark.slow
 def test_hostile_notebooks_get_the_default_paths_results_in_a_kernel(tmp_path: Path) -> None:
     """A loop, sys.exit, os._exit, a segfault, a memory hog and input() in a kernel: the same score and the
     same sentence as without one (input() is refused the kernel's way, with the same advice)."""
@@ -65,6 +66,7 @@ def _results(folder: Path) -> dict[str, dict[str, object]]:
     return {row["learner"]: {k: v for k, v in row.items() if k != "isolation"} for row in rows}
 
 
+@pytest.mark.slow
 def test_grade_batch_kernel_gives_the_default_paths_reports(tmp_path: Path) -> None:
     """The real command, both ways, on bundled examples (solved, partly wrong, untouched): same reports."""
     submissions = tmp_path / "submissions"
@@ -77,14 +79,15 @@ def test_grade_batch_kernel_gives_the_default_paths_reports(tmp_path: Path) -> N
     assert "Traceback" not in kernel.stderr
     results = _results(tmp_path / "kernel")
     assert results == _results(tmp_path / "default")
-    assert {k: v["score"] for k, v in results.items()} == {"ada": 28.0, "alan": pytest.approx(20.6667, abs=1e-3), "linus": 0.0}
+    assert {k: v["score"] for k, v in results.items()} == {"ada": 35.0, "alan": pytest.approx(27.6667, abs=1e-3), "linus": 0.0}
 
 
+@pytest.mark.slow
 def test_grade_kernel_on_the_solution_gives_full_marks() -> None:
     done = run_grade(str(REPO / "solutions" / "decode.ipynb"), "--kernel", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert (report["score"], report["max_score"]) == (28.0, 28.0)
+    assert (report["score"], report["max_score"]) == (35.0, 35.0)
 
 
 def test_without_nbclient_the_kernel_mode_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,8 @@
-"""nbgrader: the lesson notebook's test cells give nbgrader's ``autograde`` the same per-question scores as
-``grade --json`` (partial credit included, and 0 read as 0), and ``export_to_gradebook`` writes ``grade``'s
-scores into a gradebook that ``nbgrader export`` reads. Real nbgrader, in a temporary course folder."""
+"""nbgrader: the test cells of the lesson's nbgrader source notebook (built by ``grade build``) give nbgrader's
+``autograde`` the same per-question scores as ``grade --json`` (partial credit included, and 0 read as 0), and
+``export_to_gradebook`` writes ``grade``'s scores into a gradebook that ``nbgrader export`` reads. Real
+nbgrader, in a temporary course folder, with its default preprocessors (``generate_assignment`` clears the
+solution regions)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from grader.integrations.nbgrader import export_to_gradebook, grade_cell_id, nbg
 from grader.lessons import load_lesson
 from grader.report import report_from_dict
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
-from tests.integration_support import MIX, NOTEBOOK, PARTLY_WRONG, reference_report, reference_scores, write_mix_notebook
+from tests.integration_support import MIX, PARTLY_WRONG, mix_notebook, reference_report, reference_scores
 
 ASSIGNMENT = "ps1"
 CONFIG = """\
@@ -27,14 +29,9 @@ c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = "course101"
 c.CourseDirectory.db_url = {db!r}
-
-# The lesson notebook is already the learners' version: release it as it is (the README's recipe).
-from nbgrader.converters import GenerateAssignment
-from nbgrader.preprocessors import ClearSolutions
-c.GenerateAssignment.preprocessors = [
-    p for p in GenerateAssignment.class_traits()["preprocessors"].default() if p is not ClearSolutions
-]
 """
+#: The nbgrader source notebook ``grade build`` writes for the Decode lesson.
+NBGRADER_SOURCE = REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb"
 
 
 def nbgrader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -42,6 +39,19 @@ def nbgrader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     result = subprocess.run([sys.executable, "-m", "nbgrader", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result
+
+
+def submission_from(released: Path, answers: Any, path: Path) -> Path:
+    """The released nbgrader notebook with its answer cells (id = question id) taken from ``answers``."""
+    nb = nbformat.read(released, as_version=4)
+    given = {c.id: c.source for c in answers.cells if c.cell_type == "code"}
+    questions = {q.id for q in load_lesson("decode").questions}
+    for cell in nb.cells:
+        if cell.get("id") in questions:
+            cell.source = given[cell.id]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
 
 
 def cell_scores(url: str, student: str, notebook: str = "decode", assignment: str = ASSIGNMENT) -> dict[str, float]:
@@ -63,6 +73,7 @@ def test_a_test_cell_prints_feedback_and_returns_its_score(capsys: pytest.Captur
     assert "sum_of_squares: 2/2" in out.out and out.err == ""
 
 
+@pytest.mark.slow
 def test_a_zero_goes_to_stderr_with_no_value_so_nbgrader_reads_zero(capsys: pytest.CaptureFixture[str]) -> None:
     from nbgrader.utils import determine_grade
     from nbformat.v4 import new_code_cell, new_output
@@ -93,17 +104,18 @@ def test_a_loop_that_never_ends_costs_only_its_question_as_in_grade(
     assert scores == {q["id"]: q["score"] for q in graded["questions"]} == {"square": 0.0, "answer_even": 1.0, "sum_of_squares": 2.0}
 
 
-def test_each_question_has_one_locked_self_check_test_cell_worth_its_points() -> None:
+def test_each_question_has_one_locked_self_check_test_cell_worth_its_points_after_every_answer() -> None:
     lesson = load_lesson("decode")
-    for path in (NOTEBOOK, lesson.solution):
-        nb = nbformat.read(path, as_version=4)
-        cells = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
-        assert set(cells) == {grade_cell_id(q.id) for q in lesson.questions}, path
-        for q in lesson.questions:
-            cell = cells[grade_cell_id(q.id)]
-            meta = cell.metadata["nbgrader"]
-            assert (meta["points"], meta["locked"], meta["solution"], meta["schema_version"]) == (q.points, True, False, 3)
-            assert "self-check" in cell.metadata["tags"] and f'nbgrader_cell_score("decode", "{q.id}", globals())' in cell.source
+    nb = nbformat.read(NBGRADER_SOURCE, as_version=4)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    assert set(cells) == {grade_cell_id(q.id) for q in lesson.questions}
+    for q in lesson.questions:
+        cell = cells[grade_cell_id(q.id)]
+        meta = cell.metadata["nbgrader"]
+        assert (meta["points"], meta["locked"], meta["solution"], meta["schema_version"]) == (q.points, True, False, 3)
+        assert "self-check" in cell.metadata["tags"] and f'nbgrader_cell_score("decode", "{q.id}", globals())' in cell.source
+    kinds = ["test" if c.metadata["nbgrader"]["grade"] else "answer" for c in nb.cells if c.metadata["nbgrader"]["grade"] or c.metadata["nbgrader"]["solution"]]
+    assert kinds == ["answer"] * len(lesson.questions) + ["test"] * len(lesson.questions)
 
 
 # -- nbgrader autograde in a course folder ----------------------------------------------------------------------
@@ -115,19 +127,27 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str
     url = f"sqlite:///{root / 'gradebook.db'}"
     (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root), db=url))
     (root / "source" / ASSIGNMENT).mkdir(parents=True)
-    (root / "source" / ASSIGNMENT / "decode.ipynb").write_bytes(NOTEBOOK.read_bytes())
+    (root / "source" / ASSIGNMENT / "decode.ipynb").write_bytes(NBGRADER_SOURCE.read_bytes())
     nbgrader("generate_assignment", ASSIGNMENT, cwd=root)
+    released = root / "release" / ASSIGNMENT / "decode.ipynb"
     for kind in MIX:
-        write_mix_notebook(kind, root / "submitted" / kind / ASSIGNMENT / "decode.ipynb")
+        submission_from(released, mix_notebook(kind), root / "submitted" / kind / ASSIGNMENT / "decode.ipynb")
     nbgrader("autograde", ASSIGNMENT, cwd=root)
     yield root, url
 
 
 @pytest.mark.slow
-def test_generate_assignment_releases_the_lesson_notebook_unchanged(course: tuple[Path, str]) -> None:
+def test_generate_assignment_clears_the_solutions_and_keeps_every_other_cell(course: tuple[Path, str]) -> None:
     root, _ = course
     released = nbformat.read(root / "release" / ASSIGNMENT / "decode.ipynb", as_version=4)
-    assert [c.source for c in released.cells] == [c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells]
+    source = nbformat.read(NBGRADER_SOURCE, as_version=4)
+    assert [c.id for c in released.cells] == [c.id for c in source.cells]
+    for before, after in zip(source.cells, released.cells):
+        if before.metadata["nbgrader"]["solution"]:
+            assert "BEGIN SOLUTION" in before.source and "raise NotImplementedError" in after.source, after.id
+            assert "SOLUTION" not in after.source, after.id
+        else:
+            assert after.source == before.source, after.id
 
 
 @pytest.mark.slow

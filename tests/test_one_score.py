@@ -85,6 +85,7 @@ def question_scores(tool: str, notebooks: Sequence[Path], workdir: Path) -> Scor
     return TOOLS[tool](notebooks, workdir)
 
 
+@pytest.mark.slow
 def test_every_tool_gives_every_question_the_same_score(tmp_path: Path) -> None:
     reference = question_scores("grade", NOTEBOOKS, tmp_path / "grade")
     assert set(reference) == {p.stem for p in NOTEBOOKS}

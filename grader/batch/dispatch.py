@@ -26,11 +26,16 @@ from typing import Generator, Iterable, Iterator, Union
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
+from grader.execute.limits import remove_stale
+from grader.execute.process import WORKDIR_PREFIX
+from grader.execute.zygote import ROOT_PREFIX
 from grader.model import Report
 
 Result = Union[Report, str]
 
 KILLED_REASON = "Grading this notebook stopped the process grading it (did the notebook kill its parent process?)."
+INFLIGHT_PREFIX = "grade-inflight-"
+"""``grade-inflight-{batch's pid}-{random}``: the next batch deletes it if this one is killed outright."""
 
 
 def default_jobs() -> int:
@@ -55,7 +60,8 @@ def run_on(executor: Executor, tasks: Iterable[Task]) -> Iterator[tuple[Task, Re
 def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task, Result]]:
     """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools."""
     jobs = jobs or default_jobs()
-    with tempfile.TemporaryDirectory(prefix="grade-inflight-") as inflight:
+    remove_stale(INFLIGHT_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-") as inflight:
         folder = Path(inflight)
         pending = [replace(t, settings=replace(t.settings, inflight=folder)) for t in tasks]
         suspects: list[Task] = []  # were running when a pool broke: retried one at a time
@@ -108,4 +114,6 @@ def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], 
             yield futures[future], result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        for prefix in (WORKDIR_PREFIX, ROOT_PREFIX):  # what a grading process that was killed (SIGTERM, or by a
+            remove_stale(prefix)  # notebook) could not delete: its learner's folder, its zygote's
     return unfinished

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grader.batch.markup import inline_html
 from grader.batch.page import html_page, num
 from grader.batch.rows import Row
 from grader.model import Lesson, Question, QuestionResult
@@ -87,13 +88,13 @@ def feedback_html(view: FeedbackView) -> str:
     score = f"Score: {num(view.score)} / {num(view.max_score)}" if view.max_score is not None else "Not graded"
     parts.append(f"<p>{for_html(view.heading)}{' &middot; ' if view.heading else ''}<strong>{for_html(score)}</strong></p>")
     if view.note:
-        parts.append(f'<p class="note">{for_html(view.note)}</p>')
+        parts.append(f'<p class="note">{inline_html(view.note)}</p>')
     if view.questions:
         parts.append('<table>\n<tr><th>question</th><th class="num">score</th><th>status</th><th>feedback</th></tr>')
         for q in view.questions:
             title = f"<br><small>{for_html(q.title)}</small>" if q.title else ""
-            lines = "".join(f"<li>{for_html(line)}</li>" for line in q.lines if line)
-            hint = f'<p class="hint">Hint: {for_html(q.hint)}</p>' if q.hint else ""
+            lines = "".join(f"<li>{inline_html(line)}</li>" for line in q.lines if line)
+            hint = f'<p class="hint">Hint: {inline_html(q.hint)}</p>' if q.hint else ""
             parts.append(
                 f"<tr><td><code>{for_html(q.id)}</code>{title}</td><td class=\"num\">{num(q.score)} / {num(q.max_score)}</td>"
                 f'<td class="{for_html(q.status)}">{for_html(q.status.replace("-", " "))}</td>'
@@ -101,7 +102,7 @@ def feedback_html(view: FeedbackView) -> str:
             )
         parts.append("</table>")
     if view.errors:
-        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{for_html(e)}</li>" for e in view.errors) + "</ul>")
+        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{inline_html(e)}</li>" for e in view.errors) + "</ul>")
     return html_page(f"Feedback for {view.learner}", "\n".join(parts))
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from grader import __version__
 from grader.batch.rows import Row, row_from_dict, row_to_dict
@@ -64,6 +65,31 @@ CREATE VIEW IF NOT EXISTS grades AS
 """
 
 
+#: Columns added after the first release, with their definitions: an older gradebook gains them when opened.
+_ADDED_COLUMNS = {
+    "gradings": {
+        "options": "TEXT NOT NULL DEFAULT '{}'",  # grading_fingerprint(): every option that can change a score
+        "lms": "TEXT NOT NULL DEFAULT ''",  # who the learner is to their LMS (rows.Identity)
+        "lms_id": "TEXT NOT NULL DEFAULT ''",
+        "name": "TEXT NOT NULL DEFAULT ''",
+    },
+    "runs": {
+        "learners": "TEXT",  # the run's class (a JSON list of learner ids); NULL for a one-notebook run
+        "export": "TEXT",  # the LMS import file it was asked for (JSON [layout, column name]); NULL if none
+    },
+}
+
+
+@dataclass(frozen=True)
+class Latest:
+    """What a learner's latest grading was of, and how it was graded: what decides whether to grade again."""
+
+    digest: str
+    suites_hash: str
+    status: str
+    options: dict[str, str]
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -77,6 +103,11 @@ class Gradebook:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # with WAL: a killed process loses no committed row
         self._db.executescript(_SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for column, definition in columns.items():
+                if column not in have:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
     def start_run(self, source: str) -> int:
         cursor = self._db.execute(
@@ -103,7 +134,38 @@ class Gradebook:
         ).fetchone()
         return latest is not None and (latest[0], latest[1]) == (digest, suites_hash) and latest[2] != "crashed"
 
-    def record(self, run_id: int, row: Row, digest: str, suites_hash: str) -> None:
+    def latest_grading(self, learner: str) -> Latest | None:
+        """The learner's latest grading's hashes, status and options; None if they were never graded here."""
+        found = self._db.execute(
+            "SELECT digest, suites_hash, status, options FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
+        ).fetchone()
+        return None if found is None else Latest(found[0], found[1], found[2], json.loads(found[3] or "{}"))
+
+    def set_roster(self, run_id: int, learners: Iterable[str]) -> None:
+        """Remember the class of a run over a whole submissions folder (a one-notebook run keeps the last one)."""
+        self._db.execute("UPDATE runs SET learners = ? WHERE id = ?", (json.dumps(list(learners)), run_id))
+
+    def roster(self) -> list[str]:
+        """The learners of the latest run over a whole submissions folder, in its order (for a gradebook older
+        than rosters: every learner it holds)."""
+        found = self._db.execute("SELECT learners FROM runs WHERE learners IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        if found is not None:
+            return list(json.loads(found[0]))
+        return [r[0] for r in self._db.execute("SELECT learner FROM gradings GROUP BY learner ORDER BY MIN(id)")]
+
+    def set_export(self, run_id: int, to: str, name: str | None) -> None:
+        """Remember the LMS import file this run wrote, so later runs keep it up to date."""
+        self._db.execute("UPDATE runs SET export = ? WHERE id = ?", (json.dumps([to, name]), run_id))
+
+    def last_export(self) -> tuple[str, str | None] | None:
+        """The LMS import file the latest run that asked for one wrote: its layout and column name."""
+        found = self._db.execute("SELECT export FROM runs WHERE export IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        if found is None:
+            return None
+        to, name = json.loads(found[0])
+        return str(to), name
+
+    def record(self, run_id: int, row: Row, digest: str, suites_hash: str, options: Mapping[str, str] | None = None) -> None:
         """Store one grading and its questions in one transaction, committed before this returns.
 
         Its texts are stored :func:`~grader.text.plain` (SQLite refuses a lone surrogate), as
@@ -114,9 +176,11 @@ class Gradebook:
             self._db.execute("BEGIN IMMEDIATE")
             cursor = self._db.execute(
                 "INSERT INTO gradings (run_id, learner, path, lesson, digest, suites_hash, grader_version, graded_at,"
-                " status, reason, score, max_score, late, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " status, reason, score, max_score, late, result, options, lms, lms_id, name)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, plain(row.learner), plain(row.path), row.lesson, digest, suites_hash, __version__, _now(), row.status,
-                 plain(row.reason), row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row))),
+                 plain(row.reason), row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row)),
+                 json.dumps(dict(options or {})), plain(row.identity.lms), plain(row.identity.lms_id), plain(row.identity.name)),
             )
             self._db.executemany(
                 "INSERT INTO question_grades (grading_id, question, score, max_score, status) VALUES (?, ?, ?, ?, ?)",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from grader.batch.archive import unpack_zip
-from grader.batch.names import LMS_FOLDER_PATTERNS, lms_names, safe_id
+from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, lms_names, safe_id
 from grader.errors import UsageError
 
 _IGNORED_DIRS = {".ipynb_checkpoints", "__MACOSX"}
@@ -39,6 +39,8 @@ class Entry:
     shown: str
     """How the path is shown in reports (inside an archive: ``archive.zip/member``)."""
     late: bool = False
+    identity: Identity = Identity()
+    """Who the learner is to their LMS, when the file (or folder) name said so."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,28 @@ def open_submissions(path: Path, assignment: str | None = None) -> Iterator[Foun
     """The submissions in a folder or a ``.zip`` (unpacked into a scratch folder that lives as long as the context)."""
     if path.is_dir():
         yield find_submissions(path, assignment)
+    elif path.is_file() and path.suffix.lower() == ".ipynb":
+        yield one_notebook(path)
     elif path.is_file() and path.suffix.lower() == ".zip":
         with tempfile.TemporaryDirectory(prefix="grade-batch-") as scratch:
             unpacked = unpack_zip(path, Path(scratch))
             found = find_submissions(unpacked.folder, assignment, shown_root=str(path))
             yield replace(found, notes=unpacked.notes + found.notes)
     else:
-        raise UsageError(f"{path} is neither a folder of submissions nor a .zip of one.")
+        raise UsageError(f"{path} is neither a folder of submissions, a .zip of one, nor a notebook.")
+
+
+#: The layout of a batch given one notebook: it regrades that learner into an existing results folder.
+ONE_NOTEBOOK = "one notebook"
+
+
+def one_notebook(path: Path) -> Found:
+    """One notebook, named as it would be in its folder (an LMS file name is read as the LMS wrote it)."""
+    lms = lms_names([path.stem])
+    if lms is None:
+        return Found((Entry(safe_id(path.stem), path, str(path)),), ONE_NOTEBOOK)
+    name = lms[1][0]
+    return Found((Entry(name.learner, path, str(path), name.late, name.identity),), ONE_NOTEBOOK)
 
 
 def find_submissions(top: Path, assignment: str | None = None, shown_root: str | None = None) -> Found:
@@ -82,7 +99,7 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
         layout = "flat folder"
     else:
         lms_name, names = lms
-        entries = [Entry(n.learner, p, _shown(p, top, shown_root), n.late) for p, n in zip(notebooks, names)]
+        entries = [Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity) for p, n in zip(notebooks, names)]
         layout = f"{lms_name} download"
     skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != ".ipynb" and not _hidden(p)]
     notes = (f"ignored {len(skipped)} file(s) that are not .ipynb: {', '.join(skipped[:5])}",) if skipped else ()
@@ -98,7 +115,7 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
     lms_name, names = lms
     entries: list[Entry] = []
     for folder, name in zip(folders, names):
-        entries += [Entry(name.learner, p, _shown(p, top, shown_root), name.late) for p in _notebooks_under(folder)]
+        entries += [Entry(name.learner, p, _shown(p, top, shown_root), name.late, name.identity) for p in _notebooks_under(folder)]
     without = sorted({n.learner for n in names} - {e.learner for e in entries})
     notes = (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
     return _unique(entries, f"{lms_name} download (a folder per learner)", notes)

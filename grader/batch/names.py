@@ -14,18 +14,34 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True)
+class Identity:
+    """Who a learner is to their LMS, kept apart from the learner id (which must be a unique, safe file name).
+
+    ``name`` is the display name the file name carries (Canvas: ``lovelaceada``; Moodle: ``Ada Lovelace``),
+    ``lms_id`` the LMS's own key for the learner (Canvas user id, Moodle participant id, Blackboard username);
+    an LMS import file is keyed on ``lms_id``, never on the display name.
+    """
+
+    lms: str = ""
+    """``Canvas``, ``Moodle``, ``Blackboard``; empty when the file name named no LMS (a flat folder, nbgrader)."""
+    lms_id: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True)
 class LmsName:
-    """What an LMS file name says: the learner id and whether the LMS marked the submission late."""
+    """What an LMS file name says: the learner id, who they are to the LMS, and whether it marked the submission late."""
 
     learner: str
     late: bool = False
+    identity: Identity = Identity()
 
 
 @dataclass(frozen=True)
 class LmsPattern:
     name: str
     regex: re.Pattern[str]
-    """Named groups: ``learner`` (and optionally ``id``, joined to it) and ``late``."""
+    """Named groups: ``learner`` (the display name; and optionally ``id``, joined to it in the learner id) and ``late``."""
 
     def parse(self, stem: str) -> LmsName | None:
         match = self.regex.fullmatch(stem)
@@ -33,7 +49,8 @@ class LmsPattern:
             return None
         groups = match.groupdict()
         learner = "_".join(part for part in (groups["learner"], groups.get("id")) if part)
-        return LmsName(safe_id(learner), late=bool(groups.get("late")))
+        identity = Identity(self.name, groups.get("id") or groups["learner"], groups["learner"])
+        return LmsName(safe_id(learner), late=bool(groups.get("late")), identity=identity)
 
 
 LMS_PATTERNS: tuple[LmsPattern, ...] = (

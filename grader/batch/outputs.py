@@ -15,6 +15,9 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from grader.batch.class_report import class_report, report_html, report_json
+from grader.batch.lms import grades_csv as lms_grades_csv
+from grader.batch.similar import Pair
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.page import num
 from grader.batch.rows import Row, row_to_dict
@@ -27,9 +30,10 @@ GRADES = "grades.csv"
 RESULTS = "results.jsonl"
 FEEDBACK = "feedback"
 SUMMARY = "summary.html"
+SUMMARY_JSON = "summary.json"
 
 
-def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode) -> None:
+def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()) -> None:
     write_atomic(out / GRADES, grades_csv(rows))
     write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
     folder = out / FEEDBACK
@@ -43,24 +47,15 @@ def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson],
     for stale in folder.iterdir():  # learners no longer among the submissions
         if stale.suffix in (".html", ".md") and stale.name not in keep:
             stale.unlink()
-    write_atomic(out / SUMMARY, summary_html(rows, lessons))
+    report = class_report(rows, similar)
+    write_atomic(out / SUMMARY_JSON, report_json(report))
+    write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report)))
 
 
 def grades_csv(rows: Sequence[Row]) -> str:
-    """learner, score, max_score, status, reason, then one column per question id (in lesson order)."""
-    questions: list[str] = []
-    for row in rows:
-        for q in row.report.questions if row.report else ():
-            if q.id not in questions:
-                questions.append(q.id)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["learner", "score", "max_score", "status", "reason", *map(for_csv, questions)])
-    for row in rows:
-        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
-        cells = [for_csv(row.learner), num(row.score), num(row.max_score), row.status, for_csv(row.reason)]
-        writer.writerow([*cells, *(scores.get(q, "") for q in questions)])
-    return buffer.getvalue()
+    """learner, name, lms, lms_id, score, max_score, late, status, reason, then one column per question id
+    (see :func:`grader.batch.lms.grades_csv`: the same layout is ``grade export --to csv``)."""
+    return lms_grades_csv(rows)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -29,5 +29,8 @@ def html_page(title: str, body: str) -> str:
 
 
 def num(x: float | None) -> str:
-    """A score as people write it: 2, 2.5, 0.6667; empty when there is none."""
-    return "" if x is None else f"{x:g}"
+    """A score as people write it, to two decimals at most: 2, 2.5, 0.67 (not 0.6667); empty when there is none."""
+    if x is None:
+        return ""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text

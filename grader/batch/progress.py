@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING, Protocol
 
+from grader.batch.page import num
 from grader.batch.rows import STATUSES, Row
 from grader.text import plain
 
@@ -36,7 +37,7 @@ class NoProgress:
 def describe(row: Row, skipped: bool = False) -> str:
     """``ada: graded 28/28``, ``bob: timed-out``, with `` (unchanged, skipped)`` for rows kept from before."""
     if row.status == "graded" and row.max_score is not None:
-        text = f"{row.learner}: graded {row.score:g}/{row.max_score:g}"
+        text = f"{row.learner}: graded {num(row.score)}/{num(row.max_score)}"
     else:
         text = f"{row.learner}: {row.status}"
     return plain(text + (" (unchanged, skipped)" if skipped else ""))
@@ -99,16 +100,23 @@ def progress_for(stream: IO[str] | None = None) -> Progress:
 
 
 def format_summary(summary: "BatchSummary") -> str:
-    """What ``grade batch`` prints at the end: counts by status, the mean score, where the results are."""
+    """What ``grade batch`` prints at the end: one line (what this run graded, what it kept, how the rows ended,
+    the mean score), then its notes and where the results are."""
     from collections import Counter
 
     counts = Counter(r.status for r in summary.rows)
     scored = [r for r in summary.rows if r.max_score]
-    lines = [f"{len(summary.rows)} submissions ({summary.layout}): {summary.graded} graded now, {summary.skipped} unchanged and kept, in {summary.seconds:.1f} s."]
-    lines.append("  " + "   ".join(f"{status} {counts[status]}" for status in STATUSES))
+    line = (
+        f"{len(summary.rows)} submissions ({summary.layout}): {summary.graded} graded now, {summary.skipped} unchanged and kept, "
+        f"in {summary.seconds:.1f} s; of the {len(summary.rows)}: " + ", ".join(f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES)
+    )
     if scored:
-        mean = sum(r.score / (r.max_score or 1) for r in scored) / len(scored)
-        lines.append(f"  mean score {mean:.0%} of the maximum")
-    lines += [f"  note: {plain(note)}" for note in summary.notes]  # they name files as the learners named them
-    lines.append(f"Results in {summary.out}: grades.csv, results.jsonl, feedback/, summary.html, gradebook.sqlite")
+        line += f"; mean score {sum(r.score / (r.max_score or 1) for r in scored) / len(scored):.0%} of the maximum"
+    lines = [line + "."]
+    lines += [f"  note: {note}" for note in summary.notes]
+    lines.append(f"Results in {summary.out}: grades.csv, results.jsonl, feedback/, summary.html, summary.json, gradebook.sqlite")
     return "\n".join(lines)
+
+
+#: How the one summary line words each status: "graded" there means "graded now", so a row that ran says so.
+_STATUS_WORDS = {"graded": "ran to the end", "timed-out": "timed out", "crashed": "crashed", "unreadable": "unreadable"}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from grader.batch.names import Identity
 from grader.model import Report, ReportStatus
 from grader.report import report_from_dict, report_to_dict, ungraded_to_dict
 from grader.text import for_json
@@ -24,6 +25,8 @@ class Row:
     """Why the notebook was not graded normally (empty for ``graded``)."""
     report: Report | None = None
     late: bool = False
+    identity: Identity = Identity()
+    """Who the learner is to their LMS (kept apart from ``learner``): what an LMS import file is keyed on."""
 
     @classmethod
     def of(cls, learner: str, report: Report, late: bool = False) -> "Row":
@@ -45,14 +48,19 @@ class Row:
 
 def row_to_dict(row: Row) -> dict[str, Any]:
     """A line of ``results.jsonl``: the object ``grade --json`` prints in the teaching assistant's view (expected values
-    kept, ``learner_feedback`` what the learner was shown), plus the learner id and the LMS's late flag."""
+    kept, ``learner_feedback`` what the learner was shown), plus the learner id, their LMS identity (``lms``,
+    ``lms_id``, ``name``) and the LMS's late flag."""
     body = report_to_dict(row.report, staff=True) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
-    line: dict[str, Any] = {"learner": row.learner, "late": row.late, **body}
+    who = {"lms": row.identity.lms, "lms_id": row.identity.lms_id, "name": row.identity.name}
+    line: dict[str, Any] = {"learner": row.learner, "late": row.late, **who, **body}
     return for_json(line)
 
 
 def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:
     """The inverse of :func:`row_to_dict`; ``digest`` is the submission's hash, which the JSON leaves out."""
+    identity = Identity(data.get("lms", ""), data.get("lms_id", ""), data.get("name", ""))
     if "lesson" in data:
-        return Row.of(data["learner"], report_from_dict(data, digest), bool(data.get("late")))
-    return Row(data["learner"], data["path"], data["status"], data["errors"][0] if data["errors"] else "", None, bool(data.get("late")))
+        row = Row.of(data["learner"], report_from_dict(data, digest), bool(data.get("late")))
+        return replace(row, identity=identity)
+    reason = data["errors"][0] if data["errors"] else ""
+    return Row(data["learner"], data["path"], data["status"], reason, None, bool(data.get("late")), identity)

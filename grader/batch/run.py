@@ -15,10 +15,14 @@ from pathlib import Path
 
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
-from grader.batch.fingerprint import file_digest, suites_fingerprint
+from grader.batch.fingerprint import file_digest, grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
-from grader.batch.layouts import Entry, open_submissions
-from grader.batch.outputs import write_outputs
+from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
+from grader.batch.lms import Column, check_export, import_path, write_export
+from grader.batch.regrade import RegradePlan
+from grader.batch.class_report import previous_similar
+from grader.batch.outputs import SUMMARY_JSON, write_outputs
+from grader.batch.similar import find_similar
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
@@ -45,6 +49,12 @@ class BatchOptions:
     """In an nbgrader course folder, the assignment to grade."""
     nbgrader_db: str | None = None
     """Also write the grades to this nbgrader gradebook (a database URL)."""
+    only: tuple[str, ...] = ()
+    """Regrade just these learners (by learner id); everyone else keeps their stored grade."""
+    export: str | None = None
+    """Also write this LMS's grade-import file (``canvas``, ``moodle``, ``blackboard``, ``csv``; see :mod:`grader.batch.lms`)."""
+    export_name: str | None = None
+    """The assignment (column) name in that file; default the lesson's title."""
 
 
 @dataclass(frozen=True)
@@ -105,26 +115,60 @@ def run_batch(
     exporter = nbgrader_exporter() if options.nbgrader_db else None
     check_settings(options.grading.limits)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
+    check_export(options.export)
+    fingerprint = grading_fingerprint(options.grading.limits, batch.suites_hash)
     with open_submissions(submissions, options.assignment) as found:
         if not found.entries:
             raise UsageError(f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts.")
+        check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
         with Gradebook(out / FILE_NAME) as book:
+            learners = [e.learner for e in found.entries]
+            alone = found.layout == ONE_NOTEBOOK
+            everyone = "--regrade was given" if options.regrade else "their notebook was given alone" if alone else None
+            plan = RegradePlan(book, fingerprint, everyone, options.only)
+            plan.check_names(learners)  # a wrong --only stops before the run starts
             run_id = book.start_run(str(submissions))
             notes = found.notes
             if book.previous_run_unfinished(run_id):
                 notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
+            if alone:  # one learner regraded into the class of the last full run
+                roster = book.roster()
+                learners = roster + [name for name in learners if name not in roster]
+            else:
+                book.set_roster(run_id, learners)
             progress.start(len(found.entries))
             try:
-                graded, skipped = _grade_all(found.entries, book, run_id, options, batch, executor, progress)
+                graded, skipped = _grade_all(found.entries, book, run_id, options, batch, executor, progress, plan)
             finally:
                 progress.stop()
-            rows = book.latest(e.learner for e in found.entries)
-            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback)
+            notes += plan.notes()
+            rows = book.latest(learners)
+            if alone:
+                similar = previous_similar(out / SUMMARY_JSON)
+            else:  # after grading, in this process: off the hot path
+                similar = tuple(find_similar(((e.learner, e.path) for e in found.entries), batch.lesson.notebook))
+            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
+            notes += _export(book, run_id, out, rows, batch.lesson, options)
             if exporter is not None and options.nbgrader_db:
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment)
             book.finish_run(run_id)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+def _export(book: Gradebook, run_id: int, out: Path, rows: list[Row], lesson: Lesson, options: BatchOptions) -> tuple[str, ...]:
+    """Write the LMS import file asked for, or keep the one an earlier run wrote up to date (never a stale one)."""
+    if options.export:
+        book.set_export(run_id, options.export, options.export_name)
+        return (write_export(out, rows, Column.of(lesson, options.export_name), options.export).note,)
+    earlier = book.last_export()
+    if earlier is None:
+        return ()
+    try:
+        return (write_export(out, rows, Column.of(lesson, earlier[1]), earlier[0]).note + ", as the earlier run asked",)
+    except UsageError as err:  # this run's learners are not all that LMS's: the old file must not be imported
+        import_path(out, earlier[0]).unlink(missing_ok=True)
+        return (f"{earlier[0]}-import.csv was removed, as it could not be written again: {err}",)
 
 
 def _grade_all(
@@ -135,17 +179,20 @@ def _grade_all(
     batch: _BatchLesson,
     executor: Executor | None,
     progress: Progress,
+    plan: RegradePlan,
 ) -> tuple[int, int]:
     """Grade what is not current in the gradebook, committing each row as it comes; return (graded, skipped)."""
     graded = skipped = 0
     pending: dict[str, _Prepared] = {}
     for entry in entries:
         prepared = _prepare(entry, options.grading, batch)
-        if not options.regrade and book.is_current(entry.learner, prepared.digest, prepared.suites_hash):
+        if not plan.wants(entry.learner, prepared.digest, prepared.suites_hash):
             skipped += 1
-            progress.done(book.latest([entry.learner])[0], skipped=True)
+            kept = book.latest([entry.learner])  # none for a learner never graded and not named by --only
+            if kept:
+                progress.done(kept[0], skipped=True)
         elif prepared.row is not None:  # decided without grading: unreadable
-            _record(book, run_id, prepared, prepared.row, progress)
+            _record(book, run_id, prepared, prepared.row, progress, plan.fingerprint)
             graded += 1
         else:
             pending[entry.learner] = prepared
@@ -153,7 +200,7 @@ def _grade_all(
     results = (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
     for task, result in results:
         prepared = pending[task.learner]
-        _record(book, run_id, prepared, _row(prepared, result), progress)
+        _record(book, run_id, prepared, _row(prepared, result), progress, plan.fingerprint)
         graded += 1
     return graded, skipped
 
@@ -187,6 +234,7 @@ def _row(prepared: _Prepared, result: Result) -> Row:
     return Row.of(prepared.entry.learner, result, prepared.entry.late)
 
 
-def _record(book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress) -> None:
-    book.record(run_id, row, prepared.digest, prepared.suites_hash)
+def _record(book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress, options: dict[str, str]) -> None:
+    row = replace(row, identity=prepared.entry.identity)
+    book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Mapping, Sequence
 
 from grader.batch.charts import bars_svg, histogram_svg
+from grader.batch.markup import inline_html
 from grader.batch.page import html_page, num
 from grader.batch.rows import STATUSES, Row
 from grader.model import Lesson
@@ -20,12 +21,14 @@ from grader.text import for_html
 _WRONG = ("failed", "partial", "error", "missing")
 
 
-def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson]) -> str:
+def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_report: str = "") -> str:
+    """The page; ``class_report``: the sections of :mod:`grader.batch.class_report` (already-escaped HTML)."""
     counts = Counter(r.status for r in rows)
     parts = ["<h1>Batch summary</h1>", f"<p>{len(rows)} submissions: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES) + ".</p>"]
     for lesson_id in sorted({r.lesson for r in rows if r.lesson}):
         lesson = lessons.get(lesson_id)
         parts.append(_lesson_section(lesson_id, lesson, [r for r in rows if r.lesson == lesson_id]))
+    parts.append(class_report)
     trouble = [r for r in rows if r.status != "graded"]
     if trouble:
         parts.append("<h2>Not graded normally</h2>\n<table><tr><th>learner</th><th>status</th><th>reason</th></tr>")
@@ -62,7 +65,7 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
         '<th class="num">not attempted</th><th>most common failure</th></tr>'
     )
     for qid, passed, mean, max_score, idle, common in stats:
-        failure = f"{for_html(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>" if common else ""
+        failure = f"{inline_html(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>" if common else ""
         parts.append(
             f'<tr><td><code>{for_html(qid)}</code></td><td class="num">{passed:.0%}</td>'
             f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td><td class="num">{idle}</td><td>{failure}</td></tr>'

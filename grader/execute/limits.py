@@ -1,26 +1,33 @@
 """Operating-system limits on the worker, and ending it so that nothing it started survives.
 
 :func:`preexec` runs in the child between fork and exec (see :mod:`grader.execute.sandbox` for the levels):
-a new session, resource limits, and, when the grader runs as root, a uid of the worker's own.
-:func:`end_worker` kills the worker's session, every process descended from it, every process running as
-its uid, and waits until they are gone; :func:`remove_files_of` deletes what that uid left in shared
-temporary folders.
+a new session, resource limits, the filter that refuses shared memory (:mod:`grader.execute.ipc`), and, when
+the grader runs as root, a uid of the worker's own. :func:`end_worker` kills the worker's session, every
+process descended from it, every process running as its uid, and waits until they are gone;
+:func:`remove_files_of` deletes what that uid left in shared temporary folders, :func:`remove_tree` a folder
+whatever permissions and depth a learner left it with, and :func:`remove_stale` the folders of graders that
+were killed outright.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import resource
 import select
-import shutil
 import signal
+import stat
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 from grader.config import WORKER_UID_BASE, Limits
+from grader.execute import ipc
+from grader.execute.sandbox import Launch
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # Linux; looked up here: preexec must not import
 
@@ -30,15 +37,18 @@ def worker_uid(pid: int) -> int:
     return WORKER_UID_BASE + pid
 
 
-def preexec(limits: Limits, workdir: Path | None = None, drop: str = "none") -> Callable[[], None]:
-    """A ``preexec_fn`` for :class:`subprocess.Popen` (runs in the child): new session, resource limits, and uid.
+def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Callable[[], None]:
+    """A ``preexec_fn`` for :class:`subprocess.Popen` (runs in the child): new session, resource limits, the
+    shared-memory filter, and uid.
 
-    ``drop`` is ``none`` (keep the grader's uid), ``exec`` (become the worker's own uid now) or ``worker``
-    (give the worker its uid's working directory; the worker itself leaves root before any learner code).
+    ``launch.drop`` is ``none`` (keep the grader's uid), ``exec`` (become the worker's own uid now) or ``worker``
+    (the worker itself leaves root before any learner code); ``workdir``, if given, is handed to that uid.
     """
     mb = 1024 * 1024
     cpu = int(limits.timeout + 10 * limits.call_timeout + 30)
     target = str(workdir) if workdir is not None else None
+    drop, process_level = launch.drop, launch.level == "process"
+    refuse_shared_memory = ipc.refuser(launch)
 
     def apply() -> None:
         os.setsid()
@@ -48,9 +58,11 @@ def preexec(limits: Limits, workdir: Path | None = None, drop: str = "none") -> 
         _set(resource.RLIMIT_NOFILE, limits.max_open_files)
         _set(resource.RLIMIT_CORE, 0)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        if drop != "none" and target is not None:
+        refuse_shared_memory()
+        if drop != "none":
             uid = worker_uid(os.getpid())
-            os.chown(target, uid, uid)
+            if target is not None:
+                os.chown(target, uid, uid)
             _set(resource.RLIMIT_NPROC, limits.max_processes)  # a fresh uid: counts only this worker's processes
             if drop == "exec":
                 os.setgroups([])
@@ -60,6 +72,8 @@ def preexec(limits: Limits, workdir: Path | None = None, drop: str = "none") -> 
                     _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give root back
         elif os.getuid() != 0:  # root ignores RLIMIT_NPROC
             _set(resource.RLIMIT_NPROC, limits.max_processes + _running_processes())
+        if process_level and _prctl is not None:  # after any change of uid, which clears it; bwrap has --die-with-parent
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a grader killed outright takes its worker with it
 
     return apply
 
@@ -197,11 +211,93 @@ def remove_files_of(uid: int, folders: tuple[str, ...] = ("/tmp", "/var/tmp", "/
             continue
         for entry in entries:
             try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    remove_tree(entry.path)
             except OSError:
                 continue
+
+
+def remove_tree(path: str | Path) -> bool:
+    """Delete ``path`` (never following a symbolic link) whatever permissions were left on it and however deep it
+    goes; True if it is gone.
+
+    Run as its owner or as root, once no process of the learner who made it is left (so nothing can swap a
+    folder for a link meanwhile): folders a learner made read-only or unreadable are opened up as they are met.
+    """
+    path = str(path)
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+            return True
+        os.chmod(path, 0o700)
+        top = os.open(path, _DIRECTORY)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        _empty_flat(top)
+        os.rmdir(path)
+    except OSError:
+        pass  # a mount point, or another's file in a shared folder: the caller sees what is left
+    finally:
+        os.close(top)
+    return not os.path.lexists(path)
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+_TAKEN = {errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR}
+
+
+def _empty_flat(top: int) -> None:
+    """Delete everything in the folder open as ``top``: each sub-folder's own sub-folders are first moved up into
+    ``top`` (one rename each), so that no path ever has more than two names and nothing recurses, however deep
+    the tree; a step that fails raises :class:`OSError`."""
+    moved = 0
+    while names := os.listdir(top):
+        for name in names:
+            if not _is_folder(name, top):
+                os.unlink(name, dir_fd=top)
+                continue
+            os.chmod(name, 0o700, dir_fd=top)  # a folder, not a link (checked above)
+            sub = os.open(name, _DIRECTORY, dir_fd=top)
+            try:
+                for child in os.listdir(sub):
+                    if not _is_folder(child, sub):
+                        os.unlink(child, dir_fd=sub)
+                        continue
+                    os.chmod(child, 0o700, dir_fd=sub)  # moving a folder to another parent writes its ".."
+                    while True:
+                        moved += 1
+                        try:
+                            os.rename(child, f".removed-{moved}", src_dir_fd=sub, dst_dir_fd=top)
+                            break
+                        except OSError as err:
+                            if err.errno not in _TAKEN:
+                                raise
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=top)
+
+
+def _is_folder(name: str, folder: int) -> bool:
+    return stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+
+
+def remove_stale(prefix: str) -> None:
+    """Delete the temp folders ``{prefix}{pid}-*`` whose grading process ``pid`` is gone.
+
+    A grader killed outright (SIGKILL) cannot clean up; the next one to start a worker does. Only real folders
+    of this user, or of a worker's uid, are removed: never a link, never someone else's.
+    """
+    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
+        pid = folder.name[len(prefix):].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            continue
+        owners_ok = info.st_uid == os.getuid() or (os.getuid() == 0 and info.st_uid >= WORKER_UID_BASE)
+        if stat.S_ISDIR(info.st_mode) and owners_ok:
+            remove_tree(folder)

@@ -12,7 +12,6 @@ be. Two ways exist, both behind :class:`WorkerOS`:
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -20,8 +19,13 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from grader.config import Limits
-from grader.execute.limits import end_worker, preexec, remove_files_of, worker_uid
+from grader.execute.ipc import remove_ipc
+from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, launch
+
+WORKDIR_PREFIX = "grader-worker-"
+"""Spawned workers' folders are ``grader-worker-{grader's pid}-{random}``: unpredictable, and removable by the
+next grader (:func:`remove_stale`) if this one is killed outright."""
 
 
 class WorkerOS(Protocol):
@@ -47,7 +51,8 @@ class Spawned:
     """A worker started as a new interpreter, with the channel's pipe ends ``rfd`` and ``wfd``."""
 
     def __init__(self, limits: Limits, rfd: int, wfd: int) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+        remove_stale(WORKDIR_PREFIX)
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
         try:
             spec = launch(self.workdir, limits)
             self._proc = subprocess.Popen(
@@ -58,11 +63,11 @@ class Spawned:
                 cwd=self.workdir,
                 env=spec.env,
                 pass_fds=(rfd, wfd),
-                preexec_fn=preexec(limits, self.workdir, spec.drop),
+                preexec_fn=preexec(limits, spec, self.workdir),
                 close_fds=True,
             )
         except BaseException:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            remove_tree(self.workdir)
             raise
         self.isolation, self.level = spec.isolation, spec.level
         self.output: IO[bytes] = self._proc.stdout  # type: ignore[assignment]
@@ -90,9 +95,10 @@ class Spawned:
             self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
             pass
-        shutil.rmtree(self.workdir, ignore_errors=True)
-        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp was private
+        remove_tree(self.workdir)  # read-only folders the learner left in it too
+        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp and IPC were private
             remove_files_of(self.uid)
+            remove_ipc(self.uid)
 
 
 _SIGNAL_NUMBERS = {int(s) for s in signal.Signals}

@@ -14,7 +14,8 @@ Two levels, the strongest the platform allows unless one is forced (``GRADER_ISO
     user can read the Python installation, a uid of the worker's own (so learner code cannot signal the
     grader, write its files, or hide a process from the sweep that ends the worker).
 
-Either way the same resource limits apply (:mod:`grader.execute.limits`), and when the grader runs as root
+Either way the same resource limits and the same system-call filter, which refuses shared memory, apply
+(:mod:`grader.execute.limits`), and when the grader runs as root
 learner code runs as a fresh unprivileged uid, ``WORKER_UID_BASE`` + the worker's pid: the grader's
 ``preexec`` gives it the working directory, and the worker drops to that owner before running any cell
 (inside bubblewrap, where the Python installation is visible to it) or the ``preexec`` drops itself

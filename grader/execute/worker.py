@@ -6,8 +6,9 @@ learner's namespace; hidden tests reach into it only through :meth:`LearnerProce
 
 How the worker is isolated is :mod:`grader.execute.sandbox`'s choice (``LearnerProcess.isolation`` says
 which); how it was started (spawned, or forked from a :class:`Zygote`) is its :class:`WorkerOS`'s, and
-:meth:`LearnerProcess.close` leaves nothing behind either way. Under bubblewrap a spawned worker dies if the
-thread that started it exits (``--die-with-parent``), so start and close a worker in a thread that outlives it.
+:meth:`LearnerProcess.close` leaves nothing behind either way. A spawned worker dies if the thread that started
+it exits (bubblewrap's ``--die-with-parent``, or ``PR_SET_PDEATHSIG`` at the process level), so start and close a
+worker in a thread that outlives it.
 """
 
 from __future__ import annotations
@@ -216,6 +217,7 @@ class LearnerProcess:
             errno.EFBIG: f"a notebook may write files of up to {self.limits.max_file_mb} MB",
             errno.EMFILE: f"a notebook may have {self.limits.max_open_files} files open at once",
             errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
+            errno.ENOSYS: "shared memory and message queues between processes (System V IPC, memfd) are turned off while grading",
         }
 
     def _where(self, prefer_loop: bool = False) -> str:

@@ -7,7 +7,12 @@ environment, resource limits), and asks it to fork one child per learner. What s
 the next, given that they share the zygote's sandbox, is in SECURITY.md; in short, learners never overlap
 (one child at a time per zygote), each child gets its own session, working directory and, when the grader
 is root, drops to an unprivileged uid the zygote does not share, and after each learner the zygote kills
-every process the learner left and empties ``/tmp``, ``/dev/shm`` and the learner's directory.
+every process the learner left and empties ``/tmp``, ``/dev/shm``, System V IPC and the learner's directory.
+
+Learners' directories are made here, by the grader, with names nobody can predict (``tempfile.mkdtemp``), in
+the zygote's root folder, which belongs to the grader: when the grader is root, learner code can neither
+write to it nor list it, so it cannot squat a later learner's folder; and after each learner every entry of
+the root is deleted, whatever its permissions.
 
 Only the bubblewrap level forks (:func:`Zygote.start` returns None otherwise): at the process level there
 is no namespace of the zygote's own to sweep. A zygote that died (a learner can kill it when the grader is
@@ -16,11 +21,9 @@ not root) is started again on the next fork; if that fails the caller spawns ins
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import queue
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -29,22 +32,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from grader.config import ZYGOTE_FORKS, Limits
-from grader.execute.limits import end_worker, preexec, worker_uid
+from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, choose_level, launch, worker_start
 
 _ANSWER_SECONDS = 10.0
 """How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
 
 
-_ROOT_PREFIX = "grader-zygote-"
-
-
-def _remove_orphaned_roots() -> None:
-    """Delete the folders of zygotes whose grading process was killed outright (SIGKILL leaves them behind)."""
-    for folder in Path(tempfile.gettempdir()).glob(f"{_ROOT_PREFIX}*-*"):
-        pid = folder.name[len(_ROOT_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(folder, ignore_errors=True)
+ROOT_PREFIX = "grader-zygote-"
+"""A zygote's root folder is ``grader-zygote-{grader's pid}-{random}``: a grader killed outright (SIGKILL) leaves
+it behind, and the next zygote deletes it (:func:`remove_stale`)."""
 
 
 class ZygoteUnavailable(Exception):
@@ -72,7 +69,6 @@ class Forked:
         status = self._zygote.end(self._pid, self.workdir)
         if self._status is None:
             self._status = status
-        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 class Zygote:
@@ -80,15 +76,15 @@ class Zygote:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self._counter = itertools.count()
         self._forks = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._stop = threading.Event()
         self._killing = threading.Lock()
         """A grading thread that finds the zygote dead and a dying grader's cleanup may both end it at once."""
-        _remove_orphaned_roots()
-        self.root = Path(tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-"))
+        remove_stale(ROOT_PREFIX)
+        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+        """The grader's: learners' directories are made in it, and it is emptied after each learner."""
         self.isolation = self.level = ""
         self.uid: int | None = None
 
@@ -134,7 +130,7 @@ class Zygote:
                 cwd=self.root,
                 env=spec.env,
                 pass_fds=(theirs.fileno(),),
-                preexec_fn=preexec(self.limits, self.root, spec.drop),
+                preexec_fn=preexec(self.limits, spec),  # the root stays the grader's: no learner uid may write in it
                 close_fds=True,
             )
         except BaseException as err:  # reported to the booting thread
@@ -165,7 +161,7 @@ class Zygote:
 
     def close(self) -> None:
         self._kill()
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
 
     # -- requests ---------------------------------------------------------------------------------------
     def fork(self, rfd: int, wfd: int) -> Forked:
@@ -176,21 +172,39 @@ class Zygote:
             self._boot()  # died with an earlier learner, or retired above: start again
             self._forks = 0
         self._forks += 1
-        workdir = self.root / f"learner-{next(self._counter)}"
-        workdir.mkdir(mode=0o700)
-        if self.uid is not None:
-            os.chown(workdir, self.uid, self.uid)
+        workdir = self._new_workdir()
         out_r, out_w = os.pipe()
         try:
             self._send({"t": "fork", "workdir": str(workdir)}, [rfd, wfd, out_w])
             pid = self._expect("forked")["pid"]
         except ZygoteUnavailable:
             os.close(out_r)
-            shutil.rmtree(workdir, ignore_errors=True)
+            self._empty_root()
             raise
         finally:
             os.close(out_w)
         return Forked(self, int(pid), workdir, os.fdopen(out_r, "rb", buffering=0))
+
+    def _new_workdir(self) -> Path:
+        """A learner's directory, named by chance, in the grader's root; its owner is the uid the learner runs as."""
+        try:
+            self.root.chmod(0o711 if self.uid is not None else 0o700)  # others may only pass through, to their folder
+            workdir = Path(tempfile.mkdtemp(dir=self.root))
+            if self.uid is not None:
+                os.chown(workdir, self.uid, self.uid)
+        except OSError as err:  # never a learner's doing; should it happen, spawn this learner's worker instead
+            self._kill()
+            raise ZygoteUnavailable(f"no directory for the learner ({err})") from None
+        return workdir
+
+    def _empty_root(self) -> None:
+        """Delete everything in the root: the last learner's directory and whatever it made there."""
+        try:
+            entries = list(os.scandir(self.root))
+        except OSError:
+            return
+        for entry in entries:
+            remove_tree(entry.path)
 
     def poll(self, pid: int) -> int | None:
         try:
@@ -201,11 +215,14 @@ class Zygote:
         return status if status is None else int(status)
 
     def end(self, pid: int, workdir: Path) -> int | None:
+        """Have the zygote sweep after the learner (or find it dead, its sandbox with it), then empty the root."""
         try:
             self._send({"t": "end", "pid": pid, "workdir": str(workdir)})
             status = self._expect("ended")["status"]
         except ZygoteUnavailable:
-            return None
+            status = None
+        finally:
+            self._empty_root()
         return status if status is None else int(status)
 
     def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:

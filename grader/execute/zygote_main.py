@@ -11,9 +11,14 @@ IPython shell, then serves requests from the grader over a control socket, one l
 ``poll``
     the child's exit status, if it has exited (Popen's convention: negative is a signal).
 ``end``
-    sweep: as the learner's uid, kill the child and every other process in the sandbox, and delete
-    what was written to ``/tmp``, ``/dev/shm`` and the learner's directory, so the next learner finds the
-    sandbox as the zygote left it. Replies with the child's exit status.
+    sweep: as the learner's uid, kill the child and every other process in the sandbox, delete what was
+    written to ``/tmp``, ``/dev/shm`` and the learner's directory (whatever permissions it was left with),
+    and remove System V IPC objects, so the next learner finds the sandbox as the zygote left it: empty but
+    for the folders leading to the sandbox's mounts. A sweep that cannot make it so exits with an error,
+    which ends the zygote, and its sandbox with it (fail-safe). Replies with the child's exit status.
+
+The zygote itself leaves nothing in its ``/tmp``: the home it builds the shell in is deleted before it says
+``ready``.
 
 Python reseeds ``random`` in a forked child by itself; nothing else with random state (numpy) is imported
 before the fork. The zygote is not dumpable (``PR_SET_DUMPABLE`` 0): a learner process running as the same uid (a
@@ -25,18 +30,24 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import shutil
+import re
 import signal
 import socket
 import sys
 import tempfile
 import time
+from pathlib import PurePosixPath
 from typing import Any
 
+from grader.execute.ipc import remove_ipc
+from grader.execute.limits import remove_tree
 from grader.execute.worker_main import _make_shell, leave_root, serve
 
 _PR_SET_DUMPABLE = 4
-_WIPED = ("/tmp", "/dev/shm")
+_WIPED = {"/tmp": 0o1777, "/dev/shm": 0o1777}
+"""The sandbox's shared scratch folders and the mode bwrap gave them (a learner that owns one may change it)."""
+_WAY_MODE = 0o755
+"""The mode bwrap gives the folders it makes on the way to a mount."""
 
 
 def _exit_code(status: int) -> int:
@@ -48,6 +59,7 @@ class Zygote:
         self.control = control
         self.shell = _make_shell()  # made once, never used here: every child starts from this same state
         self.statuses: dict[int, int] = {}
+        self.mounts, self.ways = _mounts()
 
     def reply(self, message: dict[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
@@ -129,14 +141,32 @@ class Zygote:
                 os.chdir(workdir)
                 leave_root()
                 _kill_all_but({1, os.getppid(), os.getpid()})
-                for folder in (*_WIPED, workdir):
-                    _empty(folder)
-                code = 0
+                swept = [self._empty(folder, mode) for folder, mode in (*_WIPED.items(), (workdir, 0o700))]
+                code = 0 if all(swept) and remove_ipc() else 1
             finally:
                 os._exit(code)
         _, status = os.waitpid(sweeper, 0)
         if _exit_code(status) != 0:
             raise SystemExit("the sweep after a learner failed")  # the grader sees the zygote gone and starts another
+
+    def _empty(self, folder: str, mode: int) -> bool:
+        """Give ``folder`` its mode back and delete everything in it but the sandbox's own mounts and the folders
+        leading to them, whatever permissions the learner left; True if nothing else is left."""
+        try:
+            os.chmod(folder, mode)
+        except OSError:
+            pass  # not the sweeper's (a root grader's sandbox): then the learner could not change it either
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return False
+        clean = True
+        for entry in entries:
+            if entry.path in self.ways and entry.is_dir(follow_symlinks=False):
+                clean = self._empty(entry.path, _WAY_MODE) and clean
+            elif entry.path not in self.mounts:
+                clean = remove_tree(entry.path) and clean
+        return clean
 
 
 def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
@@ -165,19 +195,13 @@ def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
     raise RuntimeError("learner processes kept appearing")
 
 
-def _empty(folder: str) -> None:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-        except OSError:
-            pass
+def _mounts() -> tuple[frozenset[str], frozenset[str]]:
+    """The sandbox's mount points (bwrap's binds: the Python installation, the grader, the zygote's root folder)
+    and the folders leading to them: the structure of the sandbox, which a sweep keeps."""
+    with open("/proc/self/mountinfo") as info:
+        points = {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4]) for line in info}
+    ways = {str(parent) for point in points for parent in PurePosixPath(point).parents}
+    return frozenset(points), frozenset(ways - points)
 
 
 def main() -> None:
@@ -185,7 +209,12 @@ def main() -> None:
     del sys.argv[1:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    Zygote(control).loop()
+    home = tempfile.mkdtemp(dir="/tmp")  # the sandbox's private /tmp; IPython writes its profile while the shell is built
+    os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
+    zygote = Zygote(control)
+    remove_tree(home)  # so that the first learner, too, finds /tmp as empty as the sweep leaves it for the next
+    tempfile.tempdir = None
+    zygote.loop()
     os._exit(0)
 
 

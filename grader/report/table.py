@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from grader.batch.page import num
 from grader.model import Report
 from grader.text import plain
 
@@ -21,7 +22,7 @@ _STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "not-attempte
 
 
 def _num(x: float) -> str:
-    return f"{x:g}"
+    return num(x)  # two decimals at most, as the batch's pages write scores
 
 
 def _text(text: str, style: str = "") -> "Text":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import signal
 import socket
@@ -28,8 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS
-from grader.serve.protocol import Answer, NotebookRequest, parse_reply
+from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS, DAEMON_STATUS_SECONDS
+from grader.serve.protocol import STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 #: Environment variables that change what a grade is (the rest reach neither the grader nor the workers).
@@ -86,18 +87,30 @@ def ask(request: NotebookRequest, path: Path | None) -> Answer | None:
     """The daemon's answer, or None if there is no daemon, it is stale, or anything at all went wrong."""
     if path is None or mode() == "off":
         return None
+    reply = _exchange(path, request.to_json(), DAEMON_REPLY_SECONDS)
+    return None if reply is None else parse_reply(reply)
+
+
+def status(path: Path, seconds: float = DAEMON_STATUS_SECONDS) -> Status | None:
+    """The state of the daemon on this socket, or None if none answers within ``seconds`` (not there, or warming up)."""
+    reply = _exchange(path, json.dumps(STATUS_REQUEST).encode(), seconds)
+    return None if reply is None else Status.from_json(reply)
+
+
+def _exchange(path: Path, request: bytes, seconds: float) -> bytes | None:
+    """Send one request on the socket and read the whole reply; None if anything went wrong."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(DAEMON_REPLY_SECONDS)
+            conn.settimeout(seconds)
             conn.connect(str(path))
-            conn.sendall(request.to_json())
+            conn.sendall(request)
             conn.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := conn.recv(1 << 16):
                 chunks.append(chunk)
     except OSError:  # no daemon (ENOENT, ECONNREFUSED), it died, or it took too long
         return None
-    return parse_reply(b"".join(chunks))
+    return b"".join(chunks)
 
 
 def should_start() -> bool:

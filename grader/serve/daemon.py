@@ -6,7 +6,8 @@ the batch's per-process machinery (:class:`grader.batch.work.GradingContext`: su
 learner's worker forked from a warm sandboxed zygote), and renders the answer for the learner's terminal
 (:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
 uid is checked), one connection per thread, and exits when idle for ``DAEMON_IDLE_SECONDS``, on SIGTERM, or
-after telling a client it is stale (a lesson it holds changed on disk).
+after telling a client it is stale (a lesson it holds changed on disk). It also answers a status request
+(:data:`grader.serve.protocol.STATUS_REQUEST`) with its counters; asking does not keep it alive.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from grader.model import Report
 from grader.pipeline import GradeOptions, lesson_id_for
 from grader.read import read_submission
 from grader.serve.answer import answer, options_for
-from grader.serve.protocol import COLD, STALE, NotebookRequest
+from grader.serve.protocol import COLD, STALE, STATUS_REQUEST, NotebookRequest, Status
 
 _MAX_REQUEST = 1 << 20
 
@@ -50,6 +51,13 @@ class Daemon:
         self.stale = threading.Event()
         self.busy = 0
         self.last_used = time.monotonic()
+        self.ready = False
+        self.answered = 0
+        self.left_cold = 0
+
+    def status(self) -> Status:
+        with self._lock:
+            return Status(os.getpid(), self.ready, self.answered, self.left_cold, self.stale.is_set())
 
     def context(self, options: GradeOptions) -> GradingContext:
         """The warm state for these options (one per set of options used: a learner uses one or two)."""
@@ -84,12 +92,20 @@ class Daemon:
             traceback.print_exc()
 
     def serve(self, conn: socket.socket) -> None:
+        graded = False  # a status request does not count as use: asking must not keep an idle daemon alive
         with conn:
             try:
                 pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
                 if uid != os.getuid():
                     return
-                request = NotebookRequest.from_json(_read_all(conn))
+                data = _read_all(conn)
+                if not data:
+                    return  # a client that gave up before we accepted (a status asked while warming up)
+                if json.loads(data) == STATUS_REQUEST:
+                    conn.sendall(self.status().to_json())
+                    return
+                graded = True
+                request = NotebookRequest.from_json(data)
                 started = time.monotonic()
                 try:
                     reply, said = answer(request, self.grade).to_json(), "answered"
@@ -98,6 +114,11 @@ class Daemon:
                     reply, said = _json(STALE), f"stale (lesson {err} changed on disk): exiting"
                 except UsageError:
                     reply, said = _json(COLD), "left to a cold grade (a usage error)"
+                with self._lock:  # counted before the reply is sent: a status asked after it is never behind
+                    if reply == _json(COLD):
+                        self.left_cold += 1
+                    elif reply != _json(STALE):
+                        self.answered += 1
                 conn.sendall(reply)
                 print(f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s", file=sys.stderr, flush=True)
             except Exception:
@@ -105,7 +126,8 @@ class Daemon:
             finally:
                 with self._lock:
                     self.busy -= 1
-                    self.last_used = time.monotonic()
+                    if graded:
+                        self.last_used = time.monotonic()
 
     def close(self) -> None:
         """Release the warm state; a grade still in progress is abandoned (its zygote and workers killed), not
@@ -171,6 +193,8 @@ def run(path: Path, warm: NotebookRequest) -> None:
         listener.listen(16)
         listener.settimeout(1.0)
         daemon.warm(warm)
+        with daemon._lock:
+            daemon.ready = True
         idle = _idle_seconds()
         print(f"{time.strftime('%H:%M:%S')} daemon {os.getpid()} ready (exits after {idle:g} s idle)", file=sys.stderr, flush=True)
         while True:

@@ -1,5 +1,9 @@
 """What ``grade NOTEBOOK`` sends to the daemon and gets back: plain, frozen data as one JSON object each way.
 
+Two requests: a :class:`NotebookRequest` (grade this), answered by an :class:`Answer`, :data:`STALE` or
+:data:`COLD`; and :data:`STATUS_REQUEST` (how are you?), answered by a :class:`Status`, which is how
+``grade daemon --json`` and the tests see a daemon's state without reading its log.
+
 The request carries everything the answer depends on that is not part of the daemon's identity (see
 :func:`grader.serve.client.identity`): the notebook as the learner named it and the folder they named it
 from, the grading options, and the terminal the answer will be printed on, so the daemon renders exactly
@@ -76,6 +80,39 @@ class Answer:
 #: so), or the request needs the cold path's own handling (a usage error, printed by click).
 STALE = {"t": "stale"}
 COLD = {"t": "cold"}
+
+
+#: Asks a daemon for its :class:`Status`; it answers only once it is ready (warmed up and accepting).
+STATUS_REQUEST = {"t": "status"}
+
+
+@dataclass(frozen=True)
+class Status:
+    """A daemon's state, as it reports it: what ``grade daemon --json`` shows and the tests poll."""
+
+    pid: int
+    ready: bool
+    """Warmed up (the first lesson's suites collected, a zygote booted) and accepting requests."""
+    answered: int
+    """Requests answered with an :class:`Answer` (graded, or found ungradable) since it started."""
+    left_cold: int
+    """Requests it left to a cold ``grade`` (a usage error)."""
+    stale: bool
+    """A lesson it holds changed on disk: it has said so and exits as soon as it is not busy."""
+
+    def to_json(self) -> bytes:
+        return json.dumps({"t": "status", **asdict(self)}).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> "Status | None":
+        """The status in a reply, or None for anything else."""
+        try:
+            raw = json.loads(data)
+            if raw.get("t") != "status":
+                return None
+            return cls(int(raw["pid"]), bool(raw["ready"]), int(raw["answered"]), int(raw["left_cold"]), bool(raw["stale"]))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
 
 
 def parse_reply(data: bytes) -> Answer | None:

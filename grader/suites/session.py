@@ -29,6 +29,9 @@ from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, M
 
 _INI = Path(__file__).with_name("pytest.ini")
 
+if sys.version_info < (3, 11):  # pragma: no cover - the builtin arrived in 3.11; pytest depends on the backport
+    from exceptiongroup import BaseExceptionGroup
+
 #: Held while a session imports its suites. In ``importlib`` mode pytest names a suite module after its path
 #: below the root (``test_values``, ``conftest``) and reuses any module of that name already in
 #: ``sys.modules``: a second lesson with a ``conftest.py`` would get the first lesson's. So each session
@@ -218,6 +221,14 @@ def _pin_hypothesis_seeds(items: Iterator[pytest.Item]) -> None:
 
 def _load_hypothesis_profile() -> None:
     from hypothesis import HealthCheck, Phase, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    from grader.config import cache_dir
+
+    # Hypothesis keeps files in ./.hypothesis unless told otherwise (even with no example database): that is
+    # the learner's folder when check() runs. Its own HYPOTHESIS_STORAGE_DIRECTORY still wins when set.
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        set_hypothesis_home_dir(cache_dir() / "hypothesis")
 
     settings.register_profile(
         "grading",

@@ -1,0 +1,159 @@
+"""Arithmetic intensity (intensity_4bit, ridge_point), the two tokens/s definitions (answer_rate_definitions) and
+speculative decoding (expected_tokens_per_pass).
+
+Self-contained on purpose: it uses only the engine's fixtures (``learner``, ``reference``) and
+:mod:`grader.testing`, not the lesson's ``conftest.py``. Expected values are computed here from the lesson's
+spec, never from the learner's code.
+"""
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.testing import NO_SHRINK, Mismatch, diagnose_number, magnitudes, question, show
+
+REL = 1e-6
+
+
+def _number(value):
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _expect_close(got, expected, unit, mistakes=()):
+    """Pass if the call returned ``expected`` within REL; else say what came back and name a known mistake."""
+    number = _number(got.value)
+    if number is not None and math.isclose(number, expected, rel_tol=REL, abs_tol=1e-300):
+        return
+    text = f"{got.text} returned {show(got.value)}; expected {expected:.6g} {unit} (within {REL:g} relative)."
+    for what, value in mistakes:
+        if number is not None and math.isclose(number, value, rel_tol=1e-9, abs_tol=1e-300):
+            raise Mismatch(f"{text} That is what {what} gives.")
+    why = diagnose_number(got.value, expected, {})
+    raise Mismatch(f"{text} {why}" if why else text)
+
+
+# -- intensity_4bit --------------------------------------------------------------------------------------------------
+
+@question("intensity_4bit")
+def test_intensity_4bit(learner):
+    value = learner.value("intensity_4bit")
+    number = _number(value)
+    if number is not None and math.isfinite(number) and math.isclose(number, 4.0, rel_tol=REL):
+        return
+    text = f"`intensity_4bit` is {show(value)}; expected the FLOPs per byte of weights read in one step (within {REL:g} relative)."
+    if isinstance(value, str):
+        raise Mismatch(f"{text} It is a string: store the number itself, not text.")
+    mistakes = [
+        (1.0, "That is the intensity at 2 bytes per parameter: the question is about 4-bit weights, half a byte each."),
+        (0.25, "That is bytes per FLOP, the reciprocal: divide FLOPs by bytes."),
+        (0.5, "That divides by 4 bits as if they were 4 bytes: 4 bits is half a byte."),
+        (2.0, "That counts 1 FLOP per parameter or 1 byte per parameter: a step does a multiply and an add per weight, and 4 bits is half a byte."),
+    ]
+    for wrong, why in mistakes:
+        if number is not None and math.isclose(number, wrong, rel_tol=2e-3):
+            raise Mismatch(f"{text} {why}")
+    raise Mismatch(f"{text} A step does about 2 FLOPs per parameter and reads each parameter's bytes once.")
+
+
+# -- ridge_point ---------------------------------------------------------------------------------------------------
+
+RIDGE_MISTAKES = lambda peak, bw: [("bandwidth / peak_flops, bytes per FLOP", bw / peak), ("peak_flops x bandwidth", peak * bw)]  # noqa: E731
+
+
+@question("ridge_point")
+def test_ridge_point_worked_example(learner):
+    """The H100 SXM of the text: 989 TFLOP/s of dense BF16 over 3.35 TB/s."""
+    _expect_close(learner.call("ridge_point", 989e12, 3.35e12), 989e12 / 3.35e12, "FLOPs per byte", RIDGE_MISTAKES(989e12, 3.35e12))
+
+
+@question("ridge_point", weight=2)
+@settings(max_examples=8, phases=NO_SHRINK)
+@given(peak=magnitudes(12, 16), bandwidth=magnitudes(10, 13))
+def test_ridge_point_generated(learner, peak, bandwidth):
+    _expect_close(learner.call("ridge_point", peak, bandwidth), peak / bandwidth, "FLOPs per byte", RIDGE_MISTAKES(peak, bandwidth))
+
+
+@question("ridge_point")
+def test_ridge_point_keywords(learner):
+    peak, bandwidth = 312e12, 2.039e12
+    got = learner.call("ridge_point", bandwidth=bandwidth, peak_flops=peak)
+    _expect_close(got, peak / bandwidth, "FLOPs per byte", RIDGE_MISTAKES(peak, bandwidth))
+
+
+# -- answer_rate_definitions -------------------------------------------------------------------------------------------
+
+WHY_NOT = {
+    "A": "Y divided the tokens by the whole request's time, including the wait for the first token: a valid "
+    "measure of what the user saw, not a mistake.",
+    "B": "1 / ITL is a valid measure too: the steady rate at which tokens arrive once decoding is under way.",
+    "D": "n_out / TTFT divides all the tokens by the time to the first one only; neither dashboard measures that.",
+}
+#: The letter the explanations above were written for; used only while the solution still says so.
+WRITTEN_FOR = "C"
+
+
+@question("answer_rate_definitions")
+def test_answer_rate_definitions(learner, reference):
+    correct = reference.answer_rate_definitions
+    value = learner.value("answer_rate_definitions")
+    if not isinstance(value, str):
+        raise Mismatch(
+            f"`answer_rate_definitions` is {show(value)} (a {type(value).__name__}); expected the letter of one option "
+            'as a string, e.g. `answer_rate_definitions = "A"`.'
+        )
+    answer = value.strip().upper()
+    if answer == correct.strip().upper():
+        return
+    if len(answer) != 1 or not answer.isalpha():
+        raise Mismatch(f"`answer_rate_definitions` is {show(value)}; expected just the letter of one option, e.g. \"A\".")
+    general = "Work out what each dashboard divided by what: are both sensible quantities with different definitions?"
+    why = WHY_NOT.get(answer, general) if correct.strip().upper() == WRITTEN_FOR else general
+    raise Mismatch(f"`answer_rate_definitions` is {show(value)}; that is not the right option. {why}")
+
+
+# -- expected_tokens_per_pass --------------------------------------------------------------------------------------
+
+def spec_tokens_per_pass(k, a):
+    """1 + a + a**2 + ... + a**k: the accepted prefix of k drafts (each kept with probability a) plus one token."""
+    return math.fsum(a**i for i in range(k + 1))
+
+
+def pass_mistakes(k, a):
+    return [
+        ("(1 - a**k) / (1 - a), which leaves out the token the large model adds every pass", spec_tokens_per_pass(k - 1, a) if k else 0.0),
+        ("k * a + 1, which treats every draft as kept independently of the ones before it", k * a + 1),
+        ("k * a, the drafts kept on average if each were independent, without the large model's token", k * a),
+    ]
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_worked_example(learner):
+    """k = 4 drafts accepted with probability 0.8: 3.3616 tokens per pass."""
+    _expect_close(learner.call("expected_tokens_per_pass", 4, 0.8), 3.3616, "tokens", pass_mistakes(4, 0.8))
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_nothing_accepted(learner):
+    """a = 0: every draft is rejected, and the pass still gives the large model's own token."""
+    _expect_close(learner.call("expected_tokens_per_pass", 5, 0.0), 1.0, "tokens", pass_mistakes(5, 0.0))
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_everything_accepted(learner):
+    """a = 1: all k drafts kept plus one token, k + 1 (the formula would divide 0 by 0)."""
+    got = learner.call("expected_tokens_per_pass", 3, 1.0)
+    _expect_close(got, 4.0, "tokens", pass_mistakes(3, 1.0))
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_no_drafts(learner):
+    """k = 0: no drafts, one token per pass: plain decoding."""
+    _expect_close(learner.call("expected_tokens_per_pass", 0, 0.7), 1.0, "tokens", pass_mistakes(0, 0.7))
+
+
+@question("expected_tokens_per_pass", weight=2)
+@settings(max_examples=10, phases=NO_SHRINK)
+@given(k=st.integers(1, 16), a=st.floats(0.01, 0.99))
+def test_tokens_per_pass_generated(learner, k, a):
+    _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", pass_mistakes(k, a))

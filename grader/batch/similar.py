@@ -1,0 +1,163 @@
+"""Similar submissions, flagged for a teaching assistant to look at; never a score.
+
+Method (the README's batch section says why):
+
+1. **Answer code**: a learner's code cells that differ from the lesson notebook's own (the starter code is
+   everyone's), self-check cells left out.
+2. **AST normal form**: each cell is parsed with :mod:`ast` (IPython's ``%``/``!`` lines dropped), and its
+   tree is written out in preorder as a token stream: each node's type, every identifier that is not a
+   builtin renamed in order of first appearance in the cell (``v0``, ``v1``, ...), constants as written,
+   docstrings left out. Comments and layout never reach a tree. Renaming variables, adding comments,
+   reflowing code, rewording docstrings or moving cells no longer changes anything. (Walking the tree
+   directly costs a third of printing it back with :func:`ast.unparse` and tokenizing that; cells the class
+   shares word for word are read once.)
+3. **Winnowing** (Schleimer, Wilkerson and Aiken, SIGMOD 2003: MOSS's method) over that token
+   stream: hashes of every k-gram of tokens, and in each window of w consecutive hashes the smallest is
+   kept. Any shared run of at least ``w + k - 1`` tokens is guaranteed to be found, reordering functions
+   does not hide it, and each submission is a small set, so a class is compared through an index of
+   fingerprints instead of pair by pair. As in MOSS, what most of the class shares (the one obvious way to
+   write a line, a function header the lesson gives) is not evidence and is dropped.
+4. Two learners are **similar** when the Jaccard index of their remaining fingerprints is at least
+   :data:`~grader.config.SIMILARITY_THRESHOLD` and each has at least :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS`
+   of them (a two-line answer has too few ways to be written to say anything).
+
+It runs in the batch process after grading, reading the notebooks again (JSON only): off the hot path.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import zlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from grader.config import SIMILARITY_COMMON_SHARE, SIMILARITY_MIN_FINGERPRINTS, SIMILARITY_THRESHOLD, WINNOW_K, WINNOW_W
+from grader.errors import NotebookUnreadable
+from grader.read import read_submission
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two learners whose answer code is near-identical, with that code for a side-by-side look."""
+
+    first: str
+    second: str
+    similarity: float
+    first_code: str
+    second_code: str
+
+
+def answer_cells(path: Path, starter: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The learner's own code cells (not the starter code, not self-checks), as written; none if unreadable."""
+    try:
+        submission = read_submission(path)
+    except NotebookUnreadable:
+        return ()
+    cells = (c.source.strip() for c in submission.cells if not c.skip)
+    return tuple(s for s in cells if s and s not in starter)
+
+
+def cell_tokens(cell: str) -> tuple[str, ...]:
+    """One cell's AST normal form as a token stream: the tree in preorder, each node's type, with identifiers
+    renamed in order of first appearance (builtins and attribute names kept), constants as written, and
+    docstrings, comments and layout gone. Empty if the cell does not parse (IPython's ``%``/``!`` lines are
+    dropped first); never raises."""
+    lines = [line for line in cell.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        return _cached_tokens("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # parsed, never run: a hostile cell is left out
+        return ()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached_tokens(source: str) -> tuple[str, ...]:
+    """:func:`cell_tokens` of a cell's source; a class shares many cells word for word, each is read once."""
+    names: dict[str, str] = {}
+
+    def canonical(name: str) -> str:
+        return name if name in _BUILTINS else names.setdefault(name, f"v{len(names)}")
+
+    out: list[str] = []
+    stack: list[ast.AST] = [ast.parse(source)]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, ast.Module):  # a cell is not a token: an empty cell leaves nothing
+            out.append(type(node).__name__)
+        if isinstance(node, ast.Name):
+            out.append(canonical(node.id))
+        elif isinstance(node, ast.arg):
+            out.append(canonical(node.arg))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(canonical(node.name))
+        elif isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        elif isinstance(node, ast.Constant):
+            out.append(repr(node.value)[:40])
+        children = [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_docstring(node, c)]
+        stack.extend(reversed(children))
+    return tuple(out)
+
+
+def _is_docstring(parent: ast.AST, child: ast.AST) -> bool:
+    body = getattr(parent, "body", None)
+    return (
+        isinstance(parent, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and isinstance(body, list) and bool(body) and body[0] is child
+        and isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant) and isinstance(child.value.value, str)
+    )
+
+
+def normal_form(cells: Sequence[str]) -> tuple[str, ...]:
+    """The cells' AST normal form, one token stream (each cell named on its own, so moving cells changes nothing)."""
+    return tuple(token for cell in cells for token in cell_tokens(cell))
+
+
+def winnow(stream: Sequence[str], k: int = WINNOW_K, w: int = WINNOW_W) -> frozenset[int]:
+    """The winnowing fingerprints of a token stream: the smallest k-gram hash of every window of w."""
+    hashes = [zlib.crc32("\0".join(stream[i : i + k]).encode()) for i in range(len(stream) - k + 1)]
+    return frozenset(min(hashes[start : start + w]) for start in range(max(len(hashes) - w + 1, 1 if hashes else 0)))
+
+
+def fingerprints(cells: Sequence[str]) -> frozenset[int]:
+    return winnow(normal_form(cells))
+
+
+def similar_pairs(codes: Mapping[str, Sequence[str]], threshold: float = SIMILARITY_THRESHOLD) -> list[Pair]:
+    """Pairs of learners (``codes``: learner -> answer cells) whose fingerprints overlap at least ``threshold``."""
+    prints = {learner: fingerprints(cells) for learner, cells in codes.items()}
+    shared_by = Counter(f for fs in prints.values() for f in fs)
+    common = max(2.0, SIMILARITY_COMMON_SHARE * len(prints))  # a fingerprint two learners share is always evidence
+    prints = {learner: frozenset(f for f in fs if shared_by[f] <= common) for learner, fs in prints.items()}
+    holders: dict[int, list[str]] = defaultdict(list)
+    for learner, fs in prints.items():
+        if len(fs) >= SIMILARITY_MIN_FINGERPRINTS:
+            for f in fs:
+                holders[f].append(learner)
+    overlap: Counter[tuple[str, str]] = Counter()
+    for names in holders.values():
+        overlap.update(combinations(sorted(names), 2))
+    pairs = []
+    for (a, b), shared in overlap.items():
+        jaccard = shared / len(prints[a] | prints[b])
+        if jaccard >= threshold:
+            pairs.append(Pair(a, b, jaccard, "\n\n".join(codes[a]), "\n\n".join(codes[b])))
+    return sorted(pairs, key=lambda p: (-p.similarity, p.first, p.second))
+
+
+def find_similar(notebooks: Iterable[tuple[str, Path]], lesson_notebook: Path | None = None) -> list[Pair]:
+    """Similar pairs among ``(learner, notebook path)``; the lesson's own notebook is the starter code."""
+    starter: frozenset[str] = frozenset()
+    if lesson_notebook is not None:
+        try:
+            starter = frozenset(c.source.strip() for c in read_submission(lesson_notebook).cells)
+        except NotebookUnreadable:
+            pass
+    codes = {learner: answer_cells(path, starter) for learner, path in notebooks}
+    return similar_pairs({learner: cells for learner, cells in codes.items() if cells})

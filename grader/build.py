@@ -1,0 +1,286 @@
+"""Build every artefact of a lesson from its one source: ``grade build exercises/decode``.
+
+An author writes one plain-text notebook, ``exercises/<lesson>/<lesson>.py`` in jupytext's percent format
+(reviewers diff text, not JSON; the file runs as a script, with the solution). In it, an answer cell names
+its question in the cell's metadata and marks the answer as nbgrader does::
+
+    # %% question="decode_time"
+    def decode_time(n_tokens, param_bytes, bandwidth):
+        \"\"\"...\"\"\"
+        ### BEGIN SOLUTION
+        return n_tokens * decode_step_seconds(param_bytes, bandwidth)
+        ### END SOLUTION
+
+The learner gets the stub in place of the solution region: ``raise NotImplementedError(...)`` at the
+region's indentation, or the author's own ``### STUB <line>`` lines (``### STUB x = None  # in GB``), which
+the solution leaves out. Cells tagged ``self-check`` are for the learner and never graded. That is all an
+author writes; the builder adds the rest:
+
+- the learner notebook (``lesson.notebook``): lesson text, stubs, and one ``check("<question>")`` cell after
+  each answer cell; no grader internals;
+- the solution notebook (``lesson.solution``): the same cells with the solutions;
+- an nbgrader source notebook (``exercises/<lesson>/nbgrader/<name>.ipynb``): nbgrader's metadata on every
+  cell, the solution regions kept for ``generate_assignment`` to clear, and one autograder test cell per
+  question, all at the end, so every answer cell has run before any test (an answer may call a function
+  defined further down, as ``grade`` allows);
+- the Gradescope autograder zip (:mod:`grader.integrations.gradescope_bundle`), into an output folder: it
+  holds this package's source, so it is built for a release, not committed.
+
+Cell ids are derived from the cells themselves, so the same source always gives the same bytes: a test
+compares a fresh build with the committed notebooks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import nbformat
+
+from grader.config import SKIP_TAG
+from grader.errors import LessonError
+from grader.integrations.nbgrader import grade_cell_id
+from grader.model import Lesson
+
+BEGIN_SOLUTION = "### BEGIN SOLUTION"
+END_SOLUTION = "### END SOLUTION"
+STUB = "### STUB"
+#: The folder, inside a lesson's, of its nbgrader source notebook.
+NBGRADER_FOLDER = "nbgrader"
+_NB_METADATA = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+_NBGRADER_VERSION = 3
+#: nbformat has no type hints: its notebooks are plain dict-like nodes.
+_nbf: Any = nbformat
+Notebook = Any
+
+
+class LessonSourceError(LessonError):
+    """The lesson's source notebook does not say what the builder needs: the message names the cell."""
+
+
+@dataclass(frozen=True)
+class SourceCell:
+    """One cell of the lesson source as the author wrote it."""
+
+    kind: Literal["markdown", "code"]
+    source: str
+    question: str | None
+    tags: tuple[str, ...]
+    hidden: bool = False
+    """The author's ``jupyter={"source_hidden": true}``: JupyterLab shows the cell's output, its code folded."""
+
+
+@dataclass(frozen=True)
+class LessonSource:
+    lesson: Lesson
+    path: Path
+    cells: tuple[SourceCell, ...]
+
+
+@dataclass(frozen=True)
+class Artefacts:
+    """The three notebooks built from one source, before they are written."""
+
+    learner: Notebook
+    solution: Notebook
+    nbgrader: Notebook
+
+
+def source_path(lesson: Lesson) -> Path:
+    return lesson.root / f"{lesson.id}.py"
+
+
+def nbgrader_path(lesson: Lesson) -> Path:
+    return lesson.root / NBGRADER_FOLDER / lesson.notebook.name
+
+
+def read_source(lesson: Lesson) -> LessonSource:
+    """Read ``<lesson>/<id>.py`` with jupytext and check that it has one answer cell per question."""
+    import jupytext
+
+    path = source_path(lesson)
+    if not path.is_file():
+        raise LessonSourceError(f"Lesson {lesson.id!r} has no source notebook at {path}; write it in jupytext's percent format.")
+    nb = jupytext.read(path, fmt="py:percent")
+    cells: list[SourceCell] = []
+    for index, cell in enumerate(nb.cells, 1):
+        if cell.cell_type not in ("markdown", "code"):
+            raise LessonSourceError(f"{path.name}, cell {index}: only markdown and code cells are supported, not {cell.cell_type}.")
+        question = cell.metadata.get("question")
+        tags = tuple(str(t) for t in cell.metadata.get("tags", ()))
+        hidden = bool(cell.metadata.get("jupyter", {}).get("source_hidden", False))
+        cells.append(SourceCell(cell.cell_type, cell.source, None if question is None else str(question), tags, hidden))
+        _check_cell(path.name, index, cells[-1])
+    answered = [c.question for c in cells if c.question]
+    expected = [q.id for q in lesson.questions]
+    if sorted(answered) != sorted(expected):
+        missing = sorted(set(expected) - set(answered))
+        extra = sorted(set(answered) - set(expected))
+        twice = sorted({q for q in answered if answered.count(q) > 1})
+        raise LessonSourceError(
+            f"{path.name} must have one answer cell per question of lesson.toml: "
+            f"missing {missing}, not in lesson.toml {extra}, more than once {twice}."
+        )
+    return LessonSource(lesson, path, tuple(cells))
+
+
+def _check_cell(name: str, index: int, cell: SourceCell) -> None:
+    marks = [line.strip() for line in cell.source.splitlines() if line.strip().startswith("###")]
+    solution_marks = [m for m in marks if m in (BEGIN_SOLUTION, END_SOLUTION)]
+    where = f"{name}, cell {index}"
+    if cell.question is None and (solution_marks or any(m.startswith(STUB) for m in marks)):
+        raise LessonSourceError(f"{where} has solution or stub markers but no question: add question=\"<id>\" to its # %% line.")
+    if cell.question is not None:
+        if cell.kind != "code" or SKIP_TAG in cell.tags:
+            raise LessonSourceError(f"{where}: the answer cell of {cell.question!r} must be a code cell without the {SKIP_TAG} tag.")
+        if solution_marks != [BEGIN_SOLUTION, END_SOLUTION]:
+            raise LessonSourceError(f"{where}: the answer cell of {cell.question!r} needs one {BEGIN_SOLUTION} ... {END_SOLUTION} region.")
+
+
+def _split(source: str) -> tuple[list[str], list[str], list[str], list[str], str]:
+    """(before, solution, after, stub lines, indentation of the region) of an answer cell."""
+    lines = source.splitlines()
+    begin = next(i for i, line in enumerate(lines) if line.strip() == BEGIN_SOLUTION)
+    end = next(i for i, line in enumerate(lines) if line.strip() == END_SOLUTION)
+    indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
+
+    def plain(part: list[str]) -> list[str]:
+        return [line for line in part if not line.strip().startswith(STUB)]
+
+    stubs = [re.sub(r"^(\s*)### STUB ?", r"\1", line) for line in lines if line.strip().startswith(STUB)]
+    return plain(lines[:begin]), lines[begin + 1 : end], plain(lines[end + 1 :]), stubs, indent
+
+
+def learner_source(cell: SourceCell) -> str:
+    """The answer cell as the learner gets it: the solution region replaced by the stub."""
+    before, _, after, stubs, indent = _split(cell.source)
+    stub = stubs or [f'{indent}raise NotImplementedError("Write {cell.question} here: replace this line with your code, then run the cell.")']
+    return "\n".join(before + stub + after)
+
+
+def solution_source(cell: SourceCell, keep_markers: bool = False) -> str:
+    """The answer cell with its solution (markers kept for nbgrader's ``generate_assignment``)."""
+    before, solution, after, _, indent = _split(cell.source)
+    if keep_markers:
+        solution = [indent + BEGIN_SOLUTION, *solution, indent + END_SOLUTION]
+    return "\n".join(before + solution + after)
+
+
+def check_source(question: str) -> str:
+    """The learner's self-check cell after an answer cell: one result, printed, no value."""
+    return f'check("{question}")'
+
+
+def test_cell_source(lesson: Lesson, question: str) -> str:
+    """An nbgrader autograder test cell: the question's hidden tests, scored as ``grade`` scores them."""
+    points = lesson.question(question).points
+    return (
+        f"# nbgrader autograder test for `{question}` ({points:g} point{'s' if points != 1 else ''}): the same hidden checks as `grade`.\n"
+        "from grader.integrations.nbgrader import nbgrader_cell_score\n"
+        f'nbgrader_cell_score("{lesson.id}", "{question}", globals())'
+    )
+
+
+_TESTS_INTRO = """## Autograder tests
+
+The cells below are nbgrader's autograder tests, one per question, worth its points. They run the same
+hidden checks as `grade`, after every answer above has run. Leave them as they are."""
+
+
+def _cell(
+    kind: str, source: str, cell_id: str, tags: tuple[str, ...] = (), nbgrader: dict[str, Any] | None = None, hidden: bool = False
+) -> Notebook:
+    cell = _nbf.v4.new_markdown_cell(source) if kind == "markdown" else _nbf.v4.new_code_cell(source)
+    cell.id = cell_id
+    metadata: dict[str, Any] = {}
+    if nbgrader is not None:
+        metadata["nbgrader"] = {"schema_version": _NBGRADER_VERSION, "grade_id": cell_id, "task": False, **nbgrader}
+    if tags:
+        metadata["tags"] = list(tags)
+    if hidden:
+        metadata["jupyter"] = {"source_hidden": True}
+    cell.metadata = metadata
+    return cell
+
+
+def _ids(src: LessonSource) -> list[str]:
+    """A stable id per cell: the question for an answer cell, else a digest of its text (numbered if repeated)."""
+    ids: list[str] = []
+    for cell in src.cells:
+        base = cell.question or f"{cell.kind[:2]}_{hashlib.sha256(cell.source.encode()).hexdigest()[:10]}"
+        ids.append(base if base not in ids else f"{base}_{ids.count(base) + 1}")
+    return ids
+
+
+def _notebook(lesson: Lesson, cells: list[Notebook]) -> Notebook:
+    nb = _nbf.v4.new_notebook(cells=cells)
+    nb.metadata = {"grader": {"lesson": lesson.id}, **_NB_METADATA}
+    nb.nbformat_minor = 5
+    return nb
+
+
+def build_notebooks(src: LessonSource) -> Artefacts:
+    """The learner, solution and nbgrader notebooks of one lesson source."""
+    lesson = src.lesson
+    learner: list[Notebook] = []
+    solution: list[Notebook] = []
+    graded: list[Notebook] = []
+    locked = {"grade": False, "solution": False, "locked": True}
+    for cell, cell_id in zip(src.cells, _ids(src)):
+        if cell.question is None:
+            for out in (learner, solution):
+                out.append(_cell(cell.kind, cell.source, cell_id, cell.tags, hidden=cell.hidden))
+            graded.append(_cell(cell.kind, cell.source, cell_id, cell.tags, locked, cell.hidden))
+            continue
+        q = cell.question
+        learner.append(_cell("code", learner_source(cell), q, cell.tags))
+        solution.append(_cell("code", solution_source(cell), q, cell.tags))
+        graded.append(_cell("code", solution_source(cell, keep_markers=True), q, cell.tags, {"grade": False, "solution": True, "locked": False}))
+        for out in (learner, solution):
+            out.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,)))
+        graded.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,), locked))
+    graded.append(_cell("markdown", _TESTS_INTRO, "autograder_tests", (), locked))
+    for question in lesson.questions:
+        test = {"grade": True, "solution": False, "locked": True, "points": question.points}
+        graded.append(_cell("code", test_cell_source(lesson, question.id), grade_cell_id(question.id), (SKIP_TAG,), test))
+    return Artefacts(_notebook(lesson, learner), _notebook(lesson, solution), _notebook(lesson, graded))
+
+
+def notebook_text(nb: Notebook) -> str:
+    """A notebook's file contents, as Jupyter writes them (so saving it unchanged in Jupyter changes nothing)."""
+    _nbf.validate(nb)
+    return str(_nbf.writes(nb)) + "\n"
+
+
+def artefact_texts(lesson: Lesson) -> dict[Path, str]:
+    """Where each committed notebook of ``lesson`` goes, and its contents, built afresh from the source."""
+    built = build_notebooks(read_source(lesson))
+    return {
+        lesson.notebook: notebook_text(built.learner),
+        lesson.solution: notebook_text(built.solution),
+        nbgrader_path(lesson): notebook_text(built.nbgrader),
+    }
+
+
+def build_lesson(lesson: Lesson, bundle_dir: Path | None = None) -> list[Path]:
+    """Write the lesson's notebooks (and, given ``bundle_dir``, its Gradescope zip there); return the paths written."""
+    written: list[Path] = []
+    for path, text in artefact_texts(lesson).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        written.append(path)
+    if bundle_dir is not None:
+        from grader.integrations.gradescope_bundle import build_bundle
+
+        zip_path = bundle_dir / f"{lesson.id}-gradescope-autograder.zip"
+        zip_path.parent.mkdir(parents=True, exist_ok=True)
+        build_bundle(lesson, zip_path)
+        written.append(zip_path)
+    return written

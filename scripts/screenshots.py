@@ -1,0 +1,208 @@
+"""Open a lesson notebook in JupyterLab in headless Chromium, run it top to bottom, and take screenshots.
+
+What a learner sees after ``pip install -e '.[learner]'`` and ``jupyter lab notebooks/decode.ipynb``,
+checked in a real browser: every cell runs without an error, each ``check(...)`` shows one result, the
+step-through's sliders and "next token" button update the text, and ``check_all()`` prints the total.
+
+    python3 -m pip install -e '.[learner]' playwright
+    python3 scripts/screenshots.py [--notebook notebooks/decode.ipynb] [--out build/screenshots]
+
+Chromium: ``--chromium PATH`` (default ``/usr/bin/chromium``, Debian's package; ``--chromium playwright`` uses
+the browser ``python3 -m playwright install chromium`` downloads). The notebook is copied to a temporary
+folder first, so the repository's file is never changed. Exit status 1 if a check fails; the screenshots are
+written either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+#: Every cell rendered (JupyterLab 4 otherwise renders only the cells in view), no news pop-up.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+#: A learner's install has no nbgrader: where the test extras put it on this machine, hide its menus.
+PAGE_CONFIG = {"disabledExtensions": {"@jupyter/nbgrader": True}}
+
+
+def start_lab(folder: Path, settings: Path, port: int, token: str, log: Path) -> subprocess.Popen[bytes]:
+    for name, value in LAB_SETTINGS.items():
+        path = settings / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    config = settings.parent / "jupyter-config"
+    (config / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+        f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}", f"--LabApp.user_settings_dir={settings}",
+        "--LabApp.expose_app_in_browser=True",
+    ] + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    lab = subprocess.Popen(command, cwd=folder, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+            return lab
+        except OSError:
+            if lab.poll() is not None:
+                break
+            time.sleep(0.5)
+    lab.terminate()
+    raise SystemExit(f"JupyterLab did not start; see {log}")
+
+
+BUSY = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    if (!panel || !panel.sessionContext || !panel.sessionContext.session) return true;
+    const kernel = panel.sessionContext.session.kernel;
+    const running = [...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'));
+    return !kernel || kernel.status !== 'idle' || running;
+}"""
+
+
+def run(notebook: Path, out: Path, chromium: str) -> list[str]:
+    from playwright.sync_api import sync_playwright
+
+    problems: list[str] = []
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="lab-") as tmp:
+        folder, settings = Path(tmp) / "work", Path(tmp) / "settings"
+        folder.mkdir()
+        shutil.copy(notebook, folder / notebook.name)
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        _SOURCES[:] = [  # code cells' sources; "" for text cells, which mention code too
+            ("".join(c["source"]) if isinstance(c["source"], list) else c["source"]) if c["cell_type"] == "code" else ""
+            for c in cells
+        ]
+        port, token = free_port(), secrets.token_hex(16)
+        lab = start_lab(folder, settings, port, token, out / "jupyterlab.log")
+        try:
+            with sync_playwright() as p:
+                launch = {} if chromium == "playwright" else {"executable_path": chromium}
+                browser = p.chromium.launch(headless=True, **launch)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}")
+                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+                page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+                page.wait_for_function(f"() => !({BUSY})()", timeout=120_000)
+                page.screenshot(path=str(out / "01-opened.png"))
+                page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+                time.sleep(2)
+                page.wait_for_function(f"() => !({BUSY})()", timeout=300_000)
+                time.sleep(1)
+                problems += check_outputs(page)
+                shoot(page, out, "02-setup-and-first-check", "check(\"answer_sequential\")")
+                shoot(page, out, "03-step-through", "def _step_through")
+                problems += use_sliders(page, out)
+                shoot(page, out, "05-plot-cell", "_plot_decode_speeds()")
+                shoot(page, out, "06-check-all", "check_all()")
+                browser.close()
+        finally:
+            lab.terminate()
+            lab.wait(timeout=30)
+    return problems
+
+
+_SOURCES: list[str] = []
+
+
+def cell_with(page, text: str):  # type: ignore[no-untyped-def]
+    """The notebook's first code cell whose source contains ``text`` (found in the file: folded code is not in the page)."""
+    index = next(i for i, source in enumerate(_SOURCES) if text in source)
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def shoot(page, out: Path, name: str, text: str) -> None:  # type: ignore[no-untyped-def]
+    cell = cell_with(page, text)
+    cell.scroll_into_view_if_needed()
+    cell.evaluate("c => c.scrollIntoView({block: 'start'})")
+    time.sleep(0.5)
+    page.screenshot(path=str(out / f"{name}.png"))
+
+
+def check_outputs(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """What a learner must see after Run All on the untouched notebook."""
+    problems = []
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
+    if errors:
+        problems.append(f"{errors} output(s) on stderr (red): tracebacks or warnings")
+    for i, source in enumerate(_SOURCES):
+        if source.startswith("check(\""):
+            text = page.locator(".jp-Notebook .jp-Cell").nth(i).locator(".jp-Cell-outputArea").inner_text().strip()
+            if text.count("\n") != 0 or ": " not in text:
+                problems.append(f"{source} shows {text!r}, not one result")
+    if page.locator(".jp-OutputPrompt", has_text="Out[").count():
+        problems.append("a cell shows an Out[] value")
+    total = cell_with(page, "check_all()").locator(".jp-Cell-outputArea").inner_text().strip().splitlines()
+    if not total or not total[-1].startswith("Total: "):
+        problems.append(f"check_all() shows {total[-3:]!r}")
+    else:
+        print(f"check_all(): {total[-1]}")
+    plot = cell_with(page, "_plot_decode_speeds()").locator(".jp-Cell-outputArea")
+    print(f"plot cell: {'a plot' if plot.locator('img').count() else plot.inner_text().strip()[:200]!r}")
+    return problems
+
+
+def use_sliders(page, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
+    """Press "next token" and move the bandwidth slider: the step-through's text must follow."""
+    cell = cell_with(page, "def _step_through")
+    output = cell.locator(".jp-Cell-outputArea")
+    try:
+        output.locator("text=Token 1 of 5").wait_for(timeout=20_000)
+    except Exception:  # noqa: BLE001 - reported below
+        return [f"the step-through shows no sliders: {output.inner_text()[:300]!r}"]
+    cell.locator("button", has_text="next token").click()
+    cell.locator("button", has_text="next token").click()
+    try:
+        output.locator("text=Token 3 of 5").wait_for(timeout=10_000)
+    except Exception:  # noqa: BLE001 - reported below
+        return [f"'next token' did not advance the step-through: {output.inner_text()[:300]!r}"]
+    slider = cell.locator(".widget-slider", has_text="TB/s").locator(".noUi-handle, .ui-slider-handle").first
+    slider.focus()
+    for _ in range(18):  # 1.0 -> 1.9 TB/s in 0.05 steps
+        page.keyboard.press("ArrowRight")
+    time.sleep(1)
+    cell.evaluate("c => c.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(out / "04-step-through-token-3.png"))
+    text = output.inner_text()
+    return [] if "Token 3 of 5" in text and "uses the 2 tokens already produced" in text else [f"step-through text: {text[:300]!r}"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notebook", type=Path, default=REPO / "notebooks" / "decode.ipynb")
+    parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args()
+    problems = run(args.notebook.resolve(), args.out.resolve(), args.chromium)
+    for problem in problems:
+        print(f"PROBLEM: {problem}")
+    print(f"Screenshots in {args.out}")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

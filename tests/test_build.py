@@ -1,0 +1,321 @@
+"""``grade build``: every artefact of a lesson comes from its one source, the committed ones are fresh, and the
+learner's notebook holds nothing but the lesson and one self-check per question."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from grader.build import (
+    LessonSourceError,
+    artefact_texts,
+    build_notebooks,
+    nbgrader_path,
+    read_source,
+    source_path,
+)
+from grader.config import SKIP_TAG
+from grader.lessons import load_lesson
+from tests.conftest import REPO, run_grade
+
+LESSON = load_lesson("decode")
+QUESTIONS = [q.id for q in LESSON.questions]
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+# -- freshness -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["learner", "solution", "nbgrader"])
+def test_the_committed_notebooks_are_a_fresh_build_of_the_source(name: str) -> None:
+    path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[name]
+    fresh = artefact_texts(LESSON)[path]
+    assert path.read_text(encoding="utf-8") == fresh, (
+        f"{path.relative_to(REPO)} is not what `grade build exercises/decode` makes from {source_path(LESSON).relative_to(REPO)}: "
+        "edit the source, not the notebook, then run grade build."
+    )
+
+
+def test_a_hand_edit_of_a_built_notebook_is_caught(tmp_path: Path) -> None:
+    """What the freshness test compares: a one-character change in any cell makes the texts differ."""
+    nb = _read(LESSON.notebook)
+    nb.cells[0].source += "!"
+    assert nbformat.writes(nb) + "\n" != artefact_texts(LESSON)[LESSON.notebook]
+
+
+@pytest.mark.slow
+def test_grade_build_in_a_fresh_folder_writes_the_committed_files_and_the_gradescope_zip(tmp_path: Path) -> None:
+    for part in ("exercises/decode", "notebooks", "solutions"):
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for built in (tmp_path / "notebooks" / "decode.ipynb", tmp_path / "solutions" / "decode.ipynb", tmp_path / "exercises/decode/nbgrader/decode.ipynb"):
+        built.unlink()
+    result = run_grade("build", str(tmp_path / "exercises" / "decode"), "--bundle-dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for rel in ("notebooks/decode.ipynb", "solutions/decode.ipynb", "exercises/decode/nbgrader/decode.ipynb"):
+        assert (tmp_path / rel).read_bytes() == (REPO / rel).read_bytes(), rel
+    with zipfile.ZipFile(tmp_path / "out" / "decode-gradescope-autograder.zip") as zf:
+        names = set(zf.namelist())
+    assert {"setup.sh", "run_autograder", "exercises/decode/lesson.toml", "solutions/decode.ipynb"} <= names
+
+
+def test_a_source_without_an_answer_cell_for_a_question_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "decode"
+    shutil.copytree(LESSON.root, folder)
+    text = source_path(LESSON).read_text(encoding="utf-8").replace('# %% question="generate"', "# %%")
+    (folder / "decode.py").write_text(text, encoding="utf-8")
+    with pytest.raises(LessonSourceError, match=r"missing \['generate'\]|has solution or stub markers but no question"):
+        read_source(load_lesson("decode", tmp_path))
+
+
+def test_an_answer_cell_without_a_solution_region_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "decode"
+    shutil.copytree(LESSON.root, folder)
+    text = source_path(LESSON).read_text(encoding="utf-8")
+    start = text.index('# %% question="request_time"')
+    cell = text[start : text.index("# %%", start + 5)]
+    (folder / "decode.py").write_text(text.replace(cell, cell.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "")), encoding="utf-8")
+    with pytest.raises(LessonSourceError, match="request_time.*needs one ### BEGIN SOLUTION"):
+        read_source(load_lesson("decode", tmp_path))
+
+
+# -- what each notebook holds ------------------------------------------------------------------------------------
+
+def test_the_learner_notebook_is_only_for_learners() -> None:
+    nb = _read(LESSON.notebook)
+    assert nb.metadata["grader"] == {"lesson": "decode"}
+    text = nbformat.writes(nb)
+    for internal in ("nbgrader", "grader.integrations", "BEGIN SOLUTION", "### STUB"):
+        assert internal not in text, internal
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    checks = [c for c in code if c.source.startswith("check(")]
+    assert [c.source for c in checks] == [f'check("{q}")' for q in QUESTIONS]
+    assert all(c.metadata.get("tags") == [SKIP_TAG] for c in checks)
+    ids = [c.id for c in nb.cells]
+    for q in QUESTIONS:  # each check right after its answer cell: one result per question, where it is answered
+        assert ids[ids.index(q) + 1] == f"check_{q}"
+
+
+def test_learner_and_solution_differ_only_in_the_answer_cells() -> None:
+    learner, solution = _read(LESSON.notebook), _read(LESSON.solution)
+    assert [c.id for c in learner.cells] == [c.id for c in solution.cells]
+    differ = {a.id for a, b in zip(learner.cells, solution.cells) if a.source != b.source}
+    assert differ == set(QUESTIONS)
+
+
+def test_stubs_are_the_authors_or_a_not_implemented_error_at_the_regions_indentation() -> None:
+    built = build_notebooks(read_source(LESSON))
+    cells = {c.id: c.source for c in built.learner.cells}
+    assert cells["gb_per_step"] == "gb_per_step = None  # your answer, in GB"
+    assert cells["generate"].endswith(
+        '\n    raise NotImplementedError("Write generate here: replace this line with your code, then run the cell.")'
+    )
+    solutions = {c.id: c.source for c in built.solution.cells}
+    assert "STUB" not in solutions["gb_per_step"] and "gb_per_step = 14" in solutions["gb_per_step"]
+
+
+def test_the_nbgrader_notebook_has_solution_regions_and_every_test_after_every_answer() -> None:
+    nb = _read(nbgrader_path(LESSON))
+    meta = [c.metadata["nbgrader"] for c in nb.cells]
+    assert all(m["schema_version"] == 3 and m["grade_id"] == c.id for m, c in zip(meta, nb.cells))
+    answers = [i for i, m in enumerate(meta) if m["solution"]]
+    tests = [i for i, m in enumerate(meta) if m["grade"]]
+    assert [nb.cells[i].id for i in answers] == QUESTIONS and len(tests) == len(QUESTIONS)
+    assert max(answers) < min(tests)
+    assert all("### BEGIN SOLUTION" in nb.cells[i].source for i in answers)
+    assert sum(m["points"] for m in meta if m["grade"]) == LESSON.max_score
+
+
+# -- every number in the text is the lesson's own ----------------------------------------------------------------
+
+def _reference() -> Any:
+    from grader.suites.reference import load_reference
+
+    return load_reference(LESSON.solution)
+
+
+def _text() -> str:
+    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
+    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
+
+
+def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+    """(a passage of the text, the number it shows, that number computed by the reference, tolerance).
+
+    The tolerance is half a unit of the last digit shown unless given: "≈ 239" must be 239.28 rounded.
+    """
+    tps = r.tokens_per_second(14e9, 1e12)
+    return [
+        ("7e9 parameters x 2 bytes = 14e9 bytes = **14 GB** read per step", "14", r.gb_per_step, 0),
+        ("14e9 / 1e12 = 0.014 s = **14 ms** per token", "14", r.decode_step_seconds(14e9, 1e12) * 1e3, 0),
+        ("1000 / 14 = 71.428... ≈ **71.4 tokens/s**", "71.4", tps, 0),
+        ("2 x 7e9 x 71.4 ≈ 1e12 FLOP/s", "1e12", 2 * 7e9 * tps, 0.01),
+        ("3.35e12 / 14e9 ≈ 239 tokens/s", "239", r.tokens_per_second(14e9, 3.35e12), 0),
+        ("70B parameters at 2 bytes is 140 GB", "140", 70e9 * 2 / 1e9, 0),
+        ("2 / 2 = **1 FLOP per byte**", "1", (2 * 7e9) / (7e9 * 2), 0),
+        ("989e12 / 3.35e12 ≈ **295 FLOPs per byte**", "295", r.ridge_point(989e12, 3.35e12), 0),
+        ("sits nearly 300 times below that ridge point", "300", r.ridge_point(989e12, 3.35e12) / 1.0, 0.02),
+        ("40 s / 4,000 = 10 ms per token, the time to read 70 GB at about 7 TB/s", "10", r.decode_step_seconds(70e9, 7e12) * 1e3, 0),
+        ("0.20 + 4 x 0.05 = **0.40 s** in all", "0.40", r.request_time(0.20, 0.05, 5), 0),
+        ("The steady rate is 1 / ITL = **20 tokens/s**", "20", 1 / 0.05, 0),
+        ("the user sees 5 / 0.40 = **12.5 tokens/s**", "12.5", 5 / r.request_time(0.20, 0.05, 5), 0),
+        ("dashboard X reports **20 tokens/s**", "20", 1 / 0.05, 0),
+        ("dashboard Y reports **12.5 tokens/s**", "12.5", 5 / r.request_time(0.20, 0.05, 5), 0),
+        ("8 x 71.43 ≈ **571.4 tokens/s**", "571.4", r.batch_throughput(14e9, 1e12, 8)[0], 0),
+        ("while each stream still gets **71.4 tokens/s**", "71.4", r.batch_throughput(14e9, 1e12, 8)[1], 0),
+        ("14.5e9 / 1e12 = **14.5 ms** per step", "14.5", r.kv_step_seconds(14e9, 5e5, 1000, 1e12) * 1e3, 0),
+        ("(14e9 + 16e9) / 1e12 = **30 ms** per step", "30", r.kv_step_seconds(14e9, 5e5, 32000, 1e12) * 1e3, 0),
+        ("The cache (16 GB) now outweighs the weights", "16", 5e5 * 32000 / 1e9, 0),
+        ("14.5 + 14.5005 + 14.501 = **43.5015 ms** in all", "43.5015", r.kv_decode_time(3, 1000, 14e9, 5e5, 1e12) * 1e3, 0),
+        ("(1 - 0.8^5) / (1 - 0.8) = **3.3616** tokens per pass", "3.3616", r.expected_tokens_per_pass(4, 0.8), 0),
+        ("at a = 0 a pass still gives 1 token", "1", r.expected_tokens_per_pass(4, 0.0), 0),
+    ]
+
+
+def _half_unit(shown: str) -> float:
+    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown else 0.5
+
+
+def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
+    text = _text()
+    for passage, shown, computed, rel in _claims(_reference()):
+        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
+        assert shown in passage
+        tolerance = rel * abs(computed) if rel else _half_unit(shown)
+        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+
+
+def test_every_bold_number_in_the_text_has_a_claim() -> None:
+    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
+    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())  # not the questions' numbers, **1.**
+    assert bold and [b for b in bold if b not in claimed] == []
+
+
+def test_the_texts_other_sums_add_up() -> None:
+    r = _reference()
+    assert [round(r.kv_step_seconds(14e9, 5e5, c, 1e12) * 1e3, 4) for c in (1000, 1001, 1002)] == [14.5, 14.5005, 14.501]
+    assert r.kv_step_seconds(14e9, 5e5, 32000, 1e12) > 2 * r.kv_step_seconds(14e9, 5e5, 1000, 1e12)  # "more than twice"
+    assert r.intensity_4bit == 2 / 0.5
+
+
+def _matches(shown: str, value: Any) -> bool:
+    """Whether a docstring's result (``0.014``, ``71.428...``, ``(571.428..., 71.428...)``, ``True (...)``) is ``value``."""
+    numbers = re.findall(r"-?\d+\.\d+\.\.\.|-?\d+(?:\.\d+)?(?:e-?\d+)?", shown)
+    if "..." in shown:
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        truncated = [(float(n.rstrip(".")), len(n.rstrip(".").split(".")[1]) if "." in n.rstrip(".") else 0) for n in numbers]
+        return len(values) == len(truncated) and all(x <= v < x + 10.0**-d for v, (x, d) in zip(values, truncated))
+    literal = ast.literal_eval(shown.split(" (")[0])
+    if isinstance(literal, float):
+        return bool(math.isclose(value, literal, rel_tol=1e-9))
+    return bool(literal == value)
+
+
+def test_every_docstring_example_is_what_the_solution_returns() -> None:
+    r = _reference()
+    examples = []
+    for cell in _read(LESSON.solution).cells:
+        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
+            examples.append(name)
+            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
+            assert _matches(shown.strip(), value), f"{name}({args}) gives {value!r}, the docstring says {shown}"
+    function_questions = [q.id for q in LESSON.questions if q.kind == "function"]
+    assert sorted(examples) == sorted(function_questions)
+
+
+# -- the learner's self-check cells -----------------------------------------------------------------------------
+
+def _self_check_cell(marker: str) -> str:
+    (source,) = [c.source for c in _read(LESSON.notebook).cells if SKIP_TAG in c.metadata.get("tags", []) and marker in c.source]
+    return source
+
+
+def _plot_message(tokens_per_second: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    exec(_self_check_cell("_plot_decode_speeds()"), {"tokens_per_second": tokens_per_second})
+    return capsys.readouterr().out
+
+
+def test_the_plot_draws_for_a_right_tokens_per_second(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    assert _plot_message(lambda p, b: b / p, monkeypatch, capsys) == ""
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (lambda p, b: (_ for _ in ()).throw(NotImplementedError()), "Fill in tokens_per_second in Part 2"),
+        (lambda p, b: p / b, "which no real accelerator gives"),  # seconds per token: far below 0.1 tokens/s
+        (lambda p, b: 1000 * p / b, "is as fast as or faster than"),  # ms per token: plausible sizes, wrong trend
+        (lambda p, b: b / p * 1e6, "which no real accelerator gives"),
+        (lambda p, b: b, "which no real accelerator gives"),
+        (lambda p, b: (b / 1e10) * (p / 1e10), "as fast as or faster than"),  # plausible sizes, faster when bigger
+        (lambda p, b: 1e12 / p, "no faster on the AMD MI300X"),
+        (lambda p, b: None, "a speed is a positive number"),
+        (lambda p, b: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
+def test_the_plot_says_kindly_why_a_wrong_tokens_per_second_draws_no_plot(
+    wrong: Any, says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = _plot_message(wrong, monkeypatch, capsys)
+    assert says in message and message.count("\n") == 1, message
+
+
+def test_the_step_through_prints_a_table_where_widgets_cannot_show() -> None:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(_self_check_cell("_step_through()"), {})  # no Jupyter kernel here: the printed table
+    rows = out.getvalue().splitlines()
+    assert rows[0] == "7B parameters x 2 bytes at 1 TB/s (no sliders here):" and len(rows) == 2 + 5
+    assert rows[2].split() == ["1", "14", "GB", "0", "14", "14", "71.4"]
+    assert rows[-1].split() == ["5", "14", "GB", "4", "14", "70", "71.4"]
+
+
+@pytest.mark.slow
+def test_in_a_kernel_each_check_prints_one_result_and_nothing_lands_in_the_learners_folder(tmp_path: Path) -> None:
+    from nbclient import NotebookClient
+
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    nb = _read(LESSON.notebook)
+    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
+        assert ("stream", "stderr") not in kinds and "execute_result" not in [k for k, _ in kinds], (cell.id, cell.outputs)
+        assert "error" not in [k for k, _ in kinds], (cell.id, cell.outputs)
+        if cell.source.startswith("check("):  # a print may arrive in pieces; Jupyter shows them as one text
+            text = "".join(o.text for o in cell.outputs)
+            assert set(kinds) == {("stream", "stdout")} and "not attempted yet" in text, cell.id
+            assert text.count("\n") == 1, text  # one line: one result
+    (steps,) = [c for c in nb.cells if "_step_through()" in c.source]
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in steps.outputs)
+    assert list(folder.iterdir()) == []  # no .hypothesis/, no cache: the learner's folder is as it was
+
+
+@pytest.mark.slow
+def test_grade_leaves_nothing_in_the_current_folder_and_caches_in_the_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    here, cache = tmp_path / "here", tmp_path / "cache"
+    here.mkdir()
+    monkeypatch.setenv("GRADER_DAEMON", "off")
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(cache))
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    result = run_grade(str(LESSON.solution), "--json", cwd=here)
+    assert result.returncode == 0, result.stderr
+    assert list(here.iterdir()) == []
+    assert (cache / "hypothesis").is_dir()
