@@ -232,7 +232,10 @@ def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, k
     slip = unit_slip(got, expected, unit, max(rel, 1e-6))
     for sentence, wrong in known:
         if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
-            return f"{sentence} ({slip.sentence.split(':')[0]}.)" if slip else sentence
+            if slip:  # say the factor too, in the generic words
+                return f"{sentence} ({slip.sentence.split(':')[0]}.)"
+            upside_down = reciprocal(got, expected, max(rel, 1e-6))
+            return f"{sentence} ({upside_down.split(':')[0]}.)" if upside_down else sentence
     if slip:
         return slip.sentence
     for check in (reciprocal(got, expected, max(rel, 1e-6)), rounded(got, expected), sign(got, expected), near_miss(got, expected, rel)):
