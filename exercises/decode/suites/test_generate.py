@@ -169,8 +169,7 @@ def test_order_small_n_is_still_checked(learner, decode, reference):
     (after a True for a correct one, so that a constant False earns nothing here)."""
     _judge(learner, decode, _correct(decode, reference), [3, 4], 1)
     for wrong, prompt, n in (
-        ("too_many", [3, 4], 0), ("warm_up", [3, 4], 0), ("twice_per_token", [3, 4], 1), ("starts_late", [9], 1),
-        ("too_many", [], 1), ("new_tokens_only", [5, 6, 7], 1), ("too_few", [5], 1),
+        ("too_many", [3, 4], 0), ("twice_per_token", [3, 4], 1), ("starts_late", [9], 1), ("new_tokens_only", [5, 6, 7], 1),
     ):
         _judge(learner, decode, decode.wrong_generates()[wrong], prompt, n)
 
@@ -184,7 +183,7 @@ def test_order_keywords(learner, decode, reference):
 
 
 @question("call_order_is_sequential", weight=3)
-@settings(max_examples=6, phases=NO_SHRINK)
+@settings(max_examples=4, phases=NO_SHRINK)
 @given(
     prompt=st.lists(TOKENS, max_size=5),
     n=st.integers(0, 5),
