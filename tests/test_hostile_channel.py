@@ -32,7 +32,7 @@ from grader.model import Report, Submission
 from grader.pipeline import grade_submission
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
-from tests.conftest import REPO, run_grade
+from tests.conftest import REPO
 from tests.test_daemon import Daemons, daemons  # noqa: F401  (the fixture)
 from tests.test_hostile import LEVELS, isolation_of, shared_tmp, worker_level, zygotes  # noqa: F401  (fixtures)
 
@@ -410,7 +410,7 @@ def test_grade_daemon_stop_does_not_wait_for_a_hung_learner(daemons: Daemons, tm
 
 def _run(command: list[str], env: dict[str, str], seconds: float) -> Any:
     try:
-        return subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=seconds, env={**os.environ, **env})
+        return subprocess.run(command, check=False, capture_output=True, text=True, cwd=REPO, timeout=seconds, env={**os.environ, **env})
     except subprocess.TimeoutExpired:
         return None
 
@@ -535,3 +535,32 @@ def test_received_text_is_valid_utf8() -> None:
     os.write(w, '{"t":"y","raw":"\udcff"}\n'.encode("utf-8", "surrogatepass"))
     assert a.receive() == {"t": "x", "\ufffd": ["\ufffd", {"k": "a\ufffdb"}], "ok": "\U0001f600"}
     assert a.receive() == {"t": "y", "raw": "\ufffd"}
+
+
+# -- the Decode stand-ins: bounded, and linear in what they build ------------------------------------------------------
+def decode_conftest() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("decode_conftest", REPO / "exercises" / "decode" / "suites" / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_decode_stand_ins_refuse_more_than_they_were_built_for() -> None:
+    from grader.config import STAND_IN_MAX_TOKENS
+
+    decode = decode_conftest()
+    for stand_in in (*decode.wrong_generates().values(), decode.GenerateStandIn(None, "is correct", base=lambda f, p, n: p)):
+        with pytest.raises(ValueError, match=f"at most {STAND_IN_MAX_TOKENS} tokens"):
+            stand_in(lambda seq: 0, [], 50_000)
+    record = decode.NextToken()
+    with pytest.raises(ValueError, match=f"more than {STAND_IN_MAX_TOKENS} tokens in all"):
+        for _ in range(STAND_IN_MAX_TOKENS):
+            record(list(range(100)))
+    wrong = decode.wrong_generates()["prompt_only"]
+    assert wrong(lambda seq: 0, [1, 2], 60) == decode.simulate([1, 2], 60)[0]  # the same tokens as token_for gives
+    started = time.monotonic()
+    wrong(lambda seq: 0, [1, 2], STAND_IN_MAX_TOKENS - 2)
+    assert time.monotonic() - started < 1  # linear: 10,000 tokens (the quadratic loop took minutes at 50,000)

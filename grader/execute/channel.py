@@ -154,7 +154,7 @@ class Endpoint:
         self._lent: list[list[int]] = []
         """The ids exported during each call in flight, innermost last: revoked when that call returns."""
         self._deadline: float | None = None
-        """The deadline of the outermost call in flight: every nested wait and write shares it."""
+        """The earliest deadline of the calls in flight: every wait and write nested in them keeps it."""
         if guard is not None:
             os.set_blocking(wfd, False)  # a worker that stops reading must not block our writes past a deadline
 
