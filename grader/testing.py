@@ -18,7 +18,9 @@ expected, and the likely misconception when one can be recognised.
 from __future__ import annotations
 
 import math
+import os
 import reprlib
+from pathlib import Path
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
@@ -194,10 +196,18 @@ def _learner_error(name: str, text: str, err: RemoteError) -> BaseException:
     return LearnerRaised(staff_view(f"{text} raised {err.type_name}: {err.message}{where}"))
 
 
+_GRADER_FILES = f'File "{Path(__file__).resolve().parent}{os.sep}'
+"""How a traceback names a file of this package: the worker runs the same files at the same paths."""
+
+
 def _last_learner_line(traceback: str) -> str:
-    """The innermost source line of a worker traceback, e.g. ' (at: return a / b)', or ''."""
+    """The innermost line of the learner's own code in a worker traceback, e.g. ' (at: return a / b)', or ''.
+
+    Frames of the grader's own files (the worker's call machinery, where a wrong keyword raises) are passed
+    over: pointing a learner at them would send them to code they did not write.
+    """
     lines = traceback.splitlines()
-    frames = [i for i, ln in enumerate(lines) if ln.strip().startswith("File ")]
+    frames = [i for i, ln in enumerate(lines) if ln.strip().startswith("File ") and not ln.strip().startswith(_GRADER_FILES)]
     if not frames or frames[-1] + 1 >= len(lines):
         return ""
     code = lines[frames[-1] + 1].strip()
