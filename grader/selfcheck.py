@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from grader.config import DEFAULT_LIMITS
-from grader.execute.channel import ChannelTimeout, RemoteError, ResultIdentity, Returned, changed_arguments, stood_in, to_plain
+from grader.execute.channel import ResultIdentity, changed_arguments, stood_in, to_plain
+from grader.execute.protocol import ChannelTimeout, RemoteError, Returned
 from grader.model import Lesson, QuestionResult
 from grader.text import plain
 

@@ -28,8 +28,9 @@ import sys
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
+
+from grader.execute.protocol import CALL, RAISE, RETURN, TYPE, BadMessage, CallBack, ChannelClosed, ChannelError, ChannelTimeout, Opaque, Raise, RemoteError, Return
 
 FN_KEY = "$fn"
 TUPLE_KEY = "$t"
@@ -40,63 +41,6 @@ MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
 #: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
 EARLIER_RESULTS_KEPT = 64
-
-
-@dataclass(frozen=True, repr=False)
-class Opaque:
-    """A value that is not plain data, as the worker described it from its type.
-
-    ``text`` ("a numpy array of shape (3,) and dtype int64") is for showing only: an Opaque is never equal to
-    a list, tuple, number or string, so no check on a value can pass with one.
-    """
-
-    type_name: str
-    text: str
-
-    def __repr__(self) -> str:
-        return f"<{self.text}>"
-
-
-@dataclass(frozen=True)
-class Returned:
-    """What one call of a learner function gave back, as the trusted side receives it."""
-
-    value: Any
-    changed: tuple[str, ...] = ()
-    """Arguments the call modified in place: positions ("0", "1", ...) and keyword names."""
-    same_as: str | None = None
-    """"argument 1" / "argument prompt" when the result is that argument object itself; "an earlier result"
-    when it is an object an earlier call in the same learner process returned; None otherwise."""
-
-
-class ChannelError(BaseException):
-    """The channel failed: the other side died, hung, or sent something unreadable.
-
-    It derives from BaseException (like pytest's outcomes) so that learner code and test frameworks that
-    catch ``Exception`` cannot swallow it and carry on as if the call had returned.
-    """
-
-
-class ChannelClosed(ChannelError):
-    """The other side went away (it exited or crashed)."""
-
-
-class ChannelTimeout(ChannelError):
-    """No answer came within the time allowed."""
-
-
-class BadMessage(ChannelError):
-    """The other side sent something that is not a valid message (too big, too deep, not JSON)."""
-
-
-class RemoteError(Exception):
-    """The function called on the other side raised; ``type_name`` and ``message`` describe what it raised."""
-
-    def __init__(self, type_name: str, message: str, traceback: str = "") -> None:
-        super().__init__(f"{type_name}: {message}" if message else type_name)
-        self.type_name = type_name
-        self.message = message
-        self.traceback = traceback
 
 
 Handler = Callable[[dict[str, Any]], Any]
@@ -149,13 +93,13 @@ class Endpoint:
 
     def _remote(self, fn_id: int) -> Callable[..., Any]:
         def remote(*args: Any, **kwargs: Any) -> Any:
-            return self.request({"t": "call", "fn": fn_id, "args": list(args), "kwargs": kwargs})
+            return self.request(CallBack(t=CALL, fn=fn_id, args=list(args), kwargs=kwargs))
 
         remote.__name__ = remote.__qualname__ = f"remote_{fn_id}"
         return remote
 
     # -- framing ----------------------------------------------------------------------------------------
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any]) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             view = memoryview(data)
@@ -191,12 +135,12 @@ class Endpoint:
             message = json.loads(line)
         except (ValueError, RecursionError) as err:
             raise BadMessage(f"an unreadable message ({type(err).__name__})") from None
-        if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+        if not isinstance(message, dict) or not isinstance(message.get(TYPE), str):
             raise BadMessage("a message without a type")
         return message
 
     # -- calls ------------------------------------------------------------------------------------------
-    def request(self, message: dict[str, Any], deadline: float | None = None) -> Any:
+    def request(self, message: Mapping[str, Any], deadline: float | None = None) -> Any:
         """Send a call and wait for its reply, answering any calls the other side makes meanwhile."""
         self._next_id += 1
         call_id = self._next_id
@@ -208,11 +152,11 @@ class Endpoint:
         self.send(payload)
         while True:
             reply = self.receive(deadline)
-            kind = reply["t"]
-            if kind == "call":
+            kind = reply[TYPE]
+            if kind == CALL:
                 self.answer(reply)
-            elif kind in ("return", "raise") and reply.get("id") == call_id:
-                if kind == "return":
+            elif kind in (RETURN, RAISE) and reply.get("id") == call_id:
+                if kind == RETURN:
                     return self.decode(reply.get("value"))
                 raise RemoteError(str(reply.get("type", "Error")), str(reply.get("message", "")), str(reply.get("traceback", "")))
             else:
@@ -238,9 +182,9 @@ class Endpoint:
         except ChannelError:
             raise
         except Exception as err:  # reported to the caller, who decides what it means
-            self.send({"t": "raise", "id": call_id, "type": type(err).__name__, "message": _safe_str(err), "traceback": _traceback(err)})
+            self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)))
             return
-        self.send({"t": "return", "id": call_id, "value": value})
+        self.send(Return(t=RETURN, id=call_id, value=value))
 
 
 def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: bool = False) -> Any:

@@ -37,8 +37,9 @@ import sys
 import tempfile
 import time
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Mapping
 
+from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
 from grader.execute.limits import remove_tree
 from grader.execute.worker_main import _make_shell, leave_root, serve
@@ -61,27 +62,27 @@ class Zygote:
         self.statuses: dict[int, int] = {}
         self.mounts, self.ways = _mounts()
 
-    def reply(self, message: dict[str, Any]) -> None:
+    def reply(self, message: Mapping[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
 
     def loop(self) -> None:
-        self.reply({"t": "ready"})
+        self.reply(wire.Ready(t=wire.READY))
         while True:
             data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 4)
             if not data:
                 return  # the grader hung up
             request = json.loads(data)
-            kind = request.get("t")
-            if kind == "fork":
-                self.reply({"t": "forked", "pid": self.fork(request["workdir"], fds)})
-            elif kind == "poll":
-                self.reply({"t": "status", "status": self.poll(int(request["pid"]))})
-            elif kind == "end":
-                self.reply({"t": "ended", "status": self.end(int(request["pid"]), request["workdir"])})
+            kind = request.get(wire.TYPE)
+            if kind == wire.FORK:
+                self.reply(wire.Forked(t=wire.FORKED, pid=self.fork(request["workdir"], fds)))
+            elif kind == wire.POLL:
+                self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
+            elif kind == wire.END:
+                self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
             else:
                 for fd in fds:
                     os.close(fd)
-                self.reply({"t": "error", "why": f"unknown request {kind!r}"})
+                self.reply(wire.Error(t=wire.ERROR, why=f"unknown request {kind!r}"))
 
     def fork(self, workdir: str, fds: list[int]) -> int:
         pid = os.fork()
