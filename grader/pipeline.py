@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
-from grader.execute.target import WorkerTarget
-from grader.execute.worker import LearnerProcess
-from grader.execute.zygote import Zygote
+from grader.execute.runner import Runner, Workers
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
 from grader.read import read_submission
@@ -93,14 +91,12 @@ def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
     options = options or GradeOptions()
     submission = read_submission(path)
     lesson = resolve_lesson(submission, options)
-    worker = LearnerProcess(submission, options.limits)  # starts now, so it boots while pytest collects
-    try:
+    with Runner(options.limits, fork=False).workers() as workers:
+        workers.boot(submission)  # starts now, so it boots while pytest collects
         from grader.suites.session import SuiteSession  # imports pytest: once the worker is booting, alongside it
 
         with SuiteSession(lesson) as suites:
-            return grade_submission(submission, lesson, suites, options.limits, worker)
-    finally:
-        worker.close()
+            return grade_submission(submission, lesson, suites, options.limits, workers)
 
 
 def grade_submission(
@@ -108,21 +104,22 @@ def grade_submission(
     lesson: Lesson,
     suites: SuiteSession,
     limits: Limits,
-    worker: LearnerProcess | None = None,
-    zygote: Zygote | None = None,
+    workers: Workers | None = None,
 ) -> Report:
     """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
 
-    With a ``zygote`` (a long-lived grader's), workers are forked from it instead of spawned.
+    ``workers`` (from a :class:`Runner`, under the same ``limits``) say how the worker starts: forked from a
+    warm zygote, or (by default) spawned.
     """
-    worker = worker or LearnerProcess(submission, limits, zygote)
+    workers = workers or Workers(limits)
+    worker = workers.start(submission)
     try:
         execution = worker.run_notebook()
     except ExecutionTimeout as err:
         return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
-    target = WorkerTarget(submission, limits, worker, zygote)
+    target = workers.target(submission, worker)
     try:
         outcomes = suites.run(target)
     finally:

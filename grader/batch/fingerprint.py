@@ -52,12 +52,12 @@ def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
     grader's version, the isolation level actually used, real-kernel mode and every resource limit a
     learner's notebook runs under (a longer ``--timeout`` can turn a timeout into a score).
     """
-    from grader.execute.sandbox import choose_level  # cached per process: bubblewrap is tried once
+    from grader.execute.runner import isolation_level  # cached per process: bubblewrap is tried once
 
     return {
         "lesson": suites_hash,
         "grader": __version__,
-        "isolation": choose_level(limits)[0],
+        "isolation": isolation_level(limits),
         "kernel": "on" if limits.kernel else "off",
         **{f.name: f"{getattr(limits, f.name):g}" for f in fields(limits) if f.name in _SCORED_LIMITS},
     }

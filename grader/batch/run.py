@@ -28,7 +28,7 @@ from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, FeedbackMode
 from grader.errors import NotebookUnreadable, UsageError
-from grader.execute.sandbox import check_settings
+from grader.execute.runner import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report, other_lesson

@@ -3,7 +3,7 @@
 A grading process keeps one :class:`GradingContext`, which holds one :class:`SuiteSession` per lesson:
 the hidden suites are imported and collected once per process, then run against many notebooks. Each
 notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`),
-forked from a warm :class:`Zygote` the context keeps (at the bubblewrap level) instead of a new interpreter.
+forked from a warm zygote the context's :class:`Runner` keeps (at the bubblewrap level) instead of a new interpreter.
 
 Executors call module-level functions, so the context is a documented per-process cache
 (:data:`_PROCESS_CONTEXT`): a local pool creates it in its initializer (:func:`start_grading_process`); a
@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute.limits import kill_group
-from grader.execute.zygote import Zygote
+from grader.execute.runner import Runner, kill_workers
 from grader.lessons import load_lesson
 from grader.model import Lesson, Report, Submission
 from grader.pipeline import failed_report, grade_submission
@@ -59,18 +58,14 @@ class Task:
 
 
 class GradingContext:
-    """One grading process's state: each lesson's hidden suites, collected once and kept open."""
+    """One grading process's state: each lesson's hidden suites, collected once and kept open, and its
+    :class:`Runner` (the warm zygotes its learners' workers are forked from)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._sessions: dict[str, tuple[Lesson, SuiteSession]] = {}
         self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
-        self._idle_zygotes: list[Zygote] = []
-        """Warm zygotes not grading anyone now: one per task running at once in this process."""
-        self._zygotes: list[Zygote] = []
-        """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
-        self._forks = True
-        self._warming: threading.Thread | None = None
+        self.runner = Runner(settings.limits)
 
     def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
         """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
@@ -85,67 +80,31 @@ class GradingContext:
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
         lesson, suites = self.session(task.lesson_id)
-        zygote = self._take_zygote()
-        try:
-            return grade_submission(task.submission, lesson, suites, self.settings.limits, zygote=zygote)
-        except Exception as err:  # a grader bug on one notebook must not stop the batch
-            reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
-            return failed_report(lesson, task.submission, reason[:500], "crashed")
-        finally:
-            if zygote is not None:
-                with self._lock:
-                    self._idle_zygotes.append(zygote)
+        with self.runner.workers() as workers:
+            try:
+                return grade_submission(task.submission, lesson, suites, self.settings.limits, workers)
+            except Exception as err:  # a grader bug on one notebook must not stop the batch
+                reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
+                return failed_report(lesson, task.submission, reason[:500], "crashed")
 
     def warm(self) -> None:
         """Boot a zygote now, so that the first notebook does not wait for it."""
-        zygote = self._take_zygote()
-        if zygote is not None:
-            with self._lock:
-                self._idle_zygotes.append(zygote)
+        self.runner.warm()
 
     def warm_soon(self) -> None:
         """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
-        with self._lock:
-            if self._warming is not None:
-                return
-            self._warming = threading.Thread(target=self.warm, name="zygote-warm", daemon=True)
-            self._warming.start()  # under the lock: no task can find it set but not started
-
-    def _take_zygote(self) -> Zygote | None:
-        """A zygote only this task uses, started on first need; None where workers are spawned instead."""
-        warming = self._warming
-        if warming is not None and warming is not threading.current_thread():
-            warming.join()  # the zygote booting in the background is the one to take
-        with self._lock:
-            if self._idle_zygotes:
-                return self._idle_zygotes.pop()
-            if not self._forks:
-                return None
-        zygote = Zygote.start(self.settings.limits)
-        with self._lock:
-            if zygote is None:
-                self._forks = False
-            else:
-                self._zygotes.append(zygote)
-        return zygote
+        self.runner.warm_soon()
 
     def close(self) -> None:
         with self._lock:
             for _, session in self._sessions.values():
                 session.__exit__()
             self._sessions.clear()
-            for zygote in self._zygotes:
-                zygote.close()
-            self._zygotes.clear()
-            self._idle_zygotes.clear()
+        self.runner.close()
 
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
-        for zygote in list(self._zygotes):
-            try:
-                zygote.close()
-            except Exception:  # noqa: BLE001 - dying: one zygote that cannot be closed must not keep the others
-                pass
+        self.runner.abandon()
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -200,14 +159,7 @@ def _exit_when_orphaned(parent_pid: int) -> None:
 
 def _exit_now() -> None:
     """Kill this process's children (each learner worker leads its own process group), then exit."""
-    me = str(os.getpid())
-    for stat in Path("/proc").glob("[0-9]*/stat"):  # Linux; elsewhere the children's own limits end them
-        try:
-            parent = stat.read_text().rsplit(")", 1)[1].split()[1]
-        except (OSError, IndexError):
-            continue
-        if parent == me:
-            kill_group(int(stat.parent.name))
+    kill_workers()
     try:
         if _PROCESS_CONTEXT is not None:
             _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not

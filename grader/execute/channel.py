@@ -26,9 +26,7 @@ import os
 import select
 import sys
 import time
-from collections import OrderedDict
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from grader.execute.protocol import CALL, RAISE, RETURN, TYPE, BadMessage, CallBack, ChannelClosed, ChannelError, ChannelTimeout, Opaque, Raise, RemoteError, Return
 
@@ -39,8 +37,6 @@ OPAQUE_KEY = "$o"
 MAX_DEPTH = 64
 MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
-#: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
-EARLIER_RESULTS_KEPT = 64
 
 
 Handler = Callable[[dict[str, Any]], Any]
@@ -288,68 +284,3 @@ def _traceback(err: BaseException) -> str:
         return "".join(traceback.format_exception(type(err), err, err.__traceback__))[-4000:]
     except Exception:
         return ""
-
-
-# -- shared by both ends of a learner call (the worker, and self-check's in-kernel target) ----------------------
-
-
-@contextmanager
-def stood_in(namespace: dict[str, Any], replacements: dict[str, Any]) -> Iterator[None]:
-    """Put ``replacements`` into ``namespace`` for the duration of one call, then restore what was there."""
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in replacements}
-    namespace.update(replacements)
-    try:
-        yield
-    finally:
-        for name, old in saved.items():
-            if old is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = old
-
-
-def changed_arguments(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
-    """Which arguments a call modified in place (positions as "0", "1", ...; keywords by name).
-
-    Arguments reach learner code as copies, so a function that changes the caller's list (a mutated prompt)
-    would otherwise go unseen; the grader turns this into feedback.
-    """
-    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
-    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
-_IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)
-
-
-class ResultIdentity:
-    """Says when a call hands back an object the caller already holds: one of its arguments, or what an
-    earlier call returned (a buffer reused across calls). Kept by whoever runs the learner's calls.
-
-    Immutable values (None, numbers, strings, bytes, tuples, frozensets) are never reported: handing one back
-    again is harmless, and Python shares them freely (small ints, constants). The last
-    ``EARLIER_RESULTS_KEPT`` results are held alive, so an id cannot be reused.
-    """
-
-    def __init__(self) -> None:
-        self._earlier: OrderedDict[int, Any] = OrderedDict()
-
-    def same_as(self, result: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
-        if result is None or isinstance(result, _IMMUTABLE):
-            return None
-        same = next((f"argument {i}" for i, arg in enumerate(args) if arg is result), None)
-        same = same or next((f"argument {name}" for name, arg in kwargs.items() if arg is result), None)
-        if same is None and self._earlier.get(id(result)) is result:
-            same = "an earlier result"
-        self._earlier[id(result)] = result
-        self._earlier.move_to_end(id(result))
-        while len(self._earlier) > EARLIER_RESULTS_KEPT:
-            self._earlier.popitem(last=False)
-        return same

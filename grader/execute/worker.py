@@ -162,7 +162,7 @@ class LearnerProcess:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
         Returns the value, which arguments the call modified in place and whether the result is an object the
-        caller already held (see ``channel.changed_arguments`` and ``channel.ResultIdentity``).
+        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
         """
         message = wire.CallByName(
             t=wire.CALL, name=name, args=args, kwargs=kwargs, swap={k: self._endpoint.encode(v) for k, v in swaps.items()}

@@ -19,7 +19,8 @@ from typing import Any
 
 from grader.execute.cells import run_cell
 from grader.execute import protocol as wire
-from grader.execute.channel import Endpoint, ResultIdentity, changed_arguments, stood_in
+from grader.execute.calls import ResultIdentity, changed_arguments, stood_in
+from grader.execute.channel import Endpoint
 
 
 class NotDefined(Exception):
