@@ -1,7 +1,9 @@
 """The grading recipe: read -> execute in isolation -> run hidden suites -> score.
 
-:func:`grade_notebook` grades one file; :func:`grade_submission` grades an already-read submission inside
-an open :class:`SuiteSession`, which is what a batch does for each of its notebooks.
+:func:`grade_submission` grades an already-read submission inside an open :class:`SuiteSession` with the
+workers a :class:`grader.execute.runner.Runner` lends. A :class:`grader.grader.Grader` holds both and calls
+it (:func:`grader.grader.grade_notebook` grades one file); the rest here is what callers decide before:
+the options, and which lesson a notebook is graded on.
 """
 
 from __future__ import annotations
@@ -12,10 +14,9 @@ from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
-from grader.execute.runner import Runner, Workers
-from grader.lessons import available_lessons, load_lesson
+from grader.execute.runner import Workers
+from grader.lessons import available_lessons
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
-from grader.read import read_submission
 from grader.score import score
 
 if TYPE_CHECKING:
@@ -80,23 +81,6 @@ def other_lesson(submission: Submission, lesson_id: str) -> str | None:
         f"This notebook is for lesson {shown!r}, not {lesson_id!r} (its metadata.grader.lesson says so), so it was "
         f"not graded: submit your notebook for lesson {lesson_id!r}."
     )
-
-
-def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
-    return load_lesson(lesson_id_for(submission, options), options.lessons_root, options.suites)
-
-
-def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
-    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
-    options = options or GradeOptions()
-    submission = read_submission(path)
-    lesson = resolve_lesson(submission, options)
-    with Runner(options.limits, fork=False).workers() as workers:
-        workers.boot(submission)  # starts now, so it boots while pytest collects
-        from grader.suites.session import SuiteSession  # imports pytest: once the worker is booting, alongside it
-
-        with SuiteSession(lesson) as suites:
-            return grade_submission(submission, lesson, suites, options.limits, workers)
 
 
 def grade_submission(

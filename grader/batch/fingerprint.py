@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.config import Limits
-from grader.model import Lesson
+from grader.lessons import suites_fingerprint as suites_fingerprint  # where a lesson is loaded; a batch stores it
 
 _CHUNK = 1 << 20
 
@@ -29,19 +29,6 @@ def file_digest(path: Path) -> str:
                 h.update(chunk)
     except OSError:
         return ""
-    return h.hexdigest()
-
-
-def suites_fingerprint(lesson: Lesson) -> str:
-    """A hash of everything a lesson's grading depends on: its suites' files, its definition and its solution."""
-    suite_files = sorted(p for p in lesson.suites.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    named = [(f"suites/{p.relative_to(lesson.suites).as_posix()}", p) for p in suite_files]
-    named += [("lesson.toml", lesson.root / "lesson.toml"), ("solution", lesson.solution)]
-    h = hashlib.sha256()
-    for name, path in named:
-        data = path.read_bytes() if path.is_file() else b""
-        h.update(f"{name}\0{len(data)}\0".encode())
-        h.update(data)
     return h.hexdigest()
 
 

@@ -1,9 +1,10 @@
 """The grading side of a batch: what runs in each grading process (a local pool worker or a Dask worker).
 
-A grading process keeps one :class:`GradingContext`, which holds one :class:`SuiteSession` per lesson:
-the hidden suites are imported and collected once per process, then run against many notebooks. Each
-notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`),
-forked from a warm zygote the context's :class:`Runner` keeps (at the bubblewrap level) instead of a new interpreter.
+A grading process keeps one :class:`GradingContext`, which holds its :class:`grader.grader.Grader`: the
+hidden suites are imported and collected once per process, then run against many notebooks (the batch
+process itself imports this module for Task and the pool's functions only, never pytest). Each notebook's
+code still runs in its own worker, forked from a warm zygote the Grader's runner keeps (at the bubblewrap
+level) instead of a new interpreter.
 
 Executors call module-level functions, so the context is a documented per-process cache
 (:data:`_PROCESS_CONTEXT`): a local pool creates it in its initializer (:func:`start_grading_process`); a
@@ -21,18 +22,11 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute.runner import Runner, kill_workers
-from grader.lessons import load_lesson
-from grader.model import Lesson, Report, Submission
-from grader.pipeline import failed_report, grade_submission
-
-if TYPE_CHECKING:
-    # The batch process imports this module for Task and the pool's functions only; pytest and hypothesis
-    # (~0.6 s) are imported by the grading processes, when they open a lesson's suites.
-    from grader.suites.session import SuiteSession
+from grader.execute.runner import kill_workers
+from grader.grader import Grader
+from grader.model import Report, Submission
 
 
 @dataclass(frozen=True)
@@ -58,53 +52,22 @@ class Task:
 
 
 class GradingContext:
-    """One grading process's state: each lesson's hidden suites, collected once and kept open, and its
-    :class:`Runner` (the warm zygotes its learners' workers are forked from)."""
+    """One grading process's state: its :class:`Grader`, built for the batch's settings."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._sessions: dict[str, tuple[Lesson, SuiteSession]] = {}
-        self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
-        self.runner = Runner(settings.limits)
-
-    def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
-        """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
-        with self._lock:
-            if lesson_id not in self._sessions:
-                from grader.suites.session import SuiteSession
-
-                lesson = load_lesson(lesson_id, self.settings.lessons_root, self.settings.suites)
-                self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__())
-            return self._sessions[lesson_id]
+        self.grader = Grader(settings.lessons_root, settings.suites, settings.limits)
 
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
-        lesson, suites = self.session(task.lesson_id)
-        with self.runner.workers() as workers:
-            try:
-                return grade_submission(task.submission, lesson, suites, self.settings.limits, workers)
-            except Exception as err:  # a grader bug on one notebook must not stop the batch
-                reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
-                return failed_report(lesson, task.submission, reason[:500], "crashed")
-
-    def warm(self) -> None:
-        """Boot a zygote now, so that the first notebook does not wait for it."""
-        self.runner.warm()
-
-    def warm_soon(self) -> None:
-        """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
-        self.runner.warm_soon()
+        return self.grader.grade(task.submission, task.lesson_id)
 
     def close(self) -> None:
-        with self._lock:
-            for _, session in self._sessions.values():
-                session.__exit__()
-            self._sessions.clear()
-        self.runner.close()
+        self.grader.close()
 
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
-        self.runner.abandon()
+        self.grader.abandon()
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -146,7 +109,7 @@ def start_grading_process(settings: Settings, parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: _exit_now())
     context = context_for(settings)
-    context.warm_soon()
+    context.grader.warm_soon()
     Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 

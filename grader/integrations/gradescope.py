@@ -101,7 +101,7 @@ def grade_for_gradescope(root: Path, options: "GradeOptions", visibility: str = 
     listed (at 0) even when no notebook could be graded.
     """
     from grader.errors import GraderError
-    from grader.pipeline import grade_notebook
+    from grader.grader import grade_notebook
 
     start = time.monotonic()
     lesson = _known_lesson(options)
