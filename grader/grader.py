@@ -18,8 +18,7 @@ from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.runner import Runner
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
-from grader.pipeline import GradeOptions, failed_report, grade_submission, lesson_id_for
-from grader.read import read_submission
+from grader.pipeline import GradeOptions, failed_report, grade_submission, read_for_lesson
 
 if TYPE_CHECKING:
     # Collecting suites imports pytest and hypothesis (~0.6 s): only when a Grader first opens a lesson, so
@@ -114,7 +113,6 @@ class Grader:
 def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
     """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
     options = options or GradeOptions()
-    submission = read_submission(path)
-    lesson_id = lesson_id_for(submission, options)
+    submission, lesson_id = read_for_lesson(path, options)
     with Grader.cold(options) as grader:
         return grader._grade(submission, lesson_id, contain=False)

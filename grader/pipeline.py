@@ -17,6 +17,7 @@ from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
+from grader.read import read_submission
 from grader.score import score
 
 if TYPE_CHECKING:
@@ -55,6 +56,17 @@ def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
             )
         lesson_id = known[0]
     return lesson_id
+
+
+def read_for_lesson(path: Path, options: GradeOptions, shown_as: Path | None = None) -> tuple[Submission, str]:
+    """Read the notebook at ``path`` and say which lesson it is graded on (:func:`lesson_id_for`).
+
+    ``shown_as``: the path reports and messages show (the one the learner typed), when it is not ``path``.
+    """
+    submission = read_submission(path)
+    if shown_as is not None:
+        submission = replace(submission, path=shown_as)
+    return submission, lesson_id_for(submission, options)
 
 
 def batch_lesson_id(options: GradeOptions) -> str:

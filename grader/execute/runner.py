@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 from grader.config import Limits
-from grader.execute.limits import kill_group
+from grader.execute.limits import kill_group, live_processes
 from grader.execute.limits import remove_stale as remove_stale
 from grader.execute.process import WORKDIR_PREFIX
 from grader.execute.sandbox import check_settings as check_settings
@@ -45,14 +44,10 @@ def remove_leftovers() -> None:
 
 def kill_workers() -> None:
     """Kill this process's children and what they started (each worker and zygote leads its own process group)."""
-    me = str(os.getpid())
-    for stat in Path("/proc").glob("[0-9]*/stat"):  # Linux; elsewhere the children's own limits end them
-        try:
-            parent = stat.read_text().rsplit(")", 1)[1].split()[1]
-        except (OSError, IndexError):
-            continue
+    me = os.getpid()
+    for pid, (parent, _) in live_processes().items():  # Linux; elsewhere the children's own limits end them
         if parent == me:
-            kill_group(int(stat.parent.name))
+            kill_group(pid)
 
 
 class Workers:
@@ -62,27 +57,34 @@ class Workers:
         self.limits = limits
         self._zygote = zygote
         self._booting: LearnerProcess | None = None
+        self._started: list[LearnerProcess] = []
+        """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
 
     def boot(self, submission: Submission) -> None:
         """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest)."""
-        self.close()
+        if self._booting is not None:
+            self._booting.close()
         self._booting = LearnerProcess(submission, self.limits, self._zygote)
 
     def start(self, submission: Submission) -> LearnerProcess:
         """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
         worker, self._booting = self._booting, None
-        if worker is not None and worker.submission is submission:
-            return worker
-        if worker is not None:
+        if worker is not None and worker.submission is not submission:
             worker.close()
-        return LearnerProcess(submission, self.limits, self._zygote)
+            worker = None
+        worker = worker or LearnerProcess(submission, self.limits, self._zygote)
+        self._started.append(worker)
+        return worker
 
     def target(self, submission: Submission, worker: LearnerProcess) -> WorkerTarget:
         """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it."""
         return WorkerTarget(submission, self.limits, worker, self._zygote)
 
     def close(self) -> None:
-        """Close a worker booted but never started."""
+        """End every worker started here (closing one twice does nothing), and one booted but never started."""
+        for worker in self._started:
+            worker.close()
+        self._started.clear()
         if self._booting is not None:
             self._booting.close()
             self._booting = None

@@ -97,7 +97,7 @@ class LearnerProcess:
                 self._notice(message)
         except ChannelTimeout:
             self.close()
-            raise ExecutionTimeout(self._timeout_sentence(), self.current_cell) from None
+            raise ExecutionTimeout(self._timeout_sentence()) from None
         except BadMessage as err:
             self.close()
             raise WorkerCrashed(
@@ -189,9 +189,6 @@ class LearnerProcess:
 
     def _exit_status(self) -> int | None:
         return self._os.exit_status()
-
-    def exit_description(self) -> str:
-        return exit_reason(self._exit_status(), self.limits)[0]
 
     # -- messages --------------------------------------------------------------------------------------
     def _notice(self, message: dict[str, Any]) -> None:

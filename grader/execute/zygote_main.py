@@ -41,7 +41,7 @@ from typing import Any, Mapping
 
 from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
-from grader.execute.limits import remove_tree
+from grader.execute.limits import live_processes, remove_tree
 from grader.execute.worker_main import _make_shell, leave_root, serve
 
 _PR_SET_DUMPABLE = 4
@@ -55,7 +55,9 @@ def _exit_code(status: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-class Zygote:
+class ZygoteServer:
+    """The zygote's side of the control socket: builds the shell once, then forks, polls and sweeps on request."""
+
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.shell = _make_shell()  # made once, never used here: every child starts from this same state
@@ -173,18 +175,7 @@ class Zygote:
 def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
     """SIGKILL every other live process in the sandbox's pid namespace, scan after scan until none is left."""
     for _ in range(rounds):
-        alive = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) in spared:
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    state = stat.read().rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state in (b"Z", b"X"):
-                continue
-            alive.append(int(entry))
+        alive = [pid for pid in live_processes() if pid not in spared]
         if not alive:
             return
         for pid in alive:
@@ -212,7 +203,7 @@ def main() -> None:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     home = tempfile.mkdtemp(dir="/tmp")  # the sandbox's private /tmp; IPython writes its profile while the shell is built
     os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
-    zygote = Zygote(control)
+    zygote = ZygoteServer(control)
     remove_tree(home)  # so that the first learner, too, finds /tmp as empty as the sweep leaves it for the next
     tempfile.tempdir = None
     zygote.loop()

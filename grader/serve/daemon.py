@@ -22,7 +22,6 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -30,8 +29,7 @@ from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS, Limits
 from grader.errors import UsageError
 from grader.grader import Grader
 from grader.model import Report
-from grader.pipeline import GradeOptions, lesson_id_for
-from grader.read import read_submission
+from grader.pipeline import GradeOptions, read_for_lesson
 from grader.serve.answer import answer, options_for
 from grader.serve.protocol import COLD, STALE, STATUS_REQUEST, NotebookRequest, Status
 
@@ -66,8 +64,7 @@ class Daemon:
             return self._graders[key]
 
     def grade(self, given: Path, path: Path, options: GradeOptions) -> Report:
-        submission = replace(read_submission(path), path=given)
-        lesson_id = lesson_id_for(submission, options)
+        submission, lesson_id = read_for_lesson(path, options, shown_as=given)
         grader = self.grader(options)
         if grader.changed(lesson_id):
             raise Stale(lesson_id)
@@ -77,8 +74,7 @@ class Daemon:
         """Collect the suites of the lesson ``grade`` just graded and boot a zygote, before anyone waits."""
         options = options_for(request)
         try:
-            submission = read_submission(Path(request.cwd) / request.notebook)
-            lesson_id = lesson_id_for(submission, options)
+            _, lesson_id = read_for_lesson(Path(request.cwd) / request.notebook, options)
             self.grader(options).warm(lesson_id)
         except Exception:  # the first real request will meet the same problem and report it properly
             traceback.print_exc()
