@@ -13,6 +13,12 @@ SKIP_TAG = "self-check"
 #: Relative tolerance for comparing numbers in hidden tests (documented in the README).
 REL_TOL = 1e-6
 
+#: What each kind of question reveals to learners by default (lesson.toml's ``reveal`` overrides it per
+#: question): the answer of a by-hand value or a choice never; a function's checks may show their expected
+#: results, which are the lesson's to compute, not to copy.
+REVEAL: dict[str, Literal["never", "expected"]] = {"value": "never", "choice": "never", "function": "expected"}
+REVEAL_POLICIES = ("never", "expected")
+
 #: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
 #: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
 ISOLATION_ENV = "GRADER_ISOLATION"
@@ -99,6 +105,17 @@ class Limits:
     is read and thrown away (so the worker never blocks on a full pipe). No report shows learner output."""
     max_message_kb: int = 1024
     """Largest single value a learner function may send back across the channel."""
+    max_message_items: int = 100_000
+    """List items and dict entries in one message from the worker, all levels together: the grader counts them
+    before it does any work on the message."""
+    max_message_functions: int = 16
+    """Functions (callable references) in one message from the worker; each becomes a proxy in the grader."""
+    max_text_chars: int = 65_536
+    """Characters in one string from the worker (a value, an exception message)."""
+    max_call_depth: int = 8
+    """Calls nested through the channel at once: the grader calls a learner function (1), which calls a stand-in
+    the test lent it, which calls the learner's function back (2), ... A test needs 2; deeper is refused with
+    ``CallDepthExceeded``."""
     tmpfs_mb: int = 64
     """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
     isolation: str | None = None
@@ -109,6 +126,11 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: Longest sequence a hidden suite's stand-in builds or records for learner code in one call (a ``generate``'s
+#: prompt plus its ``n`` new tokens; every token a recording ``next_token`` keeps in one test). The tests pass a
+#: few dozen; the bound keeps what a learner's arguments can make the trusted side do small and linear.
+STAND_IN_MAX_TOKENS = 10_000
 
 
 #: A lesson's mistakes corpus: ``<lesson folder>/mistakes/*.py``, one realistic answer per file, each declaring

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from grader.config import lessons_root
+from grader.config import REVEAL, REVEAL_POLICIES, lessons_root
 from grader.errors import LessonError
 from grader.model import Lesson, Question
 
@@ -53,6 +53,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
                 hint=str(q.get("hint", "")),
                 title=str(q.get("title", "")),
                 uses=tuple(str(u) for u in q.get("uses", ())),
+                reveal=q.get("reveal", REVEAL.get(q["kind"], "never")),
             )
             for q in data["questions"]
         )
@@ -70,6 +71,9 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     bad = [q.id for q in questions if q.kind not in _KINDS or q.points < 0]
     if bad:
         raise LessonError(f"In {where}, questions {bad} need a kind in {_KINDS} and points >= 0.")
+    bad = [q.id for q in questions if q.reveal not in REVEAL_POLICIES]
+    if bad:
+        raise LessonError(f"In {where}, questions {bad} have a `reveal` that is not one of {REVEAL_POLICIES}.")
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise LessonError(f"In {where}, question ids must be unique; got {ids}.")

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 QuestionKind = Literal["value", "choice", "function"]
+Reveal = Literal["never", "expected"]
+"""What a learner's feedback may state: ``never`` the answer (an expected value, the right letter), or the
+``expected`` results of the checks. The teaching assistant's views always show them."""
 TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
 QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
 ReportStatus = Literal["graded", "timed-out", "crashed", "unreadable"]
@@ -29,6 +32,8 @@ class Question:
     uses: tuple[str, ...] = ()
     """Earlier lesson functions this one is meant to call (documentation, kept for compatibility: while a
     question is tested every earlier function question is answered by the reference anyway)."""
+    reveal: Reveal = "never"
+    """See :data:`Reveal`; the lesson loader gives each kind its default (``grader.config.REVEAL``)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,14 @@ class QuestionResult:
     max_score: float
     status: QuestionStatus
     feedback: tuple[str, ...] = ()
+    """What the learner reads: the answer left out unless the question's ``reveal`` policy shows it."""
+    staff_feedback: tuple[str, ...] = ()
+    """What the teaching assistant reads: the same sentences with the expected values; () when identical."""
+
+    @property
+    def staff(self) -> tuple[str, ...]:
+        """The teaching assistant's feedback lines."""
+        return self.staff_feedback or self.feedback
 
 
 @dataclass(frozen=True)

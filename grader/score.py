@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from grader.model import Execution, Lesson, Question, QuestionResult, Report, Submission, TestOutcome
+from grader.reveal import learner_view, staff_view
 
 MAX_FEEDBACK_LINES = 3
 
@@ -48,7 +49,11 @@ def _failed_run(question: Question, reason: str) -> QuestionResult:
 
 
 def score_question(question: Question, outcomes: list[TestOutcome]) -> QuestionResult:
-    """Points and feedback for one question from its tests' outcomes."""
+    """Points and feedback for one question from its tests' outcomes.
+
+    One source of sentences gives two views: the learner's (the answer left out unless the question's
+    ``reveal`` says otherwise) and the teaching assistant's (everything), see :func:`grader.testing.withheld`.
+    """
     if not outcomes:
         return QuestionResult(question.id, 0.0, question.points, "error", ("No hidden test graded this question.",))
     total = sum(o.weight for o in outcomes) or 1.0
@@ -61,15 +66,31 @@ def score_question(question: Question, outcomes: list[TestOutcome]) -> QuestionR
     problems = [o for o in outcomes if o.status != "passed"]
     if earned == 0 and "not-attempted" in statuses:
         return QuestionResult(question.id, 0.0, question.points, "not-attempted", ("Not attempted yet.",))
-    if earned == 0 and statuses == {"missing"}:
-        return QuestionResult(question.id, 0.0, question.points, "missing", _feedback(problems))
     if earned > 0:
         status = "partial"
+    elif statuses == {"missing"}:
+        status = "missing"
     elif "error" in statuses:
         status = "error"
     else:
         status = "failed"
-    return QuestionResult(question.id, points, question.points, status, _feedback(problems))  # type: ignore[arg-type]
+    lines = _feedback(problems)
+    if status in ("partial", "failed"):
+        lines += (_tally(question, outcomes, total),)
+    learner = tuple(learner_view(line) if question.reveal == "never" else staff_view(line) for line in lines)
+    staff = tuple(staff_view(line) for line in lines)
+    return QuestionResult(question.id, points, question.points, status, learner, staff if staff != learner else ())  # type: ignore[arg-type]
+
+
+def _tally(question: Question, outcomes: list[TestOutcome], total: float) -> str:
+    """How many checks passed and what each was worth: '3 of 5 checks passed, each worth 0.8 points.'"""
+    passed = sum(1 for o in outcomes if o.status == "passed")
+    worths = sorted({_round(question.points * o.weight / total) for o in outcomes})
+    if len(worths) == 1:
+        worth = f"each worth {worths[0]:g} point{'' if worths[0] == 1 else 's'}"
+    else:
+        worth = f"worth {worths[0]:g} to {worths[-1]:g} points each"
+    return f"{passed} of {len(outcomes)} check{'s' if len(outcomes) != 1 else ''} passed, {worth}."
 
 
 def _feedback(problems: list[TestOutcome]) -> tuple[str, ...]:
@@ -102,5 +123,6 @@ def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOut
         wrong = [n for n in status if n in called and status[n] != "passed"]
         lead = "Passed" if result.status == "passed" else "Its passing checks ran"
         notes = tuple(f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})." for n in wrong)
-        noted.append(replace(result, feedback=result.feedback + notes) if notes else result)
+        staff = result.staff_feedback + notes if result.staff_feedback else ()
+        noted.append(replace(result, feedback=result.feedback + notes, staff_feedback=staff) if notes else result)
     return tuple(noted)

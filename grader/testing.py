@@ -27,8 +27,10 @@ import pytest
 from hypothesis import Phase
 
 from grader.config import REL_TOL
+from grader.diagnose import kind
 from grader.execute.protocol import ChannelError, RemoteError, Returned
 from grader.execute.protocol import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
+from grader.reveal import learner_view as learner_view, staff_view as staff_view, withheld as withheld  # re-exported
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question
@@ -116,12 +118,8 @@ def show(value: Any) -> str:
     return _short.repr(value)
 
 
-def kind_of(value: Any) -> str:
-    """What kind of value it is, for feedback: "a tuple", "an int", "a numpy array of shape (3,) and dtype int64"."""
-    if isinstance(value, Opaque):
-        return value.text
-    name = "None" if value is None else type(value).__name__
-    return name if value is None else f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+#: What kind of value it is, for feedback: "a tuple", "an int", "a numpy array of shape (3,) and dtype int64".
+kind_of = kind
 
 
 def describe_call(name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
@@ -193,7 +191,7 @@ def _learner_error(name: str, text: str, err: RemoteError) -> BaseException:
     if err.type_name == "NotImplementedError":
         return NotAttempted(f"`{name}` still raises NotImplementedError: not attempted yet.")
     where = _last_learner_line(err.traceback)
-    return LearnerRaised(f"{text} raised {err.type_name}: {err.message}{where}")
+    return LearnerRaised(staff_view(f"{text} raised {err.type_name}: {err.message}{where}"))
 
 
 def _last_learner_line(traceback: str) -> str:
@@ -235,9 +233,6 @@ def magnitudes(lo: int, hi: int) -> Any:
 
 # -- checks that produce teaching feedback -----------------------------------------------------------------
 
-_SCALES = {1e3: "1,000x", 1e6: "1,000,000x", 1e9: "1,000,000,000x", 1e12: "10^12 x"}
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -257,48 +252,47 @@ def expect_close(
     """Pass if ``got.value`` is within ``rel`` of ``expected``; otherwise explain, naming a known mistake if one fits.
 
     ``wrong`` maps a description of a likely mistake ("the formula inverted: bandwidth / param_bytes") to
-    the value that mistake produces; generic mistakes (units off by 1,000x, a reciprocal) are recognised too.
+    the value that mistake produces; generic slips (a unit factor, a reciprocal, rounding) are recognised
+    too (:mod:`grader.diagnose`). The expected value is withheld from learners unless the lesson reveals it.
     """
     value = got.value
     if _is_number(value) and close(float(value), expected, rel):
         return
     unit_text = f" {unit}" if unit else ""
-    lines = [f"{got.text} returned {show(value)}; expected {expected:.6g}{unit_text} (within {rel:g} relative)."]
-    why = diagnose_number(value, expected, wrong or {}, rel)
+    lines = [f"{got.text} returned {show(value)}, which is not right" + withheld(f" (expected {expected:.6g}{unit_text}, within {rel:g} relative)") + "."]
+    why = diagnose_number(value, expected, wrong or {}, rel, unit=unit)
     if why:
         lines.append(why)
     raise Mismatch(" ".join(lines))
 
 
-def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel: float = REL_TOL) -> str:
+def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel: float = REL_TOL, *, unit: str = "") -> str:
     """Name the likely misconception behind a wrong number, or return ''."""
-    if value is None:
-        return "It returned None: did you forget the `return` statement?"
-    if isinstance(value, bool) or not _is_number(value):
-        return f"It returned {kind_of(value)}, not a number."
-    value = float(value)
-    for description, wrong_value in wrong.items():
-        if close(value, wrong_value, max(rel, 1e-9)):
-            return f"That is what {description} gives."
-    if expected and value:
-        ratio = value / expected
-        for scale, name in _SCALES.items():
-            if close(ratio, scale, 1e-6):
-                return f"That is {name} too large: a unit slip (milliseconds instead of seconds, bytes instead of GB)?"
-            if close(ratio, 1 / scale, 1e-6):
-                return f"That is {name} too small: a unit slip (seconds instead of milliseconds, GB instead of bytes)?"
-        if close(value * expected, 1.0, 1e-6):
-            return "That is the reciprocal of the expected answer: is your formula upside down?"
-    return ""
+    from grader.diagnose import explain
+
+    known = [(f"That is what {description} gives.", v) for description, v in wrong.items()]
+    return explain(value, expected, unit=unit, rel=rel, known=known)
 
 
-def expect_equal(got: Call, expected: Any, *, diagnose: Callable[[Any], str] | None = None) -> None:
-    """Pass if ``got.value == expected`` (both plain data); otherwise explain, using ``diagnose`` if given."""
+def expect_equal(
+    got: Call,
+    expected: Any,
+    *,
+    diagnose: Callable[[Any], str] | None = None,
+    wrong: Mapping[str, float] | None = None,
+) -> None:
+    """Pass if ``got.value == expected`` (both plain data, same type); otherwise explain, using ``diagnose`` if
+    given, else (for a number) the known mistakes in ``wrong`` and the generic slips of :mod:`grader.diagnose`."""
     value = got.value
     if value == expected and type(value) is type(expected):
         return
-    lines = [f"{got.text} returned {show(value)}; expected {show(expected)}."]
-    why = diagnose(value) if diagnose else ""
+    lines = [f"{got.text} returned {show(value)}, which is not right" + withheld(f" (expected {show(expected)})") + "."]
+    if diagnose:
+        why = diagnose(value)
+    elif _is_number(expected):
+        why = diagnose_number(value, float(expected), wrong or {})
+    else:
+        why = ""
     if why:
         lines.append(why)
     raise Mismatch(" ".join(lines))

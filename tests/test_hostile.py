@@ -614,15 +614,15 @@ def test_forged_eq_float_and_bool_earn_nothing(batch: Batch) -> None:
     report = batch.reports["forged"]
     assert scores(report) == {"answer_even": 0.0, "square": 0.0, "sum_of_squares": 0.0}
     assert "answer_even is 'B', which is not right." in feedback(report, "answer_even")
-    assert "square(3) returned 4; expected 9" in feedback(report, "square")
-    assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy; expected 14." in feedback(report, "sum_of_squares")
+    assert "square(3) returned 4, which is not right (expected 9" in feedback(report, "square")
+    assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy, which is not right (expected 14)." in feedback(report, "sum_of_squares")
 
 
 @pytest.mark.slow
 def test_monkeypatching_the_worker_changes_nothing_in_the_grader(batch: Batch) -> None:
     report = batch.reports["monkeypatch"]
     assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
-    assert "square(3) returned 6; expected 9" in feedback(report, "square")
+    assert "square(3) returned 6, which is not right (expected 9" in feedback(report, "square")
 
 
 @pytest.mark.slow

@@ -15,7 +15,8 @@ SUB = Submission(Path("s.ipynb"), (), "l", "d")
 def test_partial_credit_by_weight() -> None:
     outcomes = [TestOutcome("f", "a", 1, "passed"), TestOutcome("f", "b", 3, "failed", "wrong: 1000x")]
     result = score_question(Q, outcomes)
-    assert (result.score, result.status, result.feedback) == (1.0, "partial", ("wrong: 1000x",))
+    assert (result.score, result.status, result.feedback[0]) == (1.0, "partial", "wrong: 1000x")
+    assert result.feedback[1:] == ("1 of 2 checks passed, worth 1 to 3 points each.",)
 
 
 def test_not_attempted_and_missing_and_errors_earn_nothing() -> None:

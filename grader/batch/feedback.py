@@ -78,7 +78,7 @@ def _question_view(q: QuestionResult, definition: Question | None, mode: Feedbac
     if not ran:
         lines: tuple[str, ...] = (_NOT_CHECKED,)
     else:
-        lines = q.feedback if mode == "full" else (_GENERIC.get(q.status, ""),)
+        lines = q.staff if mode == "full" else (_GENERIC.get(q.status, ""),)
     hint = definition.hint if definition and ran and q.status != "passed" else ""
     return QuestionView(q.id, definition.title if definition else "", q.score, q.max_score, q.status, lines, hint)
 

@@ -48,9 +48,10 @@ class Row:
 
 
 def row_to_dict(row: Row) -> dict[str, Any]:
-    """A line of ``results.jsonl``: the object ``grade --json`` prints, plus the learner id, their LMS identity
-    (``lms``, ``lms_id``, ``name``) and the LMS's late flag."""
-    body = report_to_dict(row.report) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
+    """A line of ``results.jsonl``: the object ``grade --json`` prints in the teaching assistant's view (expected values
+    kept, ``learner_feedback`` what the learner was shown), plus the learner id, their LMS identity (``lms``,
+    ``lms_id``, ``name``) and the LMS's late flag."""
+    body = report_to_dict(row.report, staff=True) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
     who = {"lms": row.identity.lms, "lms_id": row.identity.lms_id, "name": row.identity.name}
     line: dict[str, Any] = {"learner": row.learner, "late": row.late, **who, **body}
     return for_json(line)

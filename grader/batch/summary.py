@@ -57,7 +57,7 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
         passed = sum(q.status == "passed" for q in results) / len(results)
         mean = statistics.fmean(q.score for q in results)
         idle = sum(q.status == "not-attempted" for q in results)
-        wrong = Counter(q.feedback[0] for q in results if q.status in _WRONG and q.feedback)
+        wrong = Counter(q.staff[0] for q in results if q.status in _WRONG and q.staff)
         stats.append((qid, passed, mean, results[0].max_score, idle, wrong.most_common(1)))
     parts += [f"<h3>Pass rate per question, over the {len(ran)} notebooks that ran</h3>", bars_svg([(qid, passed) for qid, passed, *_ in stats])]
     parts.append(

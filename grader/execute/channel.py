@@ -16,16 +16,26 @@ receives ``{"$fn": id}`` and calls back through the channel. That is how a hidde
 recording ``next_token`` whose record lives only in the trusted process.
 
 Both ends use :class:`Endpoint`; this module imports only the standard library because the worker side
-runs it inside the sandbox.
+runs it inside the sandbox. The grader's end is given a :class:`Guard`, which makes the learner unable to
+borrow, hang, flood or crash it (SECURITY.md, "The trusted side of the channel"):
+
+- a callable is lent for one call only: :meth:`Endpoint.request` revokes what it exported when it returns;
+- every wait and every write has a deadline, the one of the outermost call a learner's code is in, so time
+  spent on the learner's behalf (stand-ins, callbacks, decoding) counts against that call's budget;
+- calls nest through the channel at most ``Guard.max_call_depth`` deep;
+- what arrives is counted and made valid UTF-8 by :func:`screen` before anything else is done with it;
+- an exception sent back to the learner carries its type name and a message with no trusted file paths.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from grader.execute.protocol import CALL, RAISE, RETURN, TYPE, BadMessage, CallBack, ChannelClosed, ChannelError, ChannelTimeout, Opaque, Raise, RemoteError, Return
@@ -39,20 +49,55 @@ MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
 
 
+class LentFunctionExpired(LookupError):
+    """A function the grader lent for one call was called after that call returned (its name crosses the channel)."""
+
+
+class CallDepthExceeded(RecursionError):
+    """Calls nested through the channel deeper than the grader allows (its name crosses the channel)."""
+
+
 Handler = Callable[[dict[str, Any]], Any]
 
 
-class Endpoint:
-    """One end of the channel: send requests, answer the other side's calls while waiting for replies."""
+@dataclass(frozen=True)
+class Guard:
+    """What the grader's end allows the learner's end (built from :class:`grader.config.Limits`)."""
 
-    def __init__(self, rfd: int, wfd: int, handler: Handler, *, max_bytes: int = 1 << 20) -> None:
+    timeout: float
+    """Seconds any wait or write may take when no call's deadline applies."""
+    max_call_depth: int
+    """Calls in flight at once through this end: a learner function -> a stand-in -> a learner function ..."""
+    max_items: int
+    """List items and dict entries in one received message, all levels together."""
+    max_refs: int
+    """Callable references (``{"$fn": id}``) in one received message."""
+    max_chars: int
+    """Characters in one received string."""
+
+
+class Endpoint:
+    """One end of the channel: send requests, answer the other side's calls while waiting for replies.
+
+    With a ``guard`` it is the grader's end, and enforces it; without one (the worker's end) it trusts what
+    it receives, as the worker may: the grader is the trusted side.
+    """
+
+    def __init__(self, rfd: int, wfd: int, handler: Handler, *, max_bytes: int = 1 << 20, guard: Guard | None = None) -> None:
         self._rfd = rfd
         self._wfd = wfd
         self._handler = handler
         self._max_bytes = max_bytes
+        self._guard = guard
         self._buffer = b""
         self._next_id = 0
         self._exports: dict[int, Callable[..., Any]] = {}
+        self._lent: list[list[int]] = []
+        """The ids exported during each call in flight, innermost last: revoked when that call returns."""
+        self._deadline: float | None = None
+        """The earliest deadline of the calls in flight: every wait and write nested in them keeps it."""
+        if guard is not None:
+            os.set_blocking(wfd, False)  # a worker that stops reading must not block our writes past a deadline
 
     # -- encoding -----------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
@@ -60,8 +105,12 @@ class Endpoint:
         return to_plain(value, self._export, wire=True)
 
     def _export(self, fn: Callable[..., Any]) -> Any:
+        if self._guard is not None and not self._lent:
+            raise TypeError("the grader lends a function only for the duration of a call")
         self._next_id += 1
         self._exports[self._next_id] = fn
+        if self._lent:
+            self._lent[-1].append(self._next_id)
         return {FN_KEY: self._next_id}
 
     def decode(self, value: Any, depth: int = 0) -> Any:
@@ -95,28 +144,38 @@ class Endpoint:
         return remote
 
     # -- framing ----------------------------------------------------------------------------------------
-    def send(self, message: Mapping[str, Any]) -> None:
+    def _bounded(self, deadline: float | None) -> float | None:
+        """The deadline a wait or write must keep: its own, the enclosing call's, or the guard's default."""
+        given = [d for d in (deadline, self._deadline) if d is not None]
+        if given:
+            return min(given)
+        return None if self._guard is None else time.monotonic() + self._guard.timeout
+
+    def send(self, message: Mapping[str, Any], deadline: float | None = None) -> None:
+        """Write one message; on the grader's end, give up with :class:`ChannelTimeout` at the deadline."""
+        deadline = self._bounded(deadline)
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             view = memoryview(data)
             while view:
-                written = os.write(self._wfd, view)
+                if deadline is not None:
+                    _wait_for(self._wfd, deadline, write=True)
+                try:
+                    written = os.write(self._wfd, view)
+                except BlockingIOError:
+                    continue
                 view = view[written:]
         except (BrokenPipeError, OSError) as err:
             raise ChannelClosed(f"the other side closed the channel ({err})") from None
 
     def receive(self, deadline: float | None = None) -> dict[str, Any]:
         """Read one message; ``deadline`` is a ``time.monotonic()`` value after which we give up."""
+        deadline = self._bounded(deadline)
         while b"\n" not in self._buffer:
             if len(self._buffer) > self._max_bytes:
                 raise BadMessage(f"a message larger than {self._max_bytes // 1024} KB")
             if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise ChannelTimeout("no answer in time")
-                ready, _, _ = select.select([self._rfd], [], [], remaining)
-                if not ready:
-                    raise ChannelTimeout("no answer in time")
+                _wait_for(self._rfd, deadline, write=False)
             try:
                 chunk = os.read(self._rfd, 1 << 16)
             except OSError as err:
@@ -133,21 +192,45 @@ class Endpoint:
             raise BadMessage(f"an unreadable message ({type(err).__name__})") from None
         if not isinstance(message, dict) or not isinstance(message.get(TYPE), str):
             raise BadMessage("a message without a type")
+        if self._guard is not None:
+            screen(message, self._guard)
         return message
 
     # -- calls ------------------------------------------------------------------------------------------
     def request(self, message: Mapping[str, Any], deadline: float | None = None) -> Any:
-        """Send a call and wait for its reply, answering any calls the other side makes meanwhile."""
+        """Send a call and wait for its reply, answering any calls the other side makes meanwhile.
+
+        Callables among its ``args``, ``kwargs`` and ``swap`` (and any a nested call returns) are lent for
+        this call only, and every wait inside it keeps its deadline (on the grader's end, the enclosing
+        call's deadline too).
+        """
+        guard = self._guard
+        if guard is not None and len(self._lent) >= guard.max_call_depth:
+            raise CallDepthExceeded(
+                f"calls between your code and the grader nested more than {guard.max_call_depth} deep (your function "
+                "called a function the grader gave it, which called your function again, and so on); the grader "
+                "stops there"
+            )
+        outer = self._deadline
+        self._deadline = self._bounded(deadline)
+        self._lent.append([])
+        try:
+            return self._exchange(message)
+        finally:
+            for fn_id in self._lent.pop():
+                self._exports.pop(fn_id, None)
+            self._deadline = outer
+
+    def _exchange(self, message: Mapping[str, Any]) -> Any:
         self._next_id += 1
         call_id = self._next_id
         payload = dict(message, id=call_id)
-        if "args" in payload:
-            payload["args"] = self.encode(payload["args"])
-        if "kwargs" in payload:
-            payload["kwargs"] = self.encode(payload["kwargs"])
+        for key in ("args", "kwargs", "swap"):
+            if key in payload:
+                payload[key] = self.encode(payload[key])
         self.send(payload)
         while True:
-            reply = self.receive(deadline)
+            reply = self.receive()
             kind = reply[TYPE]
             if kind == CALL:
                 self.answer(reply)
@@ -159,14 +242,23 @@ class Endpoint:
                 self._handler(reply)  # a notice (e.g. which cell runs now); the handler decides what it means
 
     def answer(self, call: dict[str, Any]) -> None:
-        """Run one incoming call and send back its result or the exception it raised."""
+        """Run one incoming call and send back its result or the exception it raised.
+
+        The grader's end sends only the exception's type name and its message with file paths removed:
+        never a traceback, which would show the learner the hidden suites' paths and source.
+        """
         call_id = call.get("id")
         try:
             fn_id = call.get("fn")
             if type(fn_id) is int:
                 fn = self._exports.get(fn_id)
                 if fn is None:
-                    raise LookupError(f"no callable with id {fn_id}")
+                    raise LentFunctionExpired(
+                        "this function was lent for one call only, and that call has returned; it cannot be called "
+                        "any more (keep no grader function between calls)"
+                        if 0 < fn_id <= self._next_id
+                        else f"no function with id {fn_id}"
+                    )
                 args = self.decode(call.get("args") or [])
                 kwargs = self.decode(call.get("kwargs") or {})
                 if not isinstance(args, list) or not isinstance(kwargs, dict):
@@ -178,9 +270,83 @@ class Endpoint:
         except ChannelError:
             raise
         except Exception as err:  # reported to the caller, who decides what it means
-            self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)))
+            if self._guard is None:
+                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)))
+            else:
+                self._expire()
+                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=without_paths(_safe_str(err))))
             return
+        self._expire()
         self.send(Return(t=RETURN, id=call_id, value=value))
+
+    def _expire(self) -> None:
+        """On the grader's end, time spent answering counts: past the call's deadline, stop (the learner's budget is spent)."""
+        if self._guard is not None and self._deadline is not None and time.monotonic() > self._deadline:
+            raise ChannelTimeout("no answer in time")
+
+
+def _wait_for(fd: int, deadline: float, *, write: bool) -> None:
+    """Until ``fd`` can be read (or written), or :class:`ChannelTimeout` at ``deadline``."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ChannelTimeout("no answer in time")
+    ready = select.select([], [fd], [], remaining)[1] if write else select.select([fd], [], [], remaining)[0]
+    if not ready:
+        raise ChannelTimeout("no answer in time")
+
+
+def screen(message: dict[str, Any], guard: Guard) -> None:
+    """Check a received message against ``guard`` before any work is done on it, and make its text valid UTF-8.
+
+    Counts every list item and dict entry, every callable reference and every string's length (without
+    recursion, so depth costs nothing here; :meth:`Endpoint.decode` refuses deep values), and replaces lone
+    surrogates (``"\\udcff"``, which JSON can carry and UTF-8 cannot) in place, keys included.
+    """
+    items = refs = 0
+    pending: list[dict[str, Any] | list[Any]] = [message]
+    while pending:
+        node = pending.pop()
+        items += len(node)
+        if items > guard.max_items:
+            raise BadMessage(f"more than {guard.max_items} values in one message")
+        if isinstance(node, dict):
+            if len(node) == 1 and type(node.get(FN_KEY)) is int:
+                refs += 1
+                if refs > guard.max_refs:
+                    raise BadMessage(f"more than {guard.max_refs} functions in one message")
+            if not all(k.isascii() and len(k) <= guard.max_chars for k in node):
+                fixed = {_text(k, guard): v for k, v in node.items()}
+                node.clear()
+                node.update(fixed)
+            slots: Any = node.items()
+        else:
+            slots = enumerate(node)
+        for slot, value in list(slots):
+            if isinstance(value, str):
+                node[slot] = _text(value, guard)
+            elif isinstance(value, (list, dict)):
+                pending.append(value)
+
+
+def _text(text: str, guard: Guard) -> str:
+    """``text`` if it is valid UTF-8 and short enough; lone surrogates become U+FFFD; too long is refused."""
+    if len(text) > guard.max_chars:
+        raise BadMessage(f"a text longer than {guard.max_chars} characters")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:  # through UTF-16, a pair of surrogates becomes its character and a lone one U+FFFD
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+_PATH = re.compile(r"(?<![\w./~-])(?:~|\.{1,2})?/[^\s'\"`:,;()\[\]{}<>]+")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every file path in it (``/x/y``, ``./y``, ``~/y``) replaced by ``<path>``."""
+    return _PATH.sub("<path>", text)
 
 
 def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: bool = False) -> Any:
@@ -278,9 +444,12 @@ def _safe_str(err: BaseException) -> str:
 
 
 def _traceback(err: BaseException) -> str:
+    """The worker's traceback of ``err`` without this module's frames, so its last line is the learner's own."""
     import traceback
 
     try:
-        return "".join(traceback.format_exception(type(err), err, err.__traceback__))[-4000:]
+        summary = traceback.TracebackException.from_exception(err)
+        summary.stack = traceback.StackSummary.from_list([f for f in summary.stack if f.filename != __file__])
+        return "".join(summary.format())[-4000:]
     except Exception:
         return ""

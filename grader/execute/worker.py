@@ -24,7 +24,7 @@ from typing import IO, Any, Callable
 from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
 from grader.execute import protocol as wire
-from grader.execute.channel import MAX_TYPE_NAME, Endpoint
+from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
 from grader.execute.protocol import BadMessage, ChannelError, ChannelTimeout, Returned
 from grader.execute.process import Spawned, WorkerOS
 from grader.execute.worker_main import NO_INPUT
@@ -76,7 +76,7 @@ class LearnerProcess:
         self.isolation, self.level = self._os.isolation, self._os.level
         self.workdir: Path = self._os.workdir
         self._output = _OutputCap(self._os.output, limits.output_kb * 1024)
-        self._endpoint = Endpoint(from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024)
+        self._endpoint = Endpoint(from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024, guard=guard(limits))
         self._fds = (from_worker_r, to_worker_w)
         self._spawned = time.monotonic()
         self._closed = False
@@ -89,7 +89,7 @@ class LearnerProcess:
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
         deadline = started + self.limits.timeout
         try:
-            self._endpoint.send(wire.Run(t=wire.RUN, cells=cells))
+            self._endpoint.send(wire.Run(t=wire.RUN, cells=cells), deadline)
             while True:
                 message = self._endpoint.receive(deadline)
                 if message[wire.TYPE] == wire.EXECUTED:
@@ -164,9 +164,7 @@ class LearnerProcess:
         Returns the value, which arguments the call modified in place and whether the result is an object the
         caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
         """
-        message = wire.CallByName(
-            t=wire.CALL, name=name, args=args, kwargs=kwargs, swap={k: self._endpoint.encode(v) for k, v in swaps.items()}
-        )
+        message = wire.CallByName(t=wire.CALL, name=name, args=args, kwargs=kwargs, swap=swaps)
         reply = self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
         changed = reply.get("changed") if isinstance(reply, dict) else None
         same_as = reply.get("same_as") if isinstance(reply, dict) else None
@@ -288,6 +286,17 @@ def preview(source: str, width: int = 60, prefer_loop: bool = False) -> str:
     loops = [ln for ln in lines if ln.startswith(("while ", "while(", "for "))] if prefer_loop else []
     line = (loops or lines or [""])[0]
     return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def guard(limits: Limits) -> Guard:
+    """What the grader's end of the channel allows a learner's worker (SECURITY.md, "The trusted side of the channel")."""
+    return Guard(
+        timeout=limits.call_timeout,
+        max_call_depth=limits.max_call_depth,
+        max_items=limits.max_message_items,
+        max_refs=limits.max_message_functions,
+        max_chars=limits.max_text_chars,
+    )
 
 
 def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:

@@ -92,7 +92,7 @@ class Worker:
             raise TypeError(f"{message['name']} is not a function (it is a {type(fn).__name__})")
         args = self.endpoint.decode(message.get("args") or [])
         kwargs = self.endpoint.decode(message.get("kwargs") or {})
-        swaps = {name: self.endpoint.decode(ref) for name, ref in (message.get("swap") or {}).items()}
+        swaps = self.endpoint.decode(message.get("swap") or {})  # the whole map, encoded like args and kwargs
         before = copy.deepcopy((args, kwargs))
         with stood_in(self.namespace, swaps):
             result = fn(*args, **kwargs)

@@ -12,20 +12,27 @@ from grader.model import QuestionResult, Report
 from grader.text import for_json
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def report_to_dict(report: Report, *, staff: bool = False) -> dict[str, Any]:
+    """``staff``: the teaching assistant's object (results.jsonl, the gradebook): ``feedback`` with the expected
+    values, and ``learner_feedback``, what the learner was shown. Otherwise the learner's (``grade --json``)."""
     return for_json({
         "lesson": report.lesson,
         "path": report.path,
         "score": report.score,
         "max_score": report.max_score,
         "status": report.status,
-        "questions": [
-            {"id": q.id, "score": q.score, "max_score": q.max_score, "status": q.status, "feedback": list(q.feedback)}
-            for q in report.questions
-        ],
+        "questions": [_question(q, staff) for q in report.questions],
         "errors": list(report.errors),
         "isolation": report.isolation,
     })
+
+
+def _question(q: QuestionResult, staff: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": q.id, "score": q.score, "max_score": q.max_score, "status": q.status}
+    out["feedback"] = list(q.staff if staff else q.feedback)
+    if staff:
+        out["learner_feedback"] = list(q.feedback)
+    return out
 
 
 def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
@@ -37,14 +44,21 @@ def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
         score=float(data["score"]),
         max_score=float(data["max_score"]),
         questions=tuple(
-            QuestionResult(q["id"], float(q["score"]), float(q["max_score"]), q["status"], tuple(q["feedback"]))
-            for q in data["questions"]
+            _question_from(q) for q in data["questions"]
         ),
         errors=tuple(data["errors"]),
         isolation=data.get("isolation", ""),
         digest=digest,
         status=data.get("status", "graded"),
     )
+
+
+def _question_from(q: dict[str, Any]) -> QuestionResult:
+    """A question of either object: a staff one carries both views, a learner one only the learner's."""
+    if "learner_feedback" not in q:
+        return QuestionResult(q["id"], float(q["score"]), float(q["max_score"]), q["status"], tuple(q["feedback"]))
+    learner, staff = tuple(q["learner_feedback"]), tuple(q["feedback"])
+    return QuestionResult(q["id"], float(q["score"]), float(q["max_score"]), q["status"], learner, () if staff == learner else staff)
 
 
 def ungraded_to_dict(path: str, reason: str, status: str = "ungraded") -> dict[str, Any]:

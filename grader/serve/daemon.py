@@ -118,8 +118,15 @@ class Daemon:
                         self.last_used = time.monotonic()
 
     def close(self) -> None:
+        """Release the warm state; a grade still in progress is abandoned (its zygote and workers killed), not
+        waited for: ``grade daemon stop`` must not wait for a learner whose calls hang (that client grades cold)."""
+        with self._lock:
+            busy = self.busy > 0
         for grader in self._graders.values():
-            grader.close()
+            if busy:
+                grader.abandon()
+            else:
+                grader.close()
 
 
 def _json(message: dict[str, str]) -> bytes:

@@ -17,8 +17,9 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from grader.config import REL_TOL
-from grader.testing import Call, LearnerRaised, Mismatch, diagnose_number, kind_of, show
+from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
+from grader.diagnose import explain, kind, number
+from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
 
 VOCAB = 50_000
 
@@ -104,7 +105,11 @@ def request_time_mistakes(ttft: float, itl: float, n_out: int) -> list[Mistake]:
         ("(n_out - 1) * itl", "the ttft is missing: the wait for the first token is part of the request.", (n_out - 1) * itl),
         ("n_out * itl", "the ttft is missing: the first token arrives at ttft, then n_out - 1 gaps of itl follow.", n_out * itl),
         ("ttft + (n_out - 2) * itl", "a token too few: after the first token, n_out - 1 gaps of itl follow.", ttft + (n_out - 2) * itl),
-        ("n_out * ttft", "only the first token waits the ttft; the others come itl apart.", n_out * ttft),
+        ("n_out * ttft", "the ttft is paid once, by the first token only; the others come itl apart.", n_out * ttft),
+        ("n_out * ttft + (n_out - 1) * itl", "the ttft is paid once, by the first token only, not by every token.",
+         n_out * ttft + (n_out - 1) * itl),
+        ("ttft + (n_out - 1) / itl", "itl is a time between tokens (seconds), not a rate: multiply by it, do not divide.",
+         ttft + (n_out - 1) / itl),
         ("(ttft + itl) * (n_out - 1)", "the ttft is paid once, not once per token.", (ttft + itl) * (n_out - 1)),
         ("ttft + (n_out - 1) * itl in milliseconds", "the time should be in seconds.", right * 1e3),
     ]
@@ -121,6 +126,14 @@ def kv_step_mistakes(param_bytes: float, kv_bytes_per_token: float, context_len:
         ("(param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth",
          "context off by one: the step reads the KV of the context_len tokens already there.",
          (param_bytes + kv_bytes_per_token * (context_len + 1)) / bandwidth),
+        ("param_bytes + kv_bytes_per_token * context_len / bandwidth",
+         "brackets: only the KV bytes were divided by the bandwidth; add the bytes first, then divide the whole sum.",
+         param_bytes + kv_bytes_per_token * context_len / bandwidth),
+        ("(param_bytes + kv_bytes_per_token) * context_len / bandwidth",
+         "the weights are read once per step, not once per position: multiply only the KV bytes by context_len.",
+         (param_bytes + kv_bytes_per_token) * context_len / bandwidth),
+        ("kv_bytes_per_token taken as megabytes (times 1e6)", "kv_bytes_per_token is already in bytes.",
+         (param_bytes + kv_bytes_per_token * 1e6 * context_len) / bandwidth),
         ("param_bytes * kv_bytes_per_token * context_len / bandwidth", "the two reads add up; they do not multiply.",
          param_bytes * kv_bytes_per_token * context_len / bandwidth),
         ("(param_bytes + kv_bytes_per_token * context_len) / bandwidth in milliseconds", "the time should be in seconds.",
@@ -154,59 +167,32 @@ def kv_decode_mistakes(n_tokens: int, prompt_len: int, param_bytes: float, kv_by
 # -- numbers ---------------------------------------------------------------------------------------------------
 
 def _as_number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return number(value)
 
 
 def _near(a: float, b: float, rel: float = 1e-6) -> bool:
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
 
 
-def explain_number(value: Any, expected: float, mistakes: Sequence[Mistake], match_rel: float = 1e-6) -> str:
-    """Name the mistake behind a wrong number: a known one, a rounded answer, a unit slip or a reciprocal."""
-    number = _as_number(value)
-    if number is None or not math.isfinite(number):
-        return diagnose_number(value, expected, {})
-    matches = [
-        (formula, why)
-        for formula, why, wrong in mistakes
-        if math.isfinite(wrong) and not _near(wrong, expected, 1e-9) and _near(number, wrong, match_rel)
-    ]
-    if matches:
-        formula, why = matches[0]
-        text = f"That is what {formula} gives: {why}"
-        for formula, why in matches[1:2]:
-            text += f" (For these inputs {formula} gives the same number: {why})"
-        return text
-    rounded = _rounded(number, expected)
-    if rounded:
-        return rounded
-    return diagnose_number(number, expected, {})
+def explain_number(value: Any, expected: float, mistakes: Sequence[Mistake], match_rel: float = 1e-6, unit: str = "") -> str:
+    """Name the mistake behind a wrong number: one of the lesson's own first, then a generic slip
+    (:mod:`grader.diagnose`: a unit factor, a reciprocal, a rounded value)."""
+    known = [(f"That is what {formula} gives: {why}", wrong) for formula, why, wrong in mistakes]
+    return explain(value, expected, unit=unit, rel=match_rel, known=known)
 
 
-def _rounded(number: float, expected: float) -> str:
-    if not expected or _near(number, expected):
-        return ""
-    for digits in range(0, 7):
-        scale = 10.0**digits
-        for cut in (round(expected, digits), math.trunc(expected * scale) / scale):
-            if _near(number, cut, 1e-12):
-                places = "a whole number" if digits == 0 else f"{digits} decimal place{'s' if digits > 1 else ''}"
-                return (
-                    f"That is the right value cut to {places}: return the full value (no int(), round() or "
-                    "formatting); the grader allows for floating-point error."
-                )
-    return ""
+def _not_right(got: Call, expected: str) -> str:
+    """The head of a function's feedback; the expected result is withheld unless the lesson reveals it."""
+    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {expected})") + "."
 
 
 def expect_seconds(got: Call, expected: float, mistakes: Sequence[Mistake], unit: str = "s") -> None:
-    """Pass if got.value is within 1e-6 relative of expected; otherwise say what came back and why it is likely wrong."""
-    number = _as_number(got.value)
-    if number is not None and _near(number, expected, REL_TOL):
+    """Pass if got.value is a number within REL_TOL of expected; otherwise say what came back and why it is likely wrong."""
+    value = _as_number(got.value)
+    if value is not None and _near(value, expected, REL_TOL):
         return
-    text = f"{got.text} returned {show(got.value)}; expected {expected:.6g} {unit} (within {REL_TOL:g} relative)."
-    why = explain_number(got.value, expected, mistakes)
+    text = _not_right(got, f"{expected:.6g} {unit}, within {REL_TOL:g} relative")
+    why = explain_number(got.value, expected, mistakes, unit=unit)
     raise Mismatch(f"{text} {why}" if why else text)
 
 
@@ -220,37 +206,37 @@ def expect_value(
     rel: float = 1e-6,
     abs_tol: float = 0.0,
     hint: str = "",
+    unit: str = "",
 ) -> None:
-    """Check a numeric answer variable; ``meaning`` says in words what the number is."""
-    number = _as_number(value)
-    if number is not None and math.isfinite(number):
-        if abs_tol and abs(number - expected) <= abs_tol:
+    """Check a numeric answer variable; ``meaning`` says in words what the number is (never its value)."""
+    number_ = _as_number(value)
+    if number_ is not None and math.isfinite(number_):
+        if abs_tol and abs(number_ - expected) <= abs_tol:
             return
-        if not abs_tol and _near(number, expected, rel):
+        if not abs_tol and _near(number_, expected, rel):
             return
     within = f"within {abs_tol:g}" if abs_tol else f"within {rel:g} relative"
-    text = f"`{name}` is {show(value)}; expected {expected:.6g} ({meaning}; {within})."
-    if isinstance(value, str):
-        raise Mismatch(f"{text} It is a string: store the number itself, e.g. `12.5`, not `\"12.5 GB\"`.")
-    # Learners round the values they type, so known mistakes are recognised within 0.2 %.
-    why = explain_number(value, expected, mistakes, match_rel=2e-3)
-    if hint and (not why or why.startswith("That is the right value cut")):
-        why = hint
+    text = f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g}, {within})") + "."
+    # Learners round the values they type, so known mistakes and slips are recognised within 0.2 %.
+    why = explain_number(value, expected, mistakes, match_rel=2e-3, unit=unit)
+    if hint and (not why or why.startswith(("It is the right value rounded", "It is close"))):
+        why = f"{why} {hint}".strip()
     raise Mismatch(f"{text} {why}" if why else text)
 
 
 def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
     """Check a multiple-choice answer: one letter, compared case-insensitively after strip.
 
-    The message does not print the right letter (learners may run the hidden suite while working); it says
-    what was found, what form is expected and which idea to revisit.
+    The learner's message never names the right letter (learners run these checks while they work); the
+    teaching assistant's view adds it.
     """
     if not isinstance(correct, str) or not correct.strip():
         raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
+    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
     if not isinstance(value, str):
         raise Mismatch(
-            f"`{name}` is {show(value)} (a {type(value).__name__}); expected the letter of one option as a string, "
-            f"e.g. `{name} = \"A\"`."
+            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option as a string, "
+            f"e.g. `{name} = \"A\"`." + right
         )
     answer = value.strip()
     if answer.upper() == correct.strip().upper():
@@ -258,9 +244,70 @@ def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
     if len(answer) != 1 or not answer.isalpha():
         raise Mismatch(
             f"`{name}` is {show(value)}; expected just the letter of one option, e.g. `{name} = \"A\"`, "
-            "without the option's text or punctuation."
+            "without the option's text or punctuation." + right
         )
-    raise Mismatch(f"`{name}` is {show(value)}; expected the letter of the correct option, and {answer!r} is not it. {hint}")
+    raise Mismatch(f"`{name}` is {show(value)}: {answer.upper()!r} is not the right option.{right} {hint}")
+
+
+# -- one call, checked against the spec, with a second call if it is wrong ------------------------------------
+
+_COUNTS = ("n_tokens", "n_out", "batch", "context_len", "prompt_len")
+_FACTORS = (1.37, 0.61, 1.9, 0.73, 1.21)
+
+
+def _perturbed(args: dict[str, Any]) -> dict[str, Any]:
+    """Other physically meaningful inputs: each size scaled by its own factor (so no ratio stays the same),
+    each count doubled plus one."""
+    out: dict[str, Any] = {}
+    for i, (key, v) in enumerate(args.items()):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            out[key] = v
+        elif key in _COUNTS:
+            out[key] = int(v) * 2 + 1
+        else:
+            scaled = v * _FACTORS[i % len(_FACTORS)]
+            out[key] = int(scaled) if isinstance(v, int) else scaled
+    return out
+
+
+def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
+    """Call the learner's ``name`` with ``args`` (positionally, or by name), check it against the spec, and
+    explain a wrong result. If it is wrong, the function is called once more with other inputs: an answer that
+    does not change when the inputs do is hard-coded, whatever number it happens to be."""
+    spec, mistakes, unit = CHECKS[name]
+    got = call_kw(learner, name, PARAMS[name], **args) if keywords else learner.call(name, *(args[p] for p in PARAMS[name]))
+    expected = spec(**args)
+    try:
+        if name == "batch_throughput":
+            expect_batch(got, **args)
+        else:
+            expect_seconds(got, expected, mistakes(**args), unit=unit)
+    except Mismatch as wrong:
+        other = _perturbed(args)
+        if _same_answer(spec(**other), expected):
+            raise
+        try:
+            again = learner.call(name, *(other[p] for p in PARAMS[name]))
+        except LearnerRaised:
+            raise wrong from None
+        # The same number again may still be a slip of the lesson's (a `//` giving 0 every time), not a constant.
+        explained = number(again.value) is not None and any(_same_answer(again.value, w) for _, _, w in mistakes(**other))
+        if type(again.value) is type(got.value) and again.value == got.value and not explained:
+            zero = number(got.value) == 0
+            raise Mismatch(
+                f"{got.text} and {again.text} both returned {show(got.value)}: it gives the same answer whatever "
+                "the inputs. "
+                + ("Does a loop run too few steps (none at all: check its range), or a `//` round down to 0? "
+                   if zero else "Is it hard-coded, or copied from the worked example? ")
+                + "Compute it from the arguments."
+            ) from None
+        raise
+
+
+def _same_answer(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple):
+        return all(_same_answer(x, y) for x, y in zip(a, b))
+    return math.isfinite(float(a)) and math.isfinite(float(b)) and _near(float(a), float(b))
 
 
 # -- keyword calls -----------------------------------------------------------------------------------------------
@@ -281,28 +328,35 @@ def call_kw(learner: Any, name: str, params: Sequence[str], **kwargs: Any) -> Ca
 
 # -- batch_throughput ------------------------------------------------------------------------------------------
 
-def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) -> None:
+def batch_throughput(param_bytes: float, bandwidth: float, batch: int) -> tuple[float, float]:
     per_stream = bandwidth / param_bytes
-    aggregate = batch * per_stream
+    return batch * per_stream, per_stream
+
+
+def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) -> None:
+    aggregate, per_stream = batch_throughput(param_bytes, bandwidth, batch)
     value = got.value
-    head = (
-        f"{got.text} returned {show(value)}; expected (aggregate, per_stream) = "
-        f"({aggregate:.6g}, {per_stream:.6g}) tokens per second."
-    )
+    head = _not_right(got, f"(aggregate, per_stream) = ({aggregate:.6g}, {per_stream:.6g}) tokens per second")
     if value is None:
         raise Mismatch(head + " It returned None: did you forget the `return` statement?")
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        what = f"{kind_of(value)} of {len(value)} items" if isinstance(value, (list, tuple)) else kind_of(value)
-        raise Mismatch(head + f" It returned {what}: return the pair `aggregate, per_stream`, in that order.")
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        what = f"{kind(value)} of {len(value)} items" if isinstance(value, (tuple, list)) else kind(value)
+        raise Mismatch(head + f" It returned {what}: return the pair `aggregate, per_stream`, in that order, as a tuple.")
     numbers = [_as_number(v) for v in value]
     if any(n is None for n in numbers):
-        raise Mismatch(head + " Both items must be numbers.")
+        raise Mismatch(head + f" Both items must be numbers; it returned {kind(value[0])} and {kind(value[1])}.")
     agg, per = numbers
+    assert agg is not None and per is not None
 
     def near(a: float, b: float) -> bool:
         return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-300)
 
     if near(agg, aggregate) and near(per, per_stream):
+        if type(value) is not tuple:
+            raise Mismatch(
+                f"{got.text} returned the right numbers, but as {kind(value)}, not a tuple: the function must return "
+                "the tuple `(aggregate, per_stream)`; `return aggregate, per_stream` makes one."
+            )
         return
     if batch != 1:
         if near(agg, per_stream) and near(per, aggregate):
@@ -327,11 +381,35 @@ def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) ->
         if near(agg, per_stream) and near(per, per_stream):
             raise Mismatch(head + " The aggregate was not multiplied by the batch: one step makes a token for every stream.")
     parts = []
+    step = [("param_bytes / bandwidth", "that is the seconds per step, not tokens per second.", param_bytes / bandwidth)]
     for label, v, e in (("aggregate", agg, aggregate), ("per_stream", per, per_stream)):
         if not near(v, e):
-            why = explain_number(v, e, [("param_bytes / bandwidth", "that is the seconds per step, not tokens per second.", param_bytes / bandwidth)])
-            parts.append(f"The {label} is {show(v)}, expected {e:.6g}." + (f" {why}" if why else ""))
+            why = explain_number(v, e, step, unit="tokens/s")
+            parts.append(f"The {label} is {show(v)}, which is not right" + withheld(f" (expected {e:.6g})") + "." + (f" {why}" if why else ""))
     raise Mismatch(head + " " + " ".join(parts))
+
+
+#: For each numeric function: (the spec, its likely mistakes, the unit of its answer).
+CHECKS: dict[str, tuple[Callable[..., Any], Callable[..., list[Mistake]], str]] = {
+    "decode_step_seconds": (decode_step_seconds, step_mistakes, "s"),
+    "tokens_per_second": (tokens_per_second, tps_mistakes, "tokens/s"),
+    "decode_time": (decode_time, decode_time_mistakes, "s"),
+    "request_time": (request_time, request_time_mistakes, "s"),
+    "kv_step_seconds": (kv_step_seconds, kv_step_mistakes, "s"),
+    "kv_decode_time": (kv_decode_time, kv_decode_mistakes, "s"),
+    "batch_throughput": (batch_throughput, lambda **_: [], "tokens/s"),
+}
+
+#: The parameter names the notebook gives each function, in order.
+PARAMS: dict[str, tuple[str, ...]] = {
+    "decode_step_seconds": ("param_bytes", "bandwidth"),
+    "tokens_per_second": ("param_bytes", "bandwidth"),
+    "decode_time": ("n_tokens", "param_bytes", "bandwidth"),
+    "request_time": ("ttft", "itl", "n_out"),
+    "kv_step_seconds": ("param_bytes", "kv_bytes_per_token", "context_len", "bandwidth"),
+    "kv_decode_time": ("n_tokens", "prompt_len", "param_bytes", "kv_bytes_per_token", "bandwidth"),
+    "batch_throughput": ("param_bytes", "bandwidth", "batch"),
+}
 
 
 # -- generate -----------------------------------------------------------------------------------------------------
@@ -345,29 +423,39 @@ def token_for(seq: Sequence[int]) -> int:
 
 
 class _BadCall:
-    """What the recorder keeps when next_token is called with something other than one list of ints."""
+    """What the recorder keeps when next_token is called with something other than one list of ints.
+
+    Only its short rendering is kept, never the arguments, so a learner cannot make the grader hold much."""
 
     def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.args, self.kwargs = args, kwargs
+        parts = [show(a) for a in args[:4]] + [f"{k}={show(v)}" for k, v in list(kwargs.items())[:4]]
+        self.text = f"next_token({', '.join(parts)})"
 
     def __repr__(self) -> str:
-        parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
-        return f"next_token({', '.join(parts)})"
+        return self.text
 
 
 class NextToken:
     """A recording next_token: returns token_for(sequence) and keeps a copy of every sequence it saw.
 
-    It never raises, so a wrong call comes back to the test as a record to explain rather than as an error
-    inside the learner's code.
+    It never raises for a wrong call, so a wrong call comes back to the test as a record to explain rather
+    than as an error inside the learner's code; only past ``STAND_IN_MAX_TOKENS`` tokens (and calls) in all,
+    far beyond any test, it refuses, so that what it keeps stays small.
     """
 
     __name__ = "next_token"
 
     def __init__(self) -> None:
         self.calls: list[Any] = []
+        self._kept = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> int:
+        self._kept += 1 + sum(len(a) for a in (*args, *kwargs.values()) if isinstance(a, (list, tuple)))
+        if self._kept > STAND_IN_MAX_TOKENS:
+            raise ValueError(
+                f"next_token was called {len(self.calls) + 1} times, with more than {STAND_IN_MAX_TOKENS} tokens in all, "
+                "in one test: a test needs far fewer; call it once per new token"
+            )
         if len(args) == 1 and not kwargs:
             seq = args[0]
         elif not args and len(kwargs) == 1:
@@ -420,21 +508,43 @@ def expect_generated(got: Call, prompt: Sequence[int], n: int, rec: NextToken) -
             f"{got.text} changed the caller's prompt list in place. Copy it first (sequence = list(prompt)) "
             "and append to the copy: the caller may still need its prompt."
         )
+    same_as = getattr(got, "same_as", None)
+    if same_as and same_as.startswith("argument"):
+        raise Mismatch(
+            f"{got.text} returned the caller's own prompt list, not a new list"
+            f"{' (with n = 0 nothing is appended, but the result must still be a copy)' if n == 0 else ''}. "
+            "Whoever appends to the result would change their prompt: start from `sequence = list(prompt)` and "
+            "return that."
+        )
+    if same_as:
+        raise Mismatch(
+            f"{got.text} returned the same list object as an earlier call of generate, so one call's result changes "
+            "when another call runs. Build a new list inside the function on every call (a list defined outside "
+            "the function, or a default argument such as `out=[]`, is shared between calls)."
+        )
     if calls == expected_calls and type(value) is list and value == expected:
-        return
+        if all(type(t) is int for t in value):
+            return
+        odd = next(t for t in value if type(t) is not int)
+        raise Mismatch(
+            f"{got.text} returned {show(value)}: it holds {kind(odd)}, {show(odd)}, where every item must be an int "
+            "token id. Append the prompt's ids and what next_token returns unchanged."
+        )
     if calls != expected_calls:
         why = _diagnose_calls(prompt, n, calls, expected_calls)
         if type(value) is list and value == expected:
             head = f"{got.text} returned the right list, but next_token was not called as expected:"
         else:
             head = (
-                f"{got.text} returned {show(value)}; expected {show(expected)} "
-                f"(the prompt followed by the {_tokens(n)} next_token gives)."
+                f"{got.text} returned {show(value)}, which is not right"
+                + withheld(f" (expected {show(expected)}: the prompt followed by the {_tokens(n)} next_token gives)")
+                + "."
             )
         raise Mismatch(f"{head} {why}")
     raise Mismatch(
-        f"{got.text} returned {show(value)}; expected {show(expected)} (the prompt followed by the {_tokens(n)} "
-        f"next_token gives). {_diagnose_result(value, prompt, n, expected, new)}"
+        f"{got.text} returned {show(value)}, which is not right"
+        + withheld(f" (expected {show(expected)}: the prompt followed by the {_tokens(n)} next_token gives)")
+        + f". {_diagnose_result(value, prompt, n, expected, new)}"
     )
 
 
@@ -466,15 +576,39 @@ def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls:
             f"next_token was called with a single token each time ({_seen(calls)}): the model needs the whole "
             "sequence so far, not only the last token."
         )
+    grew = {len(b) - len(a) for a, b in zip(calls, calls[1:]) if isinstance(a, list) and isinstance(b, list)}
+    if len(grew) == 1 and min(grew) > 1 and calls[:1] == expected_calls[:1]:
+        return (
+            f"The sequence grew by more than one token between calls to next_token (it skips lengths; sequences seen: "
+            f"{_seen(calls)}): append exactly one token, the one next_token returned, per call."
+        )
+    for k in (2, 3):
+        if calls == [c for c in expected_calls for _ in range(k)]:
+            return (
+                f"next_token was called {len(calls)} times for n={n}: {'twice' if k == 2 else 'three times'} per new "
+                "token, on the same sequence. Each call runs the whole model: call it once per step, keep its result "
+                "in a variable, and append that."
+            )
     for i, (c, e) in enumerate(zip(calls, expected_calls)):
         if c != e:
             if i == 0:
                 return _diagnose_first_call(prompt, c)
             return (
-                f"Call number {i + 1} to next_token got {show(c)}; expected {show(e)}: the prompt followed by the "
-                f"{_tokens(i)} generated so far. Sequences seen: {_seen(calls)}."
+                f"Call number {i + 1} to next_token got {show(c)}"
+                + withheld(f"; expected {show(e)}")
+                + f": it must get the prompt followed by the {_tokens(i)} generated so far. Sequences seen: {_seen(calls)}."
             )
     k = len(calls)
+    if prompt and 0 <= n - len(prompt) == k and calls == expected_calls[:k]:
+        return (
+            f"next_token was called {_times(k)} for n={n}, so the result has n tokens in all: n is the number of new "
+            "tokens to add after the prompt, not the total length."
+        )
+    if k < n and calls == expected_calls[:k] and k <= 1:
+        return (
+            f"next_token was called {_times(k)} for n={n}: every new token needs its own call on the sequence so far, "
+            "since each prediction depends on the token before it (it cannot be computed once and repeated)."
+        )
     if k == n + 1:
         return f"next_token was called {k} times for n={n}: one call too many (check the loop's range)."
     if k == n - 1:
@@ -485,6 +619,10 @@ def _diagnose_calls(prompt: list[int], n: int, calls: list[Any], expected_calls:
             "result in a variable."
         )
     return f"next_token was called {k} times for n={n}; expected exactly once per new token."
+
+
+def _times(k: int) -> str:
+    return {0: "never", 1: "once", 2: "twice"}.get(k, f"{k} times")
 
 
 def _tokens(k: int) -> str:
@@ -511,7 +649,7 @@ def _diagnose_result(value: Any, prompt: list[int], n: int, expected: list[int],
     if value is None:
         return "It returned None: did you forget the `return` statement?"
     if type(value) is not list:
-        return f"It returned a {type(value).__name__}; expected a list of token ids."
+        return f"It returned {kind(value)}; generate must return a list of token ids (a new list)."
     if prompt and n and value == new:
         return "It returned only the new tokens: return the prompt followed by the new tokens."
     if n and value == expected + new:
@@ -541,26 +679,58 @@ class GenerateStandIn:
     def __init__(self, plan: Callable[[int, int], list[int]], description: str, base: Callable[..., Any] | None = None) -> None:
         self.plan, self.description, self.base = plan, description, base
         self.lengths: list[int] = []
+        self.handed_back: list[tuple[list[int], Any]] = []
+        """Each sequence passed to the learner's wrapper, with what the wrapper returned for it."""
         self.__name__ = "generate"
 
     def __call__(self, next_token: Callable[[list[int]], Any], prompt: list[int], n: int) -> list[int]:
+        if isinstance(n, int) and isinstance(prompt, list) and len(prompt) + n > STAND_IN_MAX_TOKENS:
+            raise ValueError(
+                f"the grader's generate makes at most {STAND_IN_MAX_TOKENS} tokens, prompt included (got a prompt "
+                f"of {len(prompt)} and n={n}); call it with the prompt and n you were given"
+            )
         if self.base is not None:  # the reference generate, watched
             def watched(seq: list[int]) -> Any:
                 self.lengths.append(len(seq))
-                return next_token(seq)
+                token = next_token(seq)
+                self.handed_back.append((list(seq), token))
+                return token
 
             return self.base(watched, prompt, n)
-        full = list(prompt)
-        for _ in range(n + 1):  # a long enough sequence to cut the planned lengths from
-            full.append(token_for(full))
+        full = _continued(prompt, n + 1)  # a long enough sequence to cut the planned lengths from
         for length in self.plan(len(prompt), n):
             self.lengths.append(length)
-            next_token(full[:length])  # the learner's wrapper; what it returns does not matter here
+            self.handed_back.append((full[:length], next_token(full[:length])))  # the learner's wrapper
         return full[: len(prompt) + n]
 
 
+def _skip_one(p: int, n: int) -> list[int]:
+    """Right start and count, but one length skipped halfway (lengths p, ..., then two tokens longer)."""
+    return [p + k + (1 if n >= 2 and k >= n // 2 else 0) for k in range(n)]
+
+
+def _continued(prompt: list[int], count: int) -> list[int]:
+    """``prompt`` followed by ``count`` tokens, each token_for(the sequence so far), in time linear in the result.
+
+    token_for's sum is carried from one length to the next instead of recomputed (which is quadratic)."""
+    modulus = 1_000_003
+    seq = list(prompt)
+    acc, scale = 0, 1  # acc = token_for's sum without its len(seq) term; scale = 31 ** len(seq)
+    for i, t in enumerate(seq):
+        acc, scale = (acc * 31 + t * (i + 7)) % modulus, scale * 31 % modulus
+    for _ in range(count):
+        token = (len(seq) * scale + acc) % modulus % VOCAB
+        acc, scale = (acc * 31 + token * (len(seq) + 7)) % modulus, scale * 31 % modulus
+        seq.append(token)
+    return seq
+
+
 def wrong_generates() -> dict[str, GenerateStandIn]:
-    """Generates that break the one-token-at-a-time order, each as a fresh recording stand-in."""
+    """Generates that break the one-token-at-a-time order, each as a fresh recording stand-in.
+
+    A plan gives the lengths of the sequences it passes, from (len(prompt), n); for some prompts and n a plan
+    coincides with the right order (see :func:`expected_verdict`).
+    """
     return {
         "prompt_only": GenerateStandIn(
             lambda p, n: [p] * n,
@@ -582,7 +752,146 @@ def wrong_generates() -> dict[str, GenerateStandIn]:
             lambda p, n: [p + 1 + k for k in range(n)],
             "starts from the prompt plus one token, so every call is one token longer than it should be",
         ),
+        "twice_per_token": GenerateStandIn(
+            lambda p, n: [p + k for k in range(n) for _ in (0, 1)],
+            "calls next_token twice for every new token",
+        ),
+        "skips_a_length": GenerateStandIn(
+            _skip_one,
+            "skips one length halfway (the right first length and number of calls, but one step two tokens longer)",
+        ),
+        "new_tokens_only": GenerateStandIn(
+            lambda p, n: list(range(n)),
+            "passes only the tokens generated so far, without the prompt",
+        ),
+        "last_token_only": GenerateStandIn(
+            lambda p, n: [min(1, p + k) for k in range(n)],
+            "calls next_token on the last token only",
+        ),
+        "warm_up": GenerateStandIn(
+            lambda p, n: [p] + [p + k for k in range(n)],
+            "calls next_token once on the prompt before its loop, then once per token",
+        ),
+        "precomputed": GenerateStandIn(
+            lambda p, n: [p] if n else [],
+            "calls next_token once and repeats its token n times",
+        ),
+        "drops_last": GenerateStandIn(
+            lambda p, n: [max(0, p + k - 1) for k in range(n)],
+            "passes the sequence without its last token every time",
+        ),
     }
+
+
+def expected_verdict(stand_in: GenerateStandIn, prompt_len: int, n: int) -> bool:
+    """Whether a stand-in's plan happens to be the sequential order for this prompt length and n."""
+    if stand_in.base is not None:
+        return True
+    return list(stand_in.plan(prompt_len, n)) == sequential_lengths(prompt_len, n)
+
+
+# -- what a wrong call_order_is_sequential checks instead ------------------------------------------------------
+
+#: (len(prompt), n, the lengths a stand-in passes): right and wrong orders that tell the usual wrong checks apart.
+PANEL: tuple[tuple[int, int, tuple[int, ...]], ...] = (
+    (2, 3, (2, 3, 4)), (2, 3, (3, 4, 5)), (2, 3, (2, 2, 3, 4)), (2, 3, (4, 3, 2)), (2, 3, (2, 4, 5)),
+    (2, 3, (2, 3, 5)), (2, 3, (2, 2, 2)), (2, 3, (4, 4, 4)), (2, 3, (2, 4)), (2, 3, (2, 3)),
+    (2, 3, (2, 3, 4, 5)), (1, 3, (2, 3, 4)), (3, 2, (3, 4, 5)), (2, 3, (0, 1, 2)), (2, 0, ()), (2, 1, (2,)),
+    (2, 1, (3,)), (2, 0, (2,)),
+)
+
+
+def _right(lengths: list[int], p: int, n: int) -> bool:
+    return lengths == sequential_lengths(p, n)
+
+
+def _steps(lengths: list[int]) -> list[int]:
+    return [b - a for a, b in zip(lengths, lengths[1:])]
+
+
+#: The usual wrong checks: (what it computes from the recorded lengths, what to tell the learner).
+WRONG_CHECKS: tuple[tuple[Callable[[list[int], int, int], bool], str], ...] = (
+    (lambda L, p, n: True,
+     "It always returns True, whatever generate did: a check that never records the lengths through a wrapper "
+     "(or looks only at generate's result) cannot tell a wrong call order from a right one."),
+    (lambda L, p, n: False,
+     "It returns False for every generate, even a correct one: nothing it recorded ever matched."),
+    (lambda L, p, n: n == 0,
+     "It recorded nothing (True only when n = 0, with no calls to record): pass your wrapper, not next_token "
+     "itself, to generate, and record len(sequence) inside the wrapper."),
+    (lambda L, p, n: len(L) == n,
+     "It checks only the number of calls (the count), not which lengths were passed or in which order."),
+    (lambda L, p, n: len(set(L)) == len(L) == n,
+     "It checks only how many distinct lengths there were, not which lengths or in which order."),
+    (lambda L, p, n: sorted(set(L)) == sequential_lengths(p, n),
+     "It compares the distinct lengths (a set, or sorted): repeats and order matter, so compare the recorded "
+     "list itself."),
+    (lambda L, p, n: L[0] == p if L else n == 0,
+     "It checks only the first length: every later call must be one token longer than the one before, too."),
+    (lambda L, p, n: L[-1] == p + n - 1 if L else n == 0,
+     "It checks only the last length: the earlier calls, and how many there were, matter too."),
+    (lambda L, p, n: all(d == 1 for d in _steps(L)),
+     "It checks only that each length is one more than the one before, not where the lengths start or how "
+     "many calls there were."),
+    (lambda L, p, n: all(d > 0 for d in _steps(L)),
+     "It checks only that the lengths increase: a skipped length, a wrong start or a wrong count gets through."),
+    (lambda L, p, n: len(L) == n and (not L or L[0] == p),
+     "It checks where the lengths start and how many there are, but not every length: a skipped or repeated "
+     "length gets through."),
+    (lambda L, p, n: (L[0] == p and L[-1] == p + n - 1) if L else n == 0,
+     "It checks only the first and the last length: a skipped, repeated or extra length in between gets through."),
+    (lambda L, p, n: len(L) == n and all(d > 0 for d in _steps(L)) and (not L or L[0] == p),
+     "It checks the start, the count and that the lengths increase, but not that each is exactly one more: a "
+     "skipped length gets through."),
+    (lambda L, p, n: L == list(range(p + 1, p + n + 1)),
+     "Its expected lengths are off by one: the first call sees the prompt itself, so the first length is "
+     "len(prompt), not len(prompt) + 1."),
+    (lambda L, p, n: L == list(range(p, p + n + 1)),
+     "Its expected list has one length too many (off by one at the end): n new tokens take n calls, the last "
+     "at len(prompt) + n - 1."),
+    (lambda L, p, n: L == list(range(p, p + n - 1)),
+     "Its expected list has one length too few (off by one at the end): n new tokens take n calls."),
+    (lambda L, p, n: L == list(range(n)),
+     "It expects the lengths to start at 0: the first call sees the whole prompt, len(prompt) tokens."),
+    (lambda L, p, n: True if n <= 1 else _right(L, p, n),
+     "It returns True for small n (0 or 1) without checking: even then generate may call next_token wrongly, "
+     "so run it and compare for every n."),
+    (lambda L, p, n: False if n == 0 else _right(L, p, n),
+     "With n = 0 there are no calls: the recorded list is empty, and so is the expected one, so the answer is True."),
+    (lambda L, p, n: True if n == 0 else _right(L, p, n),
+     "With n = 0 it returns True without checking: a generate may call next_token even when n = 0."),
+)
+
+
+def wrong_check(learner: Any) -> str:
+    """What the learner's call_order_is_sequential checks instead, from its verdicts on :data:`PANEL`, or ''.
+
+    Run only after a wrong verdict: one call per panel entry, each with a stand-in generate passing fixed lengths.
+    """
+    verdicts = []
+    for p, n, lengths in PANEL:
+        stand_in = GenerateStandIn(lambda _p, _n, fixed=lengths: list(fixed), "passes fixed lengths")
+        try:
+            got = learner.call("call_order_is_sequential", NextToken(), list(range(10, 10 + p)), n, stand_ins={"generate": stand_in})
+        except LearnerRaised:
+            return ""
+        verdicts.append(got.value)
+    for check, sentence in WRONG_CHECKS:
+        if all(v is check(list(lengths), p, n) for v, (p, n, lengths) in zip(verdicts, PANEL)):
+            return sentence
+    return ""
+
+
+def wrapper_slip(stand_in: GenerateStandIn) -> str:
+    """How the learner's wrapper failed to hand next_token's token back to generate, or ''."""
+    for seq, token in stand_in.handed_back:
+        if isinstance(token, bool) or not isinstance(token, int) or token != token_for(seq):
+            return (
+                f"your wrapper, called with a sequence of {len(seq)} tokens, returned {show(token)} instead of the token "
+                "next_token gave. The wrapper must hand the token back (return next_token(sequence)): generate "
+                "appends what it returns."
+            )
+    return ""
 
 
 def sequential_lengths(prompt_len: int, n: int) -> list[int]:
@@ -617,5 +926,11 @@ def decode() -> SimpleNamespace:
         expect_generated=expect_generated,
         GenerateStandIn=GenerateStandIn,
         wrong_generates=wrong_generates,
+        expected_verdict=expected_verdict,
+        wrapper_slip=wrapper_slip,
+        wrong_check=wrong_check,
+        check_call=check_call,
+        kind=kind,
+        batch_throughput=batch_throughput,
         sequential_lengths=sequential_lengths,
     )

@@ -57,7 +57,8 @@ def test_gb_per_step(learner, decode):
         "gb_per_step",
         learner.value("gb_per_step"),
         14,
-        meaning="gigabytes read per decode step: every step reads all of the model's weights once",
+        meaning="the gigabytes read per decode step (every step reads all of the model's weights once)",
+        unit="GB",
         mistakes=[
             ("counting parameters (in billions)", "each parameter takes 2 bytes in 16-bit.", 7),
             ("4 bytes per parameter", "the model is stored in 16-bit, 2 bytes per parameter.", 28),
@@ -74,7 +75,8 @@ def test_ms_per_token(learner, decode):
         "ms_per_token",
         learner.value("ms_per_token"),
         14,
-        meaning="milliseconds per decode step: 14 GB read at 1,000 GB/s",
+        meaning="the milliseconds per decode step (the weights' bytes read at 1 TB/s)",
+        unit="ms",
         mistakes=[
             ("bandwidth / bytes, the tokens per second", "the question asks for the time per token.", EXPECTED_TOKENS_PER_S),
             ("the step time in seconds", "the question asks for milliseconds: multiply by 1000.", 0.014),
@@ -90,20 +92,21 @@ def test_max_tokens_per_s(learner, decode):
     hint = ""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - EXPECTED_TOKENS_PER_S) < 1:
         hint = (
-            "Close, but not close enough: 1000 / 14 = 71.43 to two decimals; keep at least one correct decimal "
-            "(71.4), or store the computed value itself."
+            "Close, but not precise enough: keep at least one correct decimal place (rounding to a whole number "
+            "loses it), or store the computed value itself."
         )
     decode.expect_value(
         "max_tokens_per_s",
         value,
         EXPECTED_TOKENS_PER_S,
-        meaning="decode steps per second, 1000 ms / 14 ms per step",
+        meaning="the decode steps per second of one stream (1000 ms divided by the milliseconds per step)",
+        unit="tokens/s",
         abs_tol=0.05,
         mistakes=[
             ("the milliseconds per token", "tokens per second is 1000 / ms_per_token.", 14),
             ("the seconds per token", "tokens per second is 1 / seconds_per_token.", 0.014),
-            ("1 / 14 ms, tokens per millisecond", "multiply by 1000 ms per second.", 1 / 14),
-            ("1000 / 0.014 s", "mixed units: 1 / 0.014 s or 1000 / 14 ms.", 1000 / 0.014),
+            ("tokens per millisecond (1 / ms_per_token)", "multiply by 1000 ms per second.", 1 / 14),
+            ("1000 / (the seconds per token)", "mixed units: 1 / seconds or 1000 / milliseconds.", 1000 / 0.014),
         ],
         hint=hint,
     )

@@ -1,0 +1,252 @@
+"""Name the slip behind a wrong answer: a unit factor, a reciprocal, a rounded or hard-coded value, a wrong type.
+
+Learners' wrong numbers are rarely random: they are the right number seen through a known slip (milliseconds
+for seconds, bits for bytes, 2 bytes per parameter counted twice, a formula upside down, a value rounded
+before it was returned). Comparing a wrong value with the expected one under each slip names the
+misconception in words a learner knows, without a lesson author listing every case. Lesson-specific slips
+(an off-by-one in a count, a term left out of a sum) stay in the lesson's suites, which try them first
+(``known``). Nothing here states the expected value itself: a learner may read every sentence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from typing import Any, Iterable, Sequence
+
+from grader.execute.protocol import Opaque
+
+#: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
+FACTORS: tuple[tuple[float, str, str], ...] = (
+    (2.0, "something counted twice (2 bytes per parameter applied twice, or two steps where one is needed)?",
+     "a factor of 2 left out (the 2 bytes per parameter forgotten?) or something halved?"),
+    (8.0, "bits instead of bytes?", "bytes divided by 8, as if they were bits?"),
+    (1e3, "a conversion by 1,000 the wrong way (milliseconds instead of seconds, MB instead of GB)?",
+     "a conversion by 1,000 the wrong way (seconds instead of milliseconds, GB instead of MB)?"),
+    (1e6, "a conversion by a million (microseconds instead of seconds, KB instead of GB)?",
+     "a division by a million where none belongs?"),
+    (1e9, "bytes instead of GB, or parameters counted one by one instead of in billions?",
+     "GB where bytes were needed, or a division by 10^9 too many?"),
+    (1e12, "bytes instead of TB, or 1 TB/s written as 1 instead of 1e12?", "TB where bytes were needed?"),
+)
+
+#: Better words for a factor when the answer's unit is known: unit -> factor -> (too big, too small).
+UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
+    "s": {
+        1e3: ("did you give milliseconds instead of seconds?", "did you divide by 1,000 where no conversion was needed?"),
+        1e6: ("did you give microseconds instead of seconds?", "did you divide by a million where no conversion was needed?"),
+    },
+    "ms": {
+        1e3: ("did you give microseconds instead of milliseconds?", "did you give seconds instead of milliseconds?"),
+    },
+    "tokens/s": {
+        1e3: ("did you use milliseconds where seconds were needed (1000 / ms would be right, 1000 / s is not)?",
+              "did you give tokens per millisecond instead of per second?"),
+    },
+    "GB": {
+        1e3: ("did you give MB instead of GB?", "did you give TB instead of GB?"),
+        1e9: ("did you give bytes instead of GB?", "did you divide by 10^9 twice?"),
+    },
+}
+
+_BINARY = 2**30 / 1e9  # GiB against GB: 1.0737
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A named slip: the factor the answer is off by (``ratio`` = got / expected) and the sentence saying so."""
+
+    ratio: float
+    sentence: str
+
+
+def close(a: float, b: float, rel: float) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-300)
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float if it is a real number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def kind(value: Any) -> str:
+    """What a value is, in a learner's words: 'None', 'a tuple', 'a numpy array of shape (3,) ...'."""
+    if value is None:
+        return "None"
+    if isinstance(value, Opaque):  # described by the worker: "a numpy array of shape (3,) and dtype int64"
+        return value.text
+    name = type(value).__name__
+    article = "an" if name[:1] in "aeiou" else "a"
+    return f"{article} {name}"
+
+
+def _factor_words(factor: float, unit: str, bigger: bool) -> str:
+    words = UNIT_WORDS.get(unit, {}).get(factor)
+    if words:
+        return words[0] if bigger else words[1]
+    return next((big if bigger else small for f, big, small in FACTORS if f == factor), "")
+
+
+def _amount(factor: float) -> str:
+    return f"{factor:,.0f}" if factor >= 1 else f"{factor:g}"
+
+
+def _scales() -> list[tuple[float, tuple[float, ...]]]:
+    """Every single factor and every product of two, each with the factors it is made of."""
+    singles: list[tuple[float, tuple[float, ...]]] = [(f, (f,)) for f, _, _ in FACTORS]
+    pairs: list[tuple[float, tuple[float, ...]]] = [
+        (a * b, (a, b)) for a, b in combinations_with_replacement([f for f, _, _ in FACTORS], 2)
+    ]
+    return singles + pairs
+
+
+def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) -> Slip | None:
+    """A factor of 2, 8, 1000, 1e6, 1e9, 1e12, a product of two of these, or their inverse."""
+    if not expected or not got or not math.isfinite(got) or got * expected < 0:
+        return None
+    ratio = got / expected
+    for factor, parts in _scales():
+        for bigger, target in ((True, factor), (False, 1 / factor)):
+            if not close(ratio, target, rel):
+                continue
+            way = "too big" if bigger else "too small"
+            if len(parts) == 1:
+                return Slip(ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}")
+            a, b = parts
+            return Slip(
+                ratio,
+                f"It is {way} by a factor of {_amount(factor)} = {_amount(a)} x {_amount(b)}, two slips at once: "
+                f"{_factor_words(a, unit, bigger)[:-1]}, and {_factor_words(b, unit, bigger)}",
+            )
+    for bigger, target in ((True, _BINARY), (False, 1 / _BINARY)):
+        if close(ratio, target, 1e-4):
+            which = "GiB (2^30 bytes) used where GB (10^9) were meant" if bigger else "GB (10^9 bytes) counted as GiB (2^30)"
+            return Slip(ratio, f"It is off by 2^30 / 10^9 = 1.074: {which}? The course uses decimal units.")
+    return None
+
+
+def reciprocal(got: float, expected: float, rel: float = 1e-6) -> str:
+    """The expected answer upside down (possibly with a unit factor as well)."""
+    if not got or not expected:
+        return ""
+    product = got * expected
+    if close(product, 1.0, rel):
+        return "It is the reciprocal of the right answer: is the formula upside down (a / b instead of b / a)?"
+    for factor, _ in _scales():
+        if close(product, factor, rel) or close(product, 1 / factor, rel):
+            return (
+                "It is the reciprocal of the right answer, off by a unit factor as well: is the formula upside down, "
+                "and are the units converted?"
+            )
+    return ""
+
+
+def rounded(got: float, expected: float) -> str:
+    """The right value rounded or cut to a few decimals (or to a whole number) before it was returned."""
+    if not expected or close(got, expected, 1e-12):
+        return ""
+    for digits in range(0, 7):
+        scale = 10.0**digits
+        for cut in (round(expected, digits), math.trunc(expected * scale) / scale, math.floor(expected * scale) / scale):
+            if close(got, cut, 1e-12):
+                places = "a whole number" if digits == 0 else f"{digits} decimal place{'s' if digits > 1 else ''}"
+                return (
+                    f"It is the right value rounded to {places}: return the full value (no int(), round(), // or "
+                    "formatting); the grader allows for floating-point error."
+                )
+    for digits in range(1, 4):  # significant figures, as a learner copying from a calculator does
+        if close(got, float(f"{expected:.{digits}g}"), 1e-12):
+            return "It is the right value rounded to a few significant figures: keep the full value."
+    return ""
+
+
+def near_miss(got: float, expected: float, rel: float) -> str:
+    """Close but outside the tolerance: an intermediate value rounded, or an approximate constant."""
+    if not expected:
+        return ""
+    off = abs(got / expected - 1)
+    if rel < off < 0.02:
+        return (
+            f"It is close ({off:.2%} off) but not within the tolerance: was a number rounded along the way, or "
+            "a constant typed approximately?"
+        )
+    return ""
+
+
+def sign(got: float, expected: float, rel: float = 1e-6) -> str:
+    if expected and close(got, -expected, rel):
+        return "It has the wrong sign: check the order of a subtraction."
+    return ""
+
+
+def not_a_number(value: Any) -> str:
+    """Why a non-number cannot be the answer, or '' if it is a number."""
+    if value is None:
+        return "It returned None: did you forget the `return` statement?"
+    if isinstance(value, bool):
+        return "It is a bool (True/False), not a number: return the computed number."
+    if isinstance(value, str):
+        return "It is a string: give the number itself, e.g. `12.5`, not `\"12.5\"` or `\"12.5 GB\"`."
+    if isinstance(value, (list, tuple)):
+        return (
+            f"It is {kind(value)} of {len(value)} item{'' if len(value) == 1 else 's'}, not a number: return one "
+            "number (if these are parts of the answer, add them up)."
+        )
+    if number(value) is None:
+        return f"It is {kind(value)}; expected a number (an int or a float)."
+    return ""
+
+
+def constant(values: Sequence[Any], expecteds: Sequence[float], rel: float = 1e-6) -> str:
+    """Whether answers for different inputs are all the same number while the right answers differ."""
+    nums = [number(v) for v in values]
+    if len(nums) < 2 or any(n is None for n in nums):
+        return ""
+    first = nums[0]
+    assert first is not None
+    if all(close(n, first, 1e-12) for n in nums if n is not None) and not all(close(e, expecteds[0], rel) for e in expecteds):
+        return (
+            f"It gives the same answer, {first:.6g}, whatever the inputs: is it hard-coded? Compute it from the "
+            "arguments."
+        )
+    return ""
+
+
+def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()) -> str:
+    """The likeliest slip behind ``value`` where ``expected`` was right, as one sentence, or ''.
+
+    ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first.
+    """
+    why = not_a_number(value)
+    if why:
+        return why
+    got = number(value)
+    assert got is not None
+    if not math.isfinite(got):
+        return f"It is {got}: was there a division by zero or an overflow?"
+    if close(got, expected, rel):
+        return ""
+    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
+    for sentence, wrong in known:
+        if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
+            if slip:  # say the factor too, in the generic words
+                return f"{sentence} ({slip.sentence.split(':')[0]}.)"
+            upside_down = reciprocal(got, expected, max(rel, 1e-6))
+            return f"{sentence} ({upside_down.split(':')[0]}.)" if upside_down else sentence
+    if slip:
+        return slip.sentence
+    for check in (reciprocal(got, expected, max(rel, 1e-6)), rounded(got, expected), sign(got, expected), near_miss(got, expected, rel)):
+        if check:
+            return check
+    if expected and got:
+        ratio = got / expected
+        way, factor = ("too big", ratio) if ratio > 1 else ("too small", 1 / ratio)
+        if 2 < factor <= 1000 and close(factor, round(factor), 1e-9):
+            return (
+                f"It is {way} by a factor of {round(factor)} exactly: is a count or a factor applied where it "
+                "should not be (or left out where it should)?"
+            )
+    return ""

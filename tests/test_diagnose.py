@@ -1,0 +1,110 @@
+"""The slip diagnosis (grader/diagnose.py): a wrong number compared with the right one under the course's
+known slips is named in a learner's words, and end to end through `grade --json`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader.diagnose import constant, explain, kind, unit_slip
+from grader.variants import variant_notebook
+from tests.conftest import REPO, grade_json
+
+
+@pytest.mark.parametrize(
+    "got, expected, unit, phrase",
+    [
+        (14.0, 0.014, "s", "milliseconds instead of seconds"),
+        (1.4e-5, 0.014, "s", "too small by a factor of 1,000"),
+        (14e3, 14, "ms", "microseconds instead of milliseconds"),
+        (0.014, 14, "ms", "seconds instead of milliseconds"),
+        (112, 14, "GB", "bits instead of bytes"),
+        (1.75, 14, "GB", "as if they were bits"),
+        (7, 14, "GB", "2 bytes per parameter forgotten"),
+        (28, 14, "GB", "counted twice"),
+        (14e9, 14, "GB", "bytes instead of GB"),
+        (14e3, 14, "GB", "MB instead of GB"),
+        (112e3, 14, "", "8 x 1,000"),
+        (0.0714, 71.4, "tokens/s", "tokens per millisecond"),
+        (1 / 0.014, 0.014, "s", "upside down"),
+        (1000 / 0.014, 0.014, "s", "reciprocal"),
+        (71, 1000 / 14, "", "rounded to a whole number"),
+        (71.4, 1000 / 14, "", "rounded to 1 decimal place"),
+        (71.5, 1000 / 14, "", "close (0.10% off)"),
+        (14e9 / 2**30, 14, "GB", "GiB"),
+        (-0.014, 0.014, "s", "wrong sign"),
+        (0.042, 0.014, "s", "factor of 3 exactly"),
+        (None, 1.0, "", "forget the `return`"),
+        ("14", 14, "", "It is a string"),
+        ([0.5, 0.5], 1.0, "", "a list of 2 items"),
+        ((0.5,), 1.0, "", "a tuple of 1 item"),
+        (True, 1.0, "", "a bool"),
+        (float("inf"), 1.0, "", "division by zero"),
+    ],
+)
+def test_a_slip_is_named(got: object, expected: float, unit: str, phrase: str) -> None:
+    assert phrase in explain(got, expected, unit=unit)
+
+
+def test_a_lesson_slip_is_tried_first() -> None:
+    known = [("That is the step time in seconds: multiply by 1000.", 0.014)]
+    assert explain(0.014, 14, unit="ms", known=known).startswith("That is the step time in seconds")
+
+
+@pytest.mark.parametrize("got, expected", [(0.0371, 0.014), (3.3, 7.0), (1.0, 1.0)])
+def test_nothing_is_claimed_without_evidence(got: float, expected: float) -> None:
+    assert explain(got, expected) == ""
+
+
+def test_no_sentence_states_the_expected_value() -> None:
+    for got in (7, 112, 14e9, 1 / 14, 71, 71.5, 0.042, "x", None):
+        sentence = explain(got, 14.0, unit="GB")
+        assert "14" not in sentence.replace("14e", ""), sentence
+
+
+def test_a_constant_answer_is_named() -> None:
+    assert "hard-coded" in constant([0.014, 0.014], [0.014, 0.02])
+    assert constant([0.014, 0.02], [0.014, 0.02]) == ""
+    assert constant([0.0, 0.0], [0.0, 0.0]) == ""  # right both times: nothing to say
+
+
+def test_unit_slip_reports_the_ratio_and_kind_words() -> None:
+    slip = unit_slip(8.0, 1.0)
+    assert slip is not None and slip.ratio == 8.0
+    assert unit_slip(1.3, 1.0) is None
+    assert kind((1, 2)) == "a tuple" and kind(None) == "None" and kind(3) == "an int"
+
+
+WRONG = """
+gb_per_step = 112
+def decode_step_seconds(param_bytes, bandwidth):
+    return param_bytes / bandwidth * 1000
+def tokens_per_second(param_bytes, bandwidth):
+    return 71.4
+def generate(next_token, prompt, n):
+    seq = list(prompt)
+    for _ in range(n):
+        next_token(seq)
+        seq.append(next_token(seq))
+    return seq
+"""
+
+
+@pytest.mark.slow
+def test_grade_json_names_each_slip(tmp_path: Path) -> None:
+    path = tmp_path / "learner.ipynb"
+    path.write_text(json.dumps(variant_notebook(REPO / "solutions" / "decode.ipynb", WRONG)), encoding="utf-8")
+    report = {q["id"]: q for q in grade_json(str(path))["questions"]}
+    expectations = {
+        "gb_per_step": "bits instead of bytes",
+        "decode_step_seconds": "in milliseconds",
+        "tokens_per_second": "hard-coded",
+        "generate": "twice per new token",
+    }
+    for qid, phrase in expectations.items():
+        text = " ".join(report[qid]["feedback"])
+        assert report[qid]["score"] < report[qid]["max_score"] and phrase in text, (qid, text)
+    assert any("of 3 checks passed, worth" in line for line in report["decode_step_seconds"]["feedback"])
+    assert "0 of 1 check passed, each worth 1 point." in report["gb_per_step"]["feedback"]
