@@ -120,7 +120,9 @@ def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(daemons: Daemons, tm
     assert '"score": 5.0' in daemons.grade(*args).stdout
     assert daemons.answered() == 1
     suite = lessons / "squares" / "suites" / "test_squares.py"
-    suite.write_text(suite.read_text().replace('"square", 3), 9)', '"square", 3), 10)'))  # the instructor changes a hidden test
+    before = suite.read_text()
+    suite.write_text(before.replace('learner.call("square", 3), 9', 'learner.call("square", 3), 10'))  # the instructor changes a hidden test
+    assert suite.read_text() != before, "the squares suite no longer has the line this test changes"
     changed = daemons.grade(*args)
     assert changed.returncode == 0 and '"score": 5.0' not in changed.stdout, changed.stdout
     wait_until(lambda: all(d["pid"] != warm["pid"] for d in daemons.state()), 30, "the stale daemon exiting (its idle time is 60 s)")

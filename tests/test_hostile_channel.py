@@ -39,6 +39,8 @@ from tests.test_hostile import LEVELS, isolation_of, shared_tmp, worker_level, z
 
 SOLUTION = REPO / "solutions" / "decode.ipynb"
 SLEEP = 120
+FULL = load_lesson("decode").max_score
+"""Full marks for the Decode lesson, read from its definition (questions get added)."""
 LIMITS = replace(DEFAULT_LIMITS, timeout=20.0, call_timeout=1.0)
 #: Seconds the in-process batch below may take at most (it takes well under half of that); every hostile notebook
 #: that waits sleeps SLEEP seconds, so a grader that waits for it cannot finish in time.
@@ -274,14 +276,14 @@ def test_the_batch_ends_in_time_and_the_honest_learner_keeps_full_marks(batch: B
     assert sorted(batch.reports) == sorted(NAMES), f"only {sorted(batch.reports)} were graded within {BATCH_SECONDS:g} s"
     assert batch.seconds < BATCH_SECONDS
     honest = batch.reports["honest"]
-    assert honest.score == honest.max_score == 28
+    assert honest.score == honest.max_score == FULL
 
 
 # -- item 1: a lent function is valid only during the call that lent it -----------------------------------------
 def test_a_stashed_stand_in_earns_nothing_beyond_the_learners_own_code(batch: Batch) -> None:
     stash, own = batch.reports["stash"], batch.reports["own_code"]
     assert by_id(stash)["tokens_per_second"]["score"] == 0
-    assert stash.score <= own.score < 28
+    assert stash.score <= own.score < FULL
 
 
 def test_a_stale_stand_in_is_an_error_the_learner_can_read(batch: Batch) -> None:
@@ -317,7 +319,7 @@ def test_mutual_recursion_through_a_stand_in_stops_at_the_documented_depth(batch
 # -- items 5 and 6: sizes the learner controls are bounded before the grader works on them -----------------------------
 def test_a_huge_n_given_to_a_stand_in_costs_nothing(batch: Batch) -> None:
     report = batch.reports["huge_n"]
-    assert report.score == 28  # it caught the stand-in's refusal, then did the honest thing
+    assert report.score == FULL  # it caught the stand-in's refusal, then did the honest thing
 
 
 def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(batch: Batch) -> None:
@@ -367,7 +369,7 @@ def test_grade_batch_finishes_with_hostile_learners_among_honest_ones(level: str
     assert result.returncode == 0, result.stderr[-2000:]
     assert time.monotonic() - started < 90
     rows = {r["learner"]: r for r in _csv(tmp_path / "out" / "grades.csv")}
-    assert float(rows["honest"]["score"]) == 28
+    assert float(rows["honest"]["score"]) == FULL
     assert set(rows) == set(names)
     assert {path.stem for path in (tmp_path / "out" / "feedback").iterdir()} == set(names)
 
@@ -381,7 +383,7 @@ def test_the_daemon_survives_a_hung_learner_and_stops_when_asked(daemons: Daemon
     result = daemons.grade(str(hung), "--json")
     assert time.monotonic() - started < 60
     report = json.loads(result.stdout)
-    assert report["score"] < 28 and report["score"] > 25
+    assert FULL - 3 < report["score"] < FULL
     assert daemons.log().count(": answered in ") == 1  # the daemon, not a cold grade, answered
     pids = daemons.pids()
     stop = daemons.grade("daemon", "stop")

@@ -125,7 +125,9 @@ def results_files() -> list[str]:
     section = re.search(r"^#+ What appears in RESULTS\n(.*?)(?=^#)", text, re.M | re.S)
     assert section, 'the README has no section "What appears in RESULTS" to check the files against'
     patterns: list[str] = []
-    for row in re.findall(r"^\| *(`.*?) *\|", section.group(1), re.M):
+    for row, what in re.findall(r"^\| *(`.*?) *\|[^|]*\|(.*)$", section.group(1), re.M):
+        if what.strip().startswith("with `--"):  # written only when that option is given
+            continue
         for name in re.findall(r"`([^`]+)`", row):
             if name.startswith(".") and patterns:  # "`feedback/<learner>.html`, `.md`": the same, with .md
                 name = patterns[-1].rsplit(".", 1)[0] + name
