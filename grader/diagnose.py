@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from typing import Any, Iterable, Sequence
 
-from grader.execute.channel import Opaque
+from grader.execute.protocol import Opaque
 
 #: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
 FACTORS: tuple[tuple[float, str, str], ...] = (

@@ -27,10 +27,6 @@ class LessonError(GraderError):
 class ExecutionTimeout(GraderError):
     """The learner's notebook ran longer than the wall-clock limit and was stopped."""
 
-    def __init__(self, message: str, cell_index: int | None = None) -> None:
-        super().__init__(message)
-        self.cell_index = cell_index
-
 
 class WorkerCrashed(GraderError):
     """The process running the learner's code died (a crash, a memory limit, ``os._exit``)."""

@@ -6,6 +6,7 @@ definition are relative to the definition's folder.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,16 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     if not lesson.suites.is_dir():
         raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")
     return lesson
+
+
+def suites_fingerprint(lesson: Lesson) -> str:
+    """A hash of everything a lesson's grading depends on: its suites' files, its definition and its solution."""
+    suite_files = sorted(p for p in lesson.suites.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    named = [(f"suites/{p.relative_to(lesson.suites).as_posix()}", p) for p in suite_files]
+    named += [("lesson.toml", lesson.root / "lesson.toml"), ("solution", lesson.solution)]
+    h = hashlib.sha256()
+    for name, path in named:
+        data = path.read_bytes() if path.is_file() else b""
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()

@@ -1,7 +1,9 @@
 """The grading recipe: read -> execute in isolation -> run hidden suites -> score.
 
-:func:`grade_notebook` grades one file; :func:`grade_submission` grades an already-read submission inside
-an open :class:`SuiteSession`, which is what a batch does for each of its notebooks.
+:func:`grade_submission` grades an already-read submission inside an open :class:`SuiteSession` with the
+workers a :class:`grader.execute.runner.Runner` lends. A :class:`grader.grader.Grader` holds both and calls
+it (:func:`grader.grader.grade_notebook` grades one file); the rest here is what callers decide before:
+the options, and which lesson a notebook is graded on.
 """
 
 from __future__ import annotations
@@ -12,10 +14,8 @@ from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
-from grader.execute.target import WorkerTarget
-from grader.execute.worker import LearnerProcess
-from grader.execute.zygote import Zygote
-from grader.lessons import available_lessons, load_lesson
+from grader.execute.runner import Workers
+from grader.lessons import available_lessons
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
 from grader.read import read_submission
 from grader.score import score
@@ -58,6 +58,17 @@ def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
     return lesson_id
 
 
+def read_for_lesson(path: Path, options: GradeOptions, shown_as: Path | None = None) -> tuple[Submission, str]:
+    """Read the notebook at ``path`` and say which lesson it is graded on (:func:`lesson_id_for`).
+
+    ``shown_as``: the path reports and messages show (the one the learner typed), when it is not ``path``.
+    """
+    submission = read_submission(path)
+    if shown_as is not None:
+        submission = replace(submission, path=shown_as)
+    return submission, lesson_id_for(submission, options)
+
+
 def batch_lesson_id(options: GradeOptions) -> str:
     """The one lesson a batch grades: ``--lesson``, else the course's only lesson; :class:`UsageError` otherwise.
 
@@ -84,45 +95,27 @@ def other_lesson(submission: Submission, lesson_id: str) -> str | None:
     )
 
 
-def resolve_lesson(submission: Submission, options: GradeOptions) -> Lesson:
-    return load_lesson(lesson_id_for(submission, options), options.lessons_root, options.suites)
-
-
-def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
-    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
-    options = options or GradeOptions()
-    submission = read_submission(path)
-    lesson = resolve_lesson(submission, options)
-    worker = LearnerProcess(submission, options.limits)  # starts now, so it boots while pytest collects
-    try:
-        from grader.suites.session import SuiteSession  # imports pytest: once the worker is booting, alongside it
-
-        with SuiteSession(lesson) as suites:
-            return grade_submission(submission, lesson, suites, options.limits, worker)
-    finally:
-        worker.close()
-
-
 def grade_submission(
     submission: Submission,
     lesson: Lesson,
     suites: SuiteSession,
     limits: Limits,
-    worker: LearnerProcess | None = None,
-    zygote: Zygote | None = None,
+    workers: Workers | None = None,
 ) -> Report:
     """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
 
-    With a ``zygote`` (a long-lived grader's), workers are forked from it instead of spawned.
+    ``workers`` (from a :class:`Runner`, under the same ``limits``) say how the worker starts: forked from a
+    warm zygote, or (by default) spawned.
     """
-    worker = worker or LearnerProcess(submission, limits, zygote)
+    workers = workers or Workers(limits)
+    worker = workers.start(submission)
     try:
         execution = worker.run_notebook()
     except ExecutionTimeout as err:
         return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
-    target = WorkerTarget(submission, limits, worker, zygote)
+    target = workers.target(submission, worker)
     try:
         outcomes = suites.run(target)
     finally:

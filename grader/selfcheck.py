@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from grader.config import DEFAULT_LIMITS
-from grader.execute.channel import ChannelTimeout, RemoteError, ResultIdentity, Returned, changed_arguments, stood_in, to_plain
+from grader.execute.calls import ResultIdentity, changed_arguments, plain_copy, stood_in
+from grader.execute.protocol import ChannelTimeout, RemoteError, Returned
 from grader.model import Lesson, QuestionResult
 from grader.text import plain
 
@@ -110,7 +111,7 @@ _WATCHDOG = _Watchdog()
 
 def _copy(value: Any) -> Any:
     """A plain-data copy (callables kept as they are), so self-check treats arguments as grading does."""
-    return to_plain(value, export=lambda f: f)
+    return plain_copy(value)
 
 
 class NamespaceTarget:
@@ -144,7 +145,7 @@ class NamespaceTarget:
                 raise _Stop
             changed = changed_arguments(given_args, given_kwargs, args, kwargs)
             same_as = self._results.same_as(result, given_args, given_kwargs)
-            return Returned(to_plain(result, export=lambda f: f), tuple(changed), same_as)
+            return Returned(plain_copy(result), tuple(changed), same_as)
         except _Stop:
             raise ChannelTimeout("no answer in time") from None
         except Exception as err:
@@ -152,7 +153,7 @@ class NamespaceTarget:
 
     def value(self, name: str) -> Any:
         try:
-            return to_plain(self._lookup(name), export=lambda f: f)
+            return plain_copy(self._lookup(name))
         except TypeError as err:
             raise RemoteError("TypeError", str(err)) from None
 

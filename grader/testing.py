@@ -10,7 +10,7 @@ the ``reference`` fixture (the solution notebook's namespace). It marks which qu
 
 Every value that comes back is plain data with its Python type kept: a tuple is a tuple, an int an int; what
 is not plain data (a numpy array, a set, a custom object) comes back as an :class:`Opaque` description that
-equals nothing (see :mod:`grader.execute.channel`). Failures are raised as
+equals nothing (see :mod:`grader.execute.protocol`). Failures are raised as
 :class:`Mismatch` with a message written for the learner: what was called, what came back, what was
 expected, and the likely misconception when one can be recognised.
 """
@@ -30,8 +30,8 @@ from hypothesis import Phase
 
 from grader.config import REL_TOL
 from grader.diagnose import kind
-from grader.execute.channel import ChannelError, RemoteError, Returned
-from grader.execute.channel import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
+from grader.execute.protocol import ChannelError, RemoteError, Returned
+from grader.execute.protocol import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
 from grader.reveal import learner_view as learner_view, staff_view as staff_view, withheld as withheld  # re-exported
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
@@ -215,7 +215,7 @@ def _last_learner_line(traceback: str) -> str:
 
 
 def _hung_sentence(text: str, err: ChannelError) -> str:
-    from grader.execute.channel import BadMessage, ChannelTimeout
+    from grader.execute.protocol import BadMessage, ChannelTimeout
 
     if isinstance(err, ChannelTimeout):
         return f"{text} did not return in time and was stopped: look for a loop that never ends."

@@ -78,3 +78,11 @@ def for_json(value: T, limit: int | None = MAX_TEXT_CHARS) -> T:
     if isinstance(value, (list, tuple)):
         return cast(T, type(value)(for_json(v, limit) for v in value))
     return value
+
+
+def num(x: float | None) -> str:
+    """A score as people write it, to two decimals at most: 2, 2.5, 0.67 (not 0.6667); empty when there is none."""
+    if x is None:
+        return ""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text

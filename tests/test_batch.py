@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import multiprocessing
 import shutil
-import sys
-import types
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -175,10 +173,11 @@ def test_an_nbgrader_course_is_graded_on_any_executor(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.integrations import nbgrader
+
     calls: list[tuple[Any, ...]] = []
-    fake = types.ModuleType("grader.integrations.nbgrader")
-    fake.export_to_gradebook = lambda url, lesson, rows, **kw: calls.append((url, lesson.id, rows, kw))  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "grader.integrations.nbgrader", fake)
+    monkeypatch.setattr(nbgrader, "require_nbgrader", lambda: None)
+    monkeypatch.setattr(nbgrader, "export_to_gradebook", lambda url, lesson, rows, **kw: calls.append((url, lesson.id, rows, kw)))
     write_nb(tmp_path / "subs" / "ada.ipynb", SQUARES_SOLVED)
     (tmp_path / "subs" / "fay.ipynb").write_text("not a notebook")
     options = BatchOptions(GradeOptions(lessons_root=FIXTURE_LESSONS), nbgrader_db="sqlite:///gradebook.db")
@@ -187,8 +186,11 @@ def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(tmp_path: Pat
     ((url, lesson_id, rows, kw),) = calls
     assert (url, lesson_id, kw) == ("sqlite:///gradebook.db", "squares", {})
     assert [(learner, report.score) for learner, report in rows] == [("ada", 5.0), ("fay", 0.0)]
-    monkeypatch.setitem(sys.modules, "grader.integrations.nbgrader", None)
-    with pytest.raises(UsageError, match="grader.integrations.nbgrader"):
+    def not_installed() -> None:
+        raise ModuleNotFoundError("No module named 'nbgrader'", name="nbgrader")
+
+    monkeypatch.setattr(nbgrader, "require_nbgrader", not_installed)
+    with pytest.raises(UsageError, match="pip install nbgrader"):
         run_batch(tmp_path / "subs", tmp_path / "results", options)
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from grader.execute.channel import BadMessage, ChannelTimeout, Endpoint, Opaque, RemoteError, to_plain
+from grader.execute.channel import Endpoint, to_plain
+from grader.execute.protocol import BadMessage, ChannelTimeout, Opaque, RemoteError
 
 
 def pair(handler_b: Any) -> tuple[Endpoint, Endpoint, threading.Thread]:

@@ -9,10 +9,10 @@ import pytest
 
 from grader.batch.class_report import misconceptions, normal_form, slip, stuck_learners
 from grader.batch.feedback import feedback_html, feedback_view
-from grader.batch.page import num
+from grader.text import num
 from grader.batch.progress import format_summary
 from grader.batch.rows import Row
-from grader.batch.run import BatchSummary
+from grader.batch.rows import BatchSummary
 from grader.batch.summary import summary_html
 from grader.model import QuestionResult, Report
 from grader.testing import describe_call

@@ -33,6 +33,7 @@ from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits
 from grader.errors import WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.worker import LearnerProcess, exit_reason, start_worker
+from grader.execute.runner import Workers
 from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Report, Submission
@@ -549,7 +550,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
         def grade(submission: Submission) -> Report:
             zygote = idle.get()  # four threads, four zygotes: each grades one learner at a time
             try:
-                return grade_submission(submission, lesson, suites, limits, zygote=zygote)
+                return grade_submission(submission, lesson, suites, limits, Workers(limits, zygote))
             finally:
                 idle.put(zygote)
 

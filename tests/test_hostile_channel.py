@@ -25,6 +25,7 @@ import pytest
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.channel import BadMessage, CallDepthExceeded, ChannelTimeout, Endpoint, RemoteError, without_paths
+from grader.execute.runner import Workers
 from grader.execute.worker import guard
 from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
@@ -252,7 +253,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
             with lock:
                 zygote: Zygote | None = idle.pop()
             try:
-                reports[name] = grade_submission(submission, lesson, suites, limits, zygote=zygote)
+                reports[name] = grade_submission(submission, lesson, suites, limits, Workers(limits, zygote))
             finally:
                 with lock:
                     idle.append(zygote)

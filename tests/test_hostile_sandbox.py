@@ -31,6 +31,7 @@ from typing import Any, Iterator
 import pytest
 
 from grader.config import DEFAULT_LIMITS, Limits
+from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
 from grader.pipeline import grade_submission
@@ -252,7 +253,7 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
     started = zygotes(worker_level, 1, limits)
     try:
         with SuiteSession(lesson) as suites:
-            reports = [grade_submission(sub, lesson, suites, limits, zygote=started[0] if started else None)
+            reports = [grade_submission(sub, lesson, suites, limits, Workers(limits, started[0] if started else None))
                        for sub in (squatter, honest, honest, squatter, honest)]
     finally:
         for zygote in started:

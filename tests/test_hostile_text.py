@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from grader.batch.outputs import write_atomic
+from grader.files import write_atomic
 from grader.integrations.gradescope import write_results
 from grader.text import for_csv, for_json, for_markdown, plain
 from tests.batch_support import LESSONS, SOLVED_SCORES, WRONG_SQUARE, ZERO_SCORES, write_nb

@@ -14,7 +14,7 @@ import pytest
 from grader.config import DEFAULT_LIMITS
 from grader.errors import UsageError
 from grader.execute import sandbox
-from grader.execute.channel import Returned
+from grader.execute.protocol import Returned
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
 from grader.pipeline import grade_submission

@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from grader.config import DEFAULT_LIMITS
-from grader.execute.channel import Endpoint, Returned
+from grader.execute.channel import Endpoint
+from grader.execute.protocol import Returned
 from grader.execute.worker import start_worker
 from grader.read import read_submission
 from grader.selfcheck import NamespaceTarget
@@ -139,7 +140,7 @@ def test_an_opaque_description_is_bounded_and_an_unknown_tag_is_refused() -> Non
     endpoint = Endpoint(r, w, lambda m: None)
     got = endpoint.decode({"$o": ["x" * 1000, "y" * 1000]})
     assert isinstance(got, Opaque) and len(got.type_name) <= 100 and len(got.text) <= 200
-    from grader.execute.channel import BadMessage
+    from grader.execute.protocol import BadMessage
 
     for bad in ({"$o": [1, 2]}, {"$t": 3}, {"a": 1, "b": 2}, {"$x": []}):
         with pytest.raises(BadMessage):

@@ -181,14 +181,14 @@ def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() 
 
     context = GradingContext(Settings(limits=LIMITS))
     try:
-        context.warm_soon()  # as a pool's grading process does when it starts
-        assert context._warming is not None
-        context._warming.join()
-        assert len(context._idle_zygotes) == 1  # booted in the background, waiting for the first task
+        context.grader.warm_soon()  # as a pool's grading process does when it starts
+        assert context.grader.runner._warming is not None
+        context.grader.runner._warming.join()
+        assert len(context.grader.runner._idle) == 1  # booted in the background, waiting for the first task
         submission = read_submission(REPO / "solutions" / "decode.ipynb")
         report = context.grade(Task("ada", submission, "decode", context.settings))
         assert report.status == "graded" and report.score == report.max_score
-        assert len(context._zygotes) == 1  # the warmed one, not a second one booted for the first task
+        assert len(context.grader.runner._zygotes) == 1  # the warmed one, not a second one booted for the first task
     finally:
         context.close()
 

@@ -26,9 +26,7 @@ from typing import Generator, Iterable, Iterator, Union
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
-from grader.execute.limits import remove_stale
-from grader.execute.process import WORKDIR_PREFIX
-from grader.execute.zygote import ROOT_PREFIX
+from grader.execute.runner import remove_leftovers, remove_stale
 from grader.model import Report
 
 Result = Union[Report, str]
@@ -114,6 +112,5 @@ def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], 
             yield futures[future], result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        for prefix in (WORKDIR_PREFIX, ROOT_PREFIX):  # what a grading process that was killed (SIGTERM, or by a
-            remove_stale(prefix)  # notebook) could not delete: its learner's folder, its zygote's
+        remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
     return unfinished

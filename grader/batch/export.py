@@ -2,37 +2,30 @@
 
 The writer lives in :mod:`grader.integrations.nbgrader` (``export_to_gradebook(url, lesson, rows)``, with
 ``rows`` a list of ``(learner_id, Report)``, plus ``assignment=`` when the batch graded one nbgrader
-assignment); it is imported only when asked for, and checked before any grading starts, so a batch never
-grades 300 notebooks and then fails to export them.
+assignment); it is imported only when asked for, and nbgrader's presence is checked before any grading
+starts, so a batch never grades 300 notebooks and then fails to export them.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Sequence
 
 from grader.batch.rows import Row
 from grader.errors import GraderError, UsageError
 from grader.model import Lesson
 
-_MODULE = "grader.integrations.nbgrader"
-
 Exporter = Callable[..., None]
 
 
 def nbgrader_exporter() -> Exporter:
     """The nbgrader writer, or a :class:`UsageError` saying why ``--nbgrader-db`` cannot be used."""
+    from grader.integrations.nbgrader import export_to_gradebook, require_nbgrader
+
     try:
-        module = importlib.import_module(_MODULE)
-        getattr(module, "require_nbgrader", lambda: None)()  # is nbgrader itself installed?
+        require_nbgrader()  # is nbgrader itself installed?
     except ModuleNotFoundError as err:
-        if err.name and _MODULE.startswith(err.name):
-            raise UsageError(f"--nbgrader-db needs {_MODULE}, which this version of the grader does not have yet.") from None
         raise UsageError(f"--nbgrader-db needs {err.name}: python3 -m pip install nbgrader") from None
-    exporter = getattr(module, "export_to_gradebook", None)
-    if exporter is None:
-        raise UsageError(f"{_MODULE} has no export_to_gradebook(url, lesson, rows) yet; --nbgrader-db cannot be used.")
-    return exporter  # type: ignore[no-any-return]
+    return export_to_gradebook
 
 
 def export_rows(exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesson, assignment: str | None = None) -> None:

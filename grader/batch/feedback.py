@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.batch.markup import inline_html
-from grader.batch.page import html_page, num
+from grader.batch.page import html_page
 from grader.batch.rows import Row
 from grader.model import Lesson, Question, QuestionResult
 
 from grader.config import FeedbackMode
-from grader.text import for_html, for_markdown
+from grader.text import for_html, for_markdown, num
 
 _GENERIC = {
     "passed": "Correct: every hidden check passed.",

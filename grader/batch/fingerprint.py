@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.config import Limits
-from grader.model import Lesson
+from grader.lessons import suites_fingerprint as suites_fingerprint  # where a lesson is loaded; a batch stores it
 
 _CHUNK = 1 << 20
 
@@ -32,19 +32,6 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def suites_fingerprint(lesson: Lesson) -> str:
-    """A hash of everything a lesson's grading depends on: its suites' files, its definition and its solution."""
-    suite_files = sorted(p for p in lesson.suites.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    named = [(f"suites/{p.relative_to(lesson.suites).as_posix()}", p) for p in suite_files]
-    named += [("lesson.toml", lesson.root / "lesson.toml"), ("solution", lesson.solution)]
-    h = hashlib.sha256()
-    for name, path in named:
-        data = path.read_bytes() if path.is_file() else b""
-        h.update(f"{name}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
-
-
 def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
     """Every grading option that can change a score, by name, as the gradebook stores it beside each grading.
 
@@ -52,12 +39,12 @@ def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
     grader's version, the isolation level actually used, real-kernel mode and every resource limit a
     learner's notebook runs under (a longer ``--timeout`` can turn a timeout into a score).
     """
-    from grader.execute.sandbox import choose_level  # cached per process: bubblewrap is tried once
+    from grader.execute.runner import isolation_level  # cached per process: bubblewrap is tried once
 
     return {
         "lesson": suites_hash,
         "grader": __version__,
-        "isolation": choose_level(limits)[0],
+        "isolation": isolation_level(limits),
         "kernel": "on" if limits.kernel else "off",
         **{f.name: f"{getattr(limits, f.name):g}" for f in fields(limits) if f.name in _SCORED_LIMITS},
     }

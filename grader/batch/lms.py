@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol, Sequence
 
 from grader.batch.names import Identity
-from grader.batch.page import num
 from grader.batch.rows import Row
 from grader.errors import UsageError
+from grader.files import write_atomic
 from grader.model import Lesson
-from grader.text import for_csv
+from grader.text import for_csv, num
 
 #: What ``--export`` / ``grade export --to`` accept, and the LMS whose download names each one's learners.
 EXPORT_LMS = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard", "csv": ""}
@@ -88,8 +88,6 @@ def import_path(out: Path, to: str) -> Path:
 
 def write_export(out: Path, rows: Sequence[Row], column: Column, to: str, path: Path | None = None) -> Export:
     """Write the ``to`` import file (default ``RESULTS/<to>-import.csv``) and say what was written."""
-    from grader.batch.outputs import write_atomic
-
     path = path or import_path(out, to)
     write_atomic(path, export_text(rows, column, to))
     blank = sum(r.status == "crashed" for r in rows)

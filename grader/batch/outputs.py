@@ -8,10 +8,7 @@ that would start a spreadsheet formula is made text.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -19,12 +16,11 @@ from grader.batch.class_report import class_report, report_html, report_json
 from grader.batch.lms import grades_csv as lms_grades_csv
 from grader.batch.similar import Pair
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
-from grader.batch.page import num
 from grader.batch.rows import Row, row_to_dict
 from grader.batch.summary import summary_html
 from grader.config import FeedbackMode
+from grader.files import write_atomic
 from grader.model import Lesson
-from grader.text import for_csv
 
 GRADES = "grades.csv"
 RESULTS = "results.jsonl"
@@ -56,21 +52,3 @@ def grades_csv(rows: Sequence[Row]) -> str:
     """learner, name, lms, lms_id, score, max_score, late, status, reason, then one column per question id
     (see :func:`grader.batch.lms.grades_csv`: the same layout is ``grade export --to csv``)."""
     return lms_grades_csv(rows)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that the file is either the old one or the whole new one.
-
-    Always valid UTF-8: a character that cannot be encoded (which :mod:`grader.text` already replaced) is
-    written as ``?`` rather than failing the batch. If the write fails anyway, its temporary file goes.
-    """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8", errors="replace", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

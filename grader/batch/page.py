@@ -26,11 +26,3 @@ def html_page(title: str, body: str) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{for_html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
-
-
-def num(x: float | None) -> str:
-    """A score as people write it, to two decimals at most: 2, 2.5, 0.67 (not 0.6667); empty when there is none."""
-    if x is None:
-        return ""
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, Protocol
 
-from grader.batch.page import num
-from grader.batch.rows import STATUSES, Row
-from grader.text import plain
-
-if TYPE_CHECKING:
-    from grader.batch.run import BatchSummary
-
+from grader.batch.rows import STATUSES, BatchSummary, Row
+from grader.text import num, plain
 
 class Progress(Protocol):
     """What a batch reports while it runs; the library never prints by itself."""
@@ -99,7 +94,7 @@ def progress_for(stream: IO[str] | None = None) -> Progress:
     return BarProgress() if stream.isatty() else LineProgress(stream)
 
 
-def format_summary(summary: "BatchSummary") -> str:
+def format_summary(summary: BatchSummary) -> str:
     """What ``grade batch`` prints at the end: one line (what this run graded, what it kept, how the rows ended,
     the mean score), then its notes and where the results are."""
     from collections import Counter

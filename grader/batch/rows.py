@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from grader.batch.names import Identity
@@ -64,3 +65,18 @@ def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:
         return replace(row, identity=identity)
     reason = data["errors"][0] if data["errors"] else ""
     return Row(data["learner"], data["path"], data["status"], reason, None, bool(data.get("late")), identity)
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """What a batch run gives back: every row, and how many of them this run graded."""
+
+    out: Path
+    layout: str
+    rows: tuple[Row, ...]
+    """Every submission's row (its latest grading), in the order the outputs list them."""
+    graded: int
+    """Submissions graded (or found unreadable) by this run; the others were unchanged and kept."""
+    skipped: int
+    seconds: float
+    notes: tuple[str, ...] = ()

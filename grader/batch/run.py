@@ -24,11 +24,12 @@ from grader.batch.class_report import previous_similar
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.similar import find_similar
 from grader.batch.progress import NoProgress, Progress
+from grader.batch.rows import BatchSummary as BatchSummary  # what run_batch returns
 from grader.batch.rows import Row
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, FeedbackMode
 from grader.errors import NotebookUnreadable, UsageError
-from grader.execute.sandbox import check_settings
+from grader.execute.runner import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report, other_lesson
@@ -55,19 +56,6 @@ class BatchOptions:
     """Also write this LMS's grade-import file (``canvas``, ``moodle``, ``blackboard``, ``csv``; see :mod:`grader.batch.lms`)."""
     export_name: str | None = None
     """The assignment (column) name in that file; default the lesson's title."""
-
-
-@dataclass(frozen=True)
-class BatchSummary:
-    out: Path
-    layout: str
-    rows: tuple[Row, ...]
-    """Every submission's row (its latest grading), in the order the outputs list them."""
-    graded: int
-    """Submissions graded (or found unreadable) by this run; the others were unchanged and kept."""
-    skipped: int
-    seconds: float
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import Mapping, Sequence
 
 from grader.batch.charts import bars_svg, histogram_svg
 from grader.batch.markup import inline_html
-from grader.batch.page import html_page, num
+from grader.batch.page import html_page
 from grader.batch.rows import STATUSES, Row
 from grader.model import Lesson
-from grader.text import for_html
+from grader.text import for_html, num
 
 _WRONG = ("failed", "partial", "error", "missing")
 

@@ -1,9 +1,10 @@
 """The grading side of a batch: what runs in each grading process (a local pool worker or a Dask worker).
 
-A grading process keeps one :class:`GradingContext`, which holds one :class:`SuiteSession` per lesson:
-the hidden suites are imported and collected once per process, then run against many notebooks. Each
-notebook's code still runs in its own :class:`LearnerProcess` (see :func:`grader.pipeline.grade_submission`),
-forked from a warm :class:`Zygote` the context keeps (at the bubblewrap level) instead of a new interpreter.
+A grading process keeps one :class:`GradingContext`, which holds its :class:`grader.grader.Grader`: the
+hidden suites are imported and collected once per process, then run against many notebooks (the batch
+process itself imports this module for Task and the pool's functions only, never pytest). Each notebook's
+code still runs in its own worker, forked from a warm zygote the Grader's runner keeps (at the bubblewrap
+level) instead of a new interpreter.
 
 Executors call module-level functions, so the context is a documented per-process cache
 (:data:`_PROCESS_CONTEXT`): a local pool creates it in its initializer (:func:`start_grading_process`); a
@@ -21,19 +22,11 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute.limits import kill_group
-from grader.execute.zygote import Zygote
-from grader.lessons import load_lesson
-from grader.model import Lesson, Report, Submission
-from grader.pipeline import failed_report, grade_submission
-
-if TYPE_CHECKING:
-    # The batch process imports this module for Task and the pool's functions only; pytest and hypothesis
-    # (~0.6 s) are imported by the grading processes, when they open a lesson's suites.
-    from grader.suites.session import SuiteSession
+from grader.execute.runner import kill_workers
+from grader.grader import Grader
+from grader.model import Report, Submission
 
 
 @dataclass(frozen=True)
@@ -59,93 +52,22 @@ class Task:
 
 
 class GradingContext:
-    """One grading process's state: each lesson's hidden suites, collected once and kept open."""
+    """One grading process's state: its :class:`Grader`, built for the batch's settings."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._sessions: dict[str, tuple[Lesson, SuiteSession]] = {}
-        self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
-        self._idle_zygotes: list[Zygote] = []
-        """Warm zygotes not grading anyone now: one per task running at once in this process."""
-        self._zygotes: list[Zygote] = []
-        """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
-        self._forks = True
-        self._warming: threading.Thread | None = None
-
-    def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
-        """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
-        with self._lock:
-            if lesson_id not in self._sessions:
-                from grader.suites.session import SuiteSession
-
-                lesson = load_lesson(lesson_id, self.settings.lessons_root, self.settings.suites)
-                self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__())
-            return self._sessions[lesson_id]
+        self.grader = Grader(settings.lessons_root, settings.suites, settings.limits)
 
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
-        lesson, suites = self.session(task.lesson_id)
-        zygote = self._take_zygote()
-        try:
-            return grade_submission(task.submission, lesson, suites, self.settings.limits, zygote=zygote)
-        except Exception as err:  # a grader bug on one notebook must not stop the batch
-            reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
-            return failed_report(lesson, task.submission, reason[:500], "crashed")
-        finally:
-            if zygote is not None:
-                with self._lock:
-                    self._idle_zygotes.append(zygote)
-
-    def warm(self) -> None:
-        """Boot a zygote now, so that the first notebook does not wait for it."""
-        zygote = self._take_zygote()
-        if zygote is not None:
-            with self._lock:
-                self._idle_zygotes.append(zygote)
-
-    def warm_soon(self) -> None:
-        """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
-        with self._lock:
-            if self._warming is not None:
-                return
-            self._warming = threading.Thread(target=self.warm, name="zygote-warm", daemon=True)
-            self._warming.start()  # under the lock: no task can find it set but not started
-
-    def _take_zygote(self) -> Zygote | None:
-        """A zygote only this task uses, started on first need; None where workers are spawned instead."""
-        warming = self._warming
-        if warming is not None and warming is not threading.current_thread():
-            warming.join()  # the zygote booting in the background is the one to take
-        with self._lock:
-            if self._idle_zygotes:
-                return self._idle_zygotes.pop()
-            if not self._forks:
-                return None
-        zygote = Zygote.start(self.settings.limits)
-        with self._lock:
-            if zygote is None:
-                self._forks = False
-            else:
-                self._zygotes.append(zygote)
-        return zygote
+        return self.grader.grade(task.submission, task.lesson_id)
 
     def close(self) -> None:
-        with self._lock:
-            for _, session in self._sessions.values():
-                session.__exit__()
-            self._sessions.clear()
-            for zygote in self._zygotes:
-                zygote.close()
-            self._zygotes.clear()
-            self._idle_zygotes.clear()
+        self.grader.close()
 
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
-        for zygote in list(self._zygotes):
-            try:
-                zygote.close()
-            except Exception:  # noqa: BLE001 - dying: one zygote that cannot be closed must not keep the others
-                pass
+        self.grader.abandon()
 
 
 _PROCESS_CONTEXT: GradingContext | None = None
@@ -187,7 +109,7 @@ def start_grading_process(settings: Settings, parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: _exit_now())
     context = context_for(settings)
-    context.warm_soon()
+    context.grader.warm_soon()
     Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 
@@ -200,14 +122,7 @@ def _exit_when_orphaned(parent_pid: int) -> None:
 
 def _exit_now() -> None:
     """Kill this process's children (each learner worker leads its own process group), then exit."""
-    me = str(os.getpid())
-    for stat in Path("/proc").glob("[0-9]*/stat"):  # Linux; elsewhere the children's own limits end them
-        try:
-            parent = stat.read_text().rsplit(")", 1)[1].split()[1]
-        except (OSError, IndexError):
-            continue
-        if parent == me:
-            kill_group(int(stat.parent.name))
+    kill_workers()
     try:
         if _PROCESS_CONTEXT is not None:
             _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not

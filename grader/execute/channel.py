@@ -35,10 +35,10 @@ import re
 import select
 import sys
 import time
-from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Mapping
+
+from grader.execute.protocol import CALL, RAISE, RETURN, TYPE, BadMessage, CallBack, ChannelClosed, ChannelError, ChannelTimeout, Opaque, Raise, RemoteError, Return
 
 FN_KEY = "$fn"
 TUPLE_KEY = "$t"
@@ -47,55 +47,6 @@ OPAQUE_KEY = "$o"
 MAX_DEPTH = 64
 MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
-#: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
-EARLIER_RESULTS_KEPT = 64
-
-
-@dataclass(frozen=True, repr=False)
-class Opaque:
-    """A value that is not plain data, as the worker described it from its type.
-
-    ``text`` ("a numpy array of shape (3,) and dtype int64") is for showing only: an Opaque is never equal to
-    a list, tuple, number or string, so no check on a value can pass with one.
-    """
-
-    type_name: str
-    text: str
-
-    def __repr__(self) -> str:
-        return f"<{self.text}>"
-
-
-@dataclass(frozen=True)
-class Returned:
-    """What one call of a learner function gave back, as the trusted side receives it."""
-
-    value: Any
-    changed: tuple[str, ...] = ()
-    """Arguments the call modified in place: positions ("0", "1", ...) and keyword names."""
-    same_as: str | None = None
-    """"argument 1" / "argument prompt" when the result is that argument object itself; "an earlier result"
-    when it is an object an earlier call in the same learner process returned; None otherwise."""
-
-
-class ChannelError(BaseException):
-    """The channel failed: the other side died, hung, or sent something unreadable.
-
-    It derives from BaseException (like pytest's outcomes) so that learner code and test frameworks that
-    catch ``Exception`` cannot swallow it and carry on as if the call had returned.
-    """
-
-
-class ChannelClosed(ChannelError):
-    """The other side went away (it exited or crashed)."""
-
-
-class ChannelTimeout(ChannelError):
-    """No answer came within the time allowed."""
-
-
-class BadMessage(ChannelError):
-    """The other side sent something that is not a valid message (too big, too deep, not JSON)."""
 
 
 class LentFunctionExpired(LookupError):
@@ -104,16 +55,6 @@ class LentFunctionExpired(LookupError):
 
 class CallDepthExceeded(RecursionError):
     """Calls nested through the channel deeper than the grader allows (its name crosses the channel)."""
-
-
-class RemoteError(Exception):
-    """The function called on the other side raised; ``type_name`` and ``message`` describe what it raised."""
-
-    def __init__(self, type_name: str, message: str, traceback: str = "") -> None:
-        super().__init__(f"{type_name}: {message}" if message else type_name)
-        self.type_name = type_name
-        self.message = message
-        self.traceback = traceback
 
 
 Handler = Callable[[dict[str, Any]], Any]
@@ -197,7 +138,7 @@ class Endpoint:
 
     def _remote(self, fn_id: int) -> Callable[..., Any]:
         def remote(*args: Any, **kwargs: Any) -> Any:
-            return self.request({"t": "call", "fn": fn_id, "args": list(args), "kwargs": kwargs})
+            return self.request(CallBack(t=CALL, fn=fn_id, args=list(args), kwargs=kwargs))
 
         remote.__name__ = remote.__qualname__ = f"remote_{fn_id}"
         return remote
@@ -210,7 +151,7 @@ class Endpoint:
             return min(given)
         return None if self._guard is None else time.monotonic() + self._guard.timeout
 
-    def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
+    def send(self, message: Mapping[str, Any], deadline: float | None = None) -> None:
         """Write one message; on the grader's end, give up with :class:`ChannelTimeout` at the deadline."""
         deadline = self._bounded(deadline)
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
@@ -251,14 +192,14 @@ class Endpoint:
             message = json.loads(line)
         except (ValueError, RecursionError) as err:
             raise BadMessage(f"an unreadable message ({type(err).__name__})") from None
-        if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+        if not isinstance(message, dict) or not isinstance(message.get(TYPE), str):
             raise BadMessage("a message without a type")
         if self._guard is not None and not _plainly_within(line, self._guard):
             screen(message, self._guard)
         return message
 
     # -- calls ------------------------------------------------------------------------------------------
-    def request(self, message: dict[str, Any], deadline: float | None = None) -> Any:
+    def request(self, message: Mapping[str, Any], deadline: float | None = None) -> Any:
         """Send a call and wait for its reply, answering any calls the other side makes meanwhile.
 
         Callables among its ``args``, ``kwargs`` and ``swap`` (and any a nested call returns) are lent for
@@ -282,7 +223,7 @@ class Endpoint:
                 self._exports.pop(fn_id, None)
             self._deadline = outer
 
-    def _exchange(self, message: dict[str, Any]) -> Any:
+    def _exchange(self, message: Mapping[str, Any]) -> Any:
         self._next_id += 1
         call_id = self._next_id
         payload = dict(message, id=call_id)
@@ -292,11 +233,11 @@ class Endpoint:
         self.send(payload)
         while True:
             reply = self.receive()
-            kind = reply["t"]
-            if kind == "call":
+            kind = reply[TYPE]
+            if kind == CALL:
                 self.answer(reply)
-            elif kind in ("return", "raise") and reply.get("id") == call_id:
-                if kind == "return":
+            elif kind in (RETURN, RAISE) and reply.get("id") == call_id:
+                if kind == RETURN:
                     return self.decode(reply.get("value"))
                 raise RemoteError(str(reply.get("type", "Error")), str(reply.get("message", "")), str(reply.get("traceback", "")))
             else:
@@ -332,13 +273,13 @@ class Endpoint:
             raise
         except Exception as err:  # reported to the caller, who decides what it means
             if self._guard is None:
-                self.send({"t": "raise", "id": call_id, "type": type(err).__name__, "message": _safe_str(err), "traceback": _traceback(err)})
+                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)))
             else:
                 self._expire()
-                self.send({"t": "raise", "id": call_id, "type": type(err).__name__, "message": without_paths(_safe_str(err))})
+                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=without_paths(_safe_str(err))))
             return
         self._expire()
-        self.send({"t": "return", "id": call_id, "value": value})
+        self.send(Return(t=RETURN, id=call_id, value=value))
 
     def _expire(self) -> None:
         """On the grader's end, time spent answering counts: past the call's deadline, stop (the learner's budget is spent)."""
@@ -530,68 +471,3 @@ def _traceback(err: BaseException) -> str:
         return "".join(summary.format())[-4000:]
     except Exception:
         return ""
-
-
-# -- shared by both ends of a learner call (the worker, and self-check's in-kernel target) ----------------------
-
-
-@contextmanager
-def stood_in(namespace: dict[str, Any], replacements: dict[str, Any]) -> Iterator[None]:
-    """Put ``replacements`` into ``namespace`` for the duration of one call, then restore what was there."""
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in replacements}
-    namespace.update(replacements)
-    try:
-        yield
-    finally:
-        for name, old in saved.items():
-            if old is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = old
-
-
-def changed_arguments(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
-    """Which arguments a call modified in place (positions as "0", "1", ...; keywords by name).
-
-    Arguments reach learner code as copies, so a function that changes the caller's list (a mutated prompt)
-    would otherwise go unseen; the grader turns this into feedback.
-    """
-    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
-    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
-_IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)
-
-
-class ResultIdentity:
-    """Says when a call hands back an object the caller already holds: one of its arguments, or what an
-    earlier call returned (a buffer reused across calls). Kept by whoever runs the learner's calls.
-
-    Immutable values (None, numbers, strings, bytes, tuples, frozensets) are never reported: handing one back
-    again is harmless, and Python shares them freely (small ints, constants). The last
-    ``EARLIER_RESULTS_KEPT`` results are held alive, so an id cannot be reused.
-    """
-
-    def __init__(self) -> None:
-        self._earlier: OrderedDict[int, Any] = OrderedDict()
-
-    def same_as(self, result: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
-        if result is None or isinstance(result, _IMMUTABLE):
-            return None
-        same = next((f"argument {i}" for i, arg in enumerate(args) if arg is result), None)
-        same = same or next((f"argument {name}" for name, arg in kwargs.items() if arg is result), None)
-        if same is None and self._earlier.get(id(result)) is result:
-            same = "an earlier result"
-        self._earlier[id(result)] = result
-        self._earlier.move_to_end(id(result))
-        while len(self._earlier) > EARLIER_RESULTS_KEPT:
-            self._earlier.popitem(last=False)
-        return same

@@ -21,6 +21,7 @@ import signal
 import sys
 from typing import Any
 
+from grader.execute import protocol as wire
 from grader.execute.channel import Endpoint
 from grader.execute.worker_main import Worker, answer_calls, leave_root
 
@@ -48,12 +49,12 @@ def _show(outputs: list[Any]) -> None:
     sys.stderr.flush()
 
 
-def _error(index: int, outputs: list[Any]) -> dict[str, Any] | None:
+def _error(index: int, outputs: list[Any]) -> wire.CellRaised | None:
     error = next((o for o in outputs if o.get("output_type") == "error"), None)
     if error is None:
         return None
     ename = str(error.get("ename", "Error"))
-    return {"index": index, "ename": "MemoryError" if ename.endswith("MemoryError") else ename, "evalue": str(error.get("evalue", ""))[:300]}
+    return wire.CellRaised(index=index, ename="MemoryError" if ename.endswith("MemoryError") else ename, evalue=str(error.get("evalue", ""))[:300])
 
 
 async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
@@ -67,12 +68,12 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
     async with client.async_setup_kernel(pass_fds=(rfd, wfd), cleanup_kc=False):
         assert client.kc is not None and client.km is not None
         await client.async_wait_for_reply(await _maybe_await(client.kc.kernel_info()))
-        endpoint.send({"t": "ready"})  # the grader starts the notebook's clock now
+        endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
         start = endpoint.receive()
         errors = []
         try:
             for cell in start.get("cells", []):
-                endpoint.send({"t": "cell", "index": cell["index"]})
+                endpoint.send(wire.CellStarted(t=wire.CELL, index=cell["index"]))
                 node = nbformat.v4.new_code_cell(cell["source"])  # type: ignore[no-untyped-call]
                 nb.cells.append(node)
                 await client.async_execute_cell(node, len(nb.cells) - 1, execution_count=len(nb.cells))
@@ -83,7 +84,7 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         except DeadKernelError:
             process = _kernel_process(client)
             return None if process is None else process.wait()
-        endpoint.send({"t": "executed", "errors": errors})
+        endpoint.send(wire.Executed(t=wire.EXECUTED, errors=errors))
         code = (
             f"__import__('sys').path.append({_PACKAGE_PARENT!r}); "
             f"__import__('grader.execute.kernel_main', fromlist=['_']).answer_in_kernel({rfd}, {wfd})"

@@ -79,7 +79,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
 
 
 def _set(which: int, value: int) -> None:
-    soft, hard = resource.getrlimit(which)
+    _, hard = resource.getrlimit(which)
     if hard != resource.RLIM_INFINITY:
         value = min(value, hard)
     try:
@@ -114,7 +114,7 @@ def kill_group(pgid: int) -> None:
 
 
 # -- ending a worker: nothing left behind ----------------------------------------------------------------------
-def _processes() -> dict[int, tuple[int, int]]:
+def live_processes() -> dict[int, tuple[int, int]]:
     """Every live (not zombie) process's (parent pid, real uid), from /proc; empty where there is no /proc."""
     found: dict[int, tuple[int, int]] = {}
     try:
@@ -190,13 +190,13 @@ def end_worker(pid: int, uid: int | None, timeout: float = 5.0) -> None:
     left: that catches a daemon that left both the session and the tree, and a child forked between a scan
     and a kill.
     """
-    table = _processes()
+    table = live_processes()
     first = _descendants(pid, table) | (_of_uid(uid, table) if uid is not None else set())
     kill_group(pid)
     deadline = time.monotonic() + timeout
     _wait_exited(_kill(first), deadline)
     while uid is not None and time.monotonic() < deadline:
-        left = _of_uid(uid, _processes())
+        left = _of_uid(uid, live_processes())
         if not left:
             return
         _wait_exited(_kill(left), deadline)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from grader.config import Limits
 from grader.errors import GraderError
-from grader.execute.channel import ChannelClosed, ChannelError, Returned
+from grader.execute.protocol import ChannelClosed, ChannelError, Returned
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission

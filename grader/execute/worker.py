@@ -23,7 +23,9 @@ from typing import IO, Any, Callable
 
 from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
-from grader.execute.channel import BadMessage, ChannelError, ChannelTimeout, Endpoint, Guard, MAX_TYPE_NAME, Returned
+from grader.execute import protocol as wire
+from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
+from grader.execute.protocol import BadMessage, ChannelError, ChannelTimeout, Returned
 from grader.execute.process import Spawned, WorkerOS
 from grader.execute.worker_main import NO_INPUT
 from grader.execute.zygote import Zygote, ZygoteUnavailable
@@ -82,20 +84,20 @@ class LearnerProcess:
     # -- lifecycle ----------------------------------------------------------------------------------
     def run_notebook(self) -> Execution:
         """Run every non-self-check cell; raise :class:`ExecutionTimeout` or :class:`WorkerCrashed` if it can't finish."""
-        cells = [{"index": c.index, "source": c.source} for c in self.submission.cells if not c.skip]
+        cells = [wire.CellSource(index=c.index, source=c.source) for c in self.submission.cells if not c.skip]
         self._wait_until_ready()
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
         deadline = started + self.limits.timeout
         try:
-            self._endpoint.send({"t": "run", "cells": cells}, deadline)
+            self._endpoint.send(wire.Run(t=wire.RUN, cells=cells), deadline)
             while True:
                 message = self._endpoint.receive(deadline)
-                if message["t"] == "executed":
+                if message[wire.TYPE] == wire.EXECUTED:
                     break
                 self._notice(message)
         except ChannelTimeout:
             self.close()
-            raise ExecutionTimeout(self._timeout_sentence(), self.current_cell) from None
+            raise ExecutionTimeout(self._timeout_sentence()) from None
         except BadMessage as err:
             self.close()
             raise WorkerCrashed(
@@ -114,7 +116,7 @@ class LearnerProcess:
     def _wait_until_ready(self) -> None:
         """Wait for the worker to finish starting (importing IPython); no learner code has run yet."""
         try:
-            while self._endpoint.receive(self._spawned + self.limits.boot_timeout)["t"] != "ready":
+            while self._endpoint.receive(self._spawned + self.limits.boot_timeout)[wire.TYPE] != wire.READY:
                 pass
         except ChannelTimeout:
             self.close()
@@ -160,9 +162,9 @@ class LearnerProcess:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
         Returns the value, which arguments the call modified in place and whether the result is an object the
-        caller already held (see ``channel.changed_arguments`` and ``channel.ResultIdentity``).
+        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
         """
-        message = {"t": "call", "name": name, "args": args, "kwargs": kwargs, "swap": swaps}
+        message = wire.CallByName(t=wire.CALL, name=name, args=args, kwargs=kwargs, swap=swaps)
         reply = self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
         changed = reply.get("changed") if isinstance(reply, dict) else None
         same_as = reply.get("same_as") if isinstance(reply, dict) else None
@@ -177,7 +179,7 @@ class LearnerProcess:
         return Returned(reply["value"], tuple(changed), same_as and same_as[:MAX_TYPE_NAME])
 
     def value(self, name: str) -> Any:
-        return self._endpoint.request({"t": "get", "name": name}, time.monotonic() + self.limits.call_timeout)
+        return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.call_timeout)
 
     @property
     def alive(self) -> bool:
@@ -186,12 +188,9 @@ class LearnerProcess:
     def _exit_status(self) -> int | None:
         return self._os.exit_status()
 
-    def exit_description(self) -> str:
-        return exit_reason(self._exit_status(), self.limits)[0]
-
     # -- messages --------------------------------------------------------------------------------------
     def _notice(self, message: dict[str, Any]) -> None:
-        if message.get("t") == "cell" and type(message.get("index")) is int:
+        if message.get(wire.TYPE) == wire.CELL and type(message.get("index")) is int:
             self.current_cell = message["index"]
 
     def _cell(self, index: int | None) -> Cell | None:

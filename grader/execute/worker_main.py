@@ -18,7 +18,9 @@ import sys
 from typing import Any
 
 from grader.execute.cells import run_cell
-from grader.execute.channel import Endpoint, ResultIdentity, changed_arguments, stood_in
+from grader.execute import protocol as wire
+from grader.execute.calls import ResultIdentity, changed_arguments, stood_in
+from grader.execute.channel import Endpoint
 
 
 class NotDefined(Exception):
@@ -59,23 +61,23 @@ class Worker:
     def namespace(self) -> dict[str, Any]:
         return self.shell.user_ns  # type: ignore[no-any-return]
 
-    def run_cells(self, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        errors = []
+    def run_cells(self, cells: list[wire.CellSource]) -> list[wire.CellRaised]:
+        errors: list[wire.CellRaised] = []
         for cell in cells:
-            self.endpoint.send({"t": "cell", "index": cell["index"]})
+            self.endpoint.send(wire.CellStarted(t=wire.CELL, index=cell["index"]))
             err = run_cell(self.shell, cell["source"])
             if err is not None:
                 ename = "MemoryError" if isinstance(err, MemoryError) else type(err).__name__  # numpy's too
-                errors.append({"index": cell["index"], "ename": ename, "evalue": _short(err)})
+                errors.append(wire.CellRaised(index=cell["index"], ename=ename, evalue=_short(err)))
             sys.stdout.flush()
             sys.stderr.flush()
         return errors
 
     def handle(self, message: dict[str, Any]) -> Any:
-        kind = message["t"]
-        if kind == "get":
+        kind = message[wire.TYPE]
+        if kind == wire.GET:
             return self._lookup(message["name"])
-        if kind == "call":
+        if kind == wire.CALL:
             return self._call(message)
         raise ValueError(f"unknown request {kind!r}")
 
@@ -95,7 +97,7 @@ class Worker:
         with stood_in(self.namespace, swaps):
             result = fn(*args, **kwargs)
         same_as = self.results.same_as(result, args, kwargs)
-        return {"value": result, "changed": changed_arguments(args, kwargs, *before), "same_as": same_as}
+        return wire.CallReply(value=result, changed=changed_arguments(args, kwargs, *before), same_as=same_as)
 
 
 def _short(err: BaseException) -> str:
@@ -122,23 +124,21 @@ def serve(rfd: int, wfd: int, shell: Any) -> None:
     builtins.input = _no_input
     worker = Worker(rfd, wfd)
     worker.shell = shell
-    worker.endpoint.send({"t": "ready"})  # the grader starts the notebook's clock now
+    worker.endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
-    worker.endpoint.send({"t": "executed", "errors": errors})
+    worker.endpoint.send(wire.Executed(t=wire.EXECUTED, errors=errors))
     answer_calls(worker)
     sys.stdout.flush()
     os._exit(0)
 
 
 def answer_calls(worker: Worker) -> None:
-    """Answer the grader's calls against the learner's namespace until it says bye or hangs up."""
+    """Answer the grader's calls against the learner's namespace until it hangs up."""
     while True:
         try:
             message = worker.endpoint.receive()
         except BaseException:
-            return
-        if message["t"] == "bye":
             return
         worker.endpoint.answer(message)
 

@@ -29,9 +29,10 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Mapping
 
 from grader.config import ZYGOTE_FORKS, Limits
+from grader.execute import protocol as wire
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, choose_level, launch, worker_start
 
@@ -175,8 +176,8 @@ class Zygote:
         workdir = self._new_workdir()
         out_r, out_w = os.pipe()
         try:
-            self._send({"t": "fork", "workdir": str(workdir)}, [rfd, wfd, out_w])
-            pid = self._expect("forked")["pid"]
+            self._send(wire.Fork(t=wire.FORK, workdir=str(workdir)), [rfd, wfd, out_w])
+            pid = self._expect(wire.FORKED)["pid"]
         except ZygoteUnavailable:
             os.close(out_r)
             self._empty_root()
@@ -208,8 +209,8 @@ class Zygote:
 
     def poll(self, pid: int) -> int | None:
         try:
-            self._send({"t": "poll", "pid": pid})
-            status = self._expect("status")["status"]
+            self._send(wire.Poll(t=wire.POLL, pid=pid))
+            status = self._expect(wire.STATUS)["status"]
         except ZygoteUnavailable:
             return None  # the zygote and its children are gone: "it stopped answering"
         return status if status is None else int(status)
@@ -217,15 +218,15 @@ class Zygote:
     def end(self, pid: int, workdir: Path) -> int | None:
         """Have the zygote sweep after the learner (or find it dead, its sandbox with it), then empty the root."""
         try:
-            self._send({"t": "end", "pid": pid, "workdir": str(workdir)})
-            status = self._expect("ended")["status"]
+            self._send(wire.End(t=wire.END, pid=pid, workdir=str(workdir)))
+            status = self._expect(wire.ENDED)["status"]
         except ZygoteUnavailable:
             status = None
         finally:
             self._empty_root()
         return status if status is None else int(status)
 
-    def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
+    def _send(self, message: Mapping[str, Any], fds: list[int] | None = None) -> None:
         if self._control is None:
             raise ZygoteUnavailable("not running")
         try:
@@ -244,7 +245,7 @@ class Zygote:
             reply, why = None, str(err)
         else:
             why = "it exited"
-        if not isinstance(reply, dict) or reply.get("t") != kind:
+        if not isinstance(reply, dict) or reply.get(wire.TYPE) != kind:
             self._kill()
             raise ZygoteUnavailable(f"the zygote did not answer {kind!r} ({why})")
         return reply

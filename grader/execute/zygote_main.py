@@ -37,10 +37,11 @@ import sys
 import tempfile
 import time
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Mapping
 
+from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
-from grader.execute.limits import remove_tree
+from grader.execute.limits import live_processes, remove_tree
 from grader.execute.worker_main import _make_shell, leave_root, serve
 
 _PR_SET_DUMPABLE = 4
@@ -54,34 +55,36 @@ def _exit_code(status: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-class Zygote:
+class ZygoteServer:
+    """The zygote's side of the control socket: builds the shell once, then forks, polls and sweeps on request."""
+
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.shell = _make_shell()  # made once, never used here: every child starts from this same state
         self.statuses: dict[int, int] = {}
         self.mounts, self.ways = _mounts()
 
-    def reply(self, message: dict[str, Any]) -> None:
+    def reply(self, message: Mapping[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
 
     def loop(self) -> None:
-        self.reply({"t": "ready"})
+        self.reply(wire.Ready(t=wire.READY))
         while True:
             data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 4)
             if not data:
                 return  # the grader hung up
             request = json.loads(data)
-            kind = request.get("t")
-            if kind == "fork":
-                self.reply({"t": "forked", "pid": self.fork(request["workdir"], fds)})
-            elif kind == "poll":
-                self.reply({"t": "status", "status": self.poll(int(request["pid"]))})
-            elif kind == "end":
-                self.reply({"t": "ended", "status": self.end(int(request["pid"]), request["workdir"])})
+            kind = request.get(wire.TYPE)
+            if kind == wire.FORK:
+                self.reply(wire.Forked(t=wire.FORKED, pid=self.fork(request["workdir"], fds)))
+            elif kind == wire.POLL:
+                self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
+            elif kind == wire.END:
+                self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
             else:
                 for fd in fds:
                     os.close(fd)
-                self.reply({"t": "error", "why": f"unknown request {kind!r}"})
+                self.reply(wire.Error(t=wire.ERROR, why=f"unknown request {kind!r}"))
 
     def fork(self, workdir: str, fds: list[int]) -> int:
         pid = os.fork()
@@ -172,18 +175,7 @@ class Zygote:
 def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
     """SIGKILL every other live process in the sandbox's pid namespace, scan after scan until none is left."""
     for _ in range(rounds):
-        alive = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) in spared:
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    state = stat.read().rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state in (b"Z", b"X"):
-                continue
-            alive.append(int(entry))
+        alive = [pid for pid in live_processes() if pid not in spared]
         if not alive:
             return
         for pid in alive:
@@ -211,7 +203,7 @@ def main() -> None:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     home = tempfile.mkdtemp(dir="/tmp")  # the sandbox's private /tmp; IPython writes its profile while the shell is built
     os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
-    zygote = Zygote(control)
+    zygote = ZygoteServer(control)
     remove_tree(home)  # so that the first learner, too, finds /tmp as empty as the sweep leaves it for the next
     tempfile.tempdir = None
     zygote.loop()

@@ -13,12 +13,12 @@ temporary file.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from grader.config import GRADESCOPE_VISIBILITY
+from grader.files import write_atomic
 from grader.lessons import load_lesson
 from grader.model import Lesson, QuestionResult, Report
 from grader.text import for_json, plain
@@ -101,7 +101,7 @@ def grade_for_gradescope(root: Path, options: "GradeOptions", visibility: str = 
     listed (at 0) even when no notebook could be graded.
     """
     from grader.errors import GraderError
-    from grader.pipeline import grade_notebook
+    from grader.grader import grade_notebook
 
     start = time.monotonic()
     lesson = _known_lesson(options)
@@ -133,13 +133,6 @@ def write_results(results: dict[str, Any], root: Path) -> Path:
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "results.json"
-    tmp = folder / f".results.{os.getpid()}.tmp"
     # Each piece of learner text was bounded when its line was made (a question's output joins several).
-    text = json.dumps(for_json(results, limit=None), indent=2, ensure_ascii=False) + "\n"
-    try:
-        tmp.write_text(text, encoding="utf-8", errors="replace")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(for_json(results, limit=None), indent=2, ensure_ascii=False) + "\n")
     return path

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY
 from grader.errors import LessonError
+from grader.files import atomic_path
 from grader.model import Lesson
 
 #: The repository (or unpacked sdist) this package was imported from.
@@ -105,14 +106,12 @@ def build_bundle(lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBIL
     )
     files = bundle_files(lesson, package_root)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         _add(zf, "setup.sh", SETUP_SH.encode(), executable=True)
         _add(zf, "run_autograder", run.encode(), executable=True)
         for name, path in sorted(files.items()):
             _add(zf, name, path.read_bytes(), executable=False)
         names = zf.namelist()
-    os.replace(tmp, out)
     return names
 
 

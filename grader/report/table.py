@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.batch.page import num
 from grader.model import Report
-from grader.text import plain
+from grader.text import num, plain
 
 if TYPE_CHECKING:
     from rich.console import Console

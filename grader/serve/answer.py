@@ -15,7 +15,8 @@ from typing import Callable
 from grader.config import EXIT_UNGRADED
 from grader.errors import GraderError, UsageError
 from grader.model import Report
-from grader.pipeline import GradeOptions, grade_notebook
+from grader.grader import grade_notebook
+from grader.pipeline import GradeOptions
 from grader.serve.protocol import Answer, NotebookRequest
 from grader.text import plain
 

@@ -2,8 +2,8 @@
 
 Started in the background by ``grade`` (:func:`grader.serve.client.start`) as
 ``python -m grader.serve.daemon SOCKET WARM_REQUEST``. It grades exactly as a cold ``grade`` does, with
-the batch's per-process machinery (:class:`grader.batch.work.GradingContext`: suites collected once, each
-learner's worker forked from a warm sandboxed zygote), and renders the answer for the learner's terminal
+a :class:`grader.grader.Grader` per set of grading options (suites collected once, each learner's worker
+forked from a warm sandboxed zygote), as a batch's grading process does, and renders the answer for the learner's terminal
 (:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
 uid is checked), one connection per thread, and exits when idle for ``DAEMON_IDLE_SECONDS``, on SIGTERM, or
 after telling a client it is stale (a lesson it holds changed on disk). It also answers a status request
@@ -22,17 +22,14 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from grader.batch.fingerprint import suites_fingerprint
-from grader.batch.work import GradingContext, Settings, Task
-from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
+from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS, Limits
 from grader.errors import UsageError
+from grader.grader import Grader
 from grader.model import Report
-from grader.pipeline import GradeOptions, lesson_id_for
-from grader.read import read_submission
+from grader.pipeline import GradeOptions, read_for_lesson
 from grader.serve.answer import answer, options_for
 from grader.serve.protocol import COLD, STALE, STATUS_REQUEST, NotebookRequest, Status
 
@@ -45,8 +42,7 @@ class Stale(Exception):
 
 class Daemon:
     def __init__(self) -> None:
-        self._contexts: dict[Settings, GradingContext] = {}
-        self._loaded: dict[tuple[Settings, str], str] = {}
+        self._graders: dict[tuple[Path | None, Path | None, Limits], Grader] = {}
         self._lock = threading.Lock()
         self.stale = threading.Event()
         self.busy = 0
@@ -59,35 +55,27 @@ class Daemon:
         with self._lock:
             return Status(os.getpid(), self.ready, self.answered, self.left_cold, self.stale.is_set())
 
-    def context(self, options: GradeOptions) -> GradingContext:
-        """The warm state for these options (one per set of options used: a learner uses one or two)."""
-        settings = Settings(lessons_root=options.lessons_root, suites=options.suites, limits=options.limits)
+    def grader(self, options: GradeOptions) -> Grader:
+        """The warm Grader for these options (one per set of options used: a learner uses one or two)."""
+        key = (options.lessons_root, options.suites, options.limits)
         with self._lock:
-            if settings not in self._contexts:
-                self._contexts[settings] = GradingContext(settings)
-            return self._contexts[settings]
+            if key not in self._graders:
+                self._graders[key] = Grader(*key)
+            return self._graders[key]
 
     def grade(self, given: Path, path: Path, options: GradeOptions) -> Report:
-        submission = replace(read_submission(path), path=given)
-        lesson_id = lesson_id_for(submission, options)
-        context = self.context(options)
-        lesson, _ = context.session(lesson_id)
-        digest = suites_fingerprint(lesson)
-        with self._lock:
-            if self._loaded.setdefault((context.settings, lesson_id), digest) != digest:
-                raise Stale(lesson_id)
-        return context.grade(Task(given.stem, submission, lesson_id, context.settings))
+        submission, lesson_id = read_for_lesson(path, options, shown_as=given)
+        grader = self.grader(options)
+        if grader.changed(lesson_id):
+            raise Stale(lesson_id)
+        return grader.grade(submission, lesson_id)
 
     def warm(self, request: NotebookRequest) -> None:
         """Collect the suites of the lesson ``grade`` just graded and boot a zygote, before anyone waits."""
         options = options_for(request)
         try:
-            submission = read_submission(Path(request.cwd) / request.notebook)
-            lesson_id = lesson_id_for(submission, options)
-            context = self.context(options)
-            lesson, _ = context.session(lesson_id)
-            self._loaded.setdefault((context.settings, lesson_id), suites_fingerprint(lesson))
-            context.warm()
+            _, lesson_id = read_for_lesson(Path(request.cwd) / request.notebook, options)
+            self.grader(options).warm(lesson_id)
         except Exception:  # the first real request will meet the same problem and report it properly
             traceback.print_exc()
 
@@ -134,11 +122,11 @@ class Daemon:
         waited for: ``grade daemon stop`` must not wait for a learner whose calls hang (that client grades cold)."""
         with self._lock:
             busy = self.busy > 0
-        for context in self._contexts.values():
+        for grader in self._graders.values():
             if busy:
-                context.abandon()
+                grader.abandon()
             else:
-                context.close()
+                grader.close()
 
 
 def _json(message: dict[str, str]) -> bytes:

@@ -2,7 +2,10 @@
 
 Two requests: a :class:`NotebookRequest` (grade this), answered by an :class:`Answer`, :data:`STALE` or
 :data:`COLD`; and :data:`STATUS_REQUEST` (how are you?), answered by a :class:`Status`, which is how
-``grade daemon --json`` and the tests see a daemon's state without reading its log.
+``grade daemon --json`` and the tests see a daemon's state without reading its log. Every reply, and the
+status request, is a JSON object whose kind is under the key ``"t"``, as in :mod:`grader.execute.protocol`;
+this protocol stays in ``serve`` because only the ``grade`` client and the daemon, two trusted processes of
+the same user, speak it.
 
 The request carries everything the answer depends on that is not part of the daemon's identity (see
 :func:`grader.serve.client.identity`): the notebook as the learner named it and the folder they named it
@@ -19,6 +22,11 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+TYPE = "t"
+"""The key that names a message's kind."""
+ANSWER, STALE_KIND, COLD_KIND, STATUS = "answer", "stale", "cold", "status"
+"""The kinds of message: the reply :class:`Answer`, the replies :data:`STALE` and :data:`COLD`, and
+:data:`STATUS_REQUEST` with its reply :class:`Status`."""
 #: Environment variables that change how rich renders (read on the learner's side, applied on the daemon's).
 TERMINAL_ENV = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
 
@@ -73,17 +81,17 @@ class Answer:
     exit_status: int
 
     def to_json(self) -> bytes:
-        return json.dumps({"t": "answer", **asdict(self)}).encode()
+        return json.dumps({TYPE: ANSWER, **asdict(self)}).encode()
 
 
 #: Replies that tell the client to grade cold instead: the daemon is out of date (it exits after saying
 #: so), or the request needs the cold path's own handling (a usage error, printed by click).
-STALE = {"t": "stale"}
-COLD = {"t": "cold"}
+STALE = {TYPE: STALE_KIND}
+COLD = {TYPE: COLD_KIND}
 
 
 #: Asks a daemon for its :class:`Status`; it answers only once it is ready (warmed up and accepting).
-STATUS_REQUEST = {"t": "status"}
+STATUS_REQUEST = {TYPE: STATUS}
 
 
 @dataclass(frozen=True)
@@ -101,14 +109,14 @@ class Status:
     """A lesson it holds changed on disk: it has said so and exits as soon as it is not busy."""
 
     def to_json(self) -> bytes:
-        return json.dumps({"t": "status", **asdict(self)}).encode()
+        return json.dumps({TYPE: STATUS, **asdict(self)}).encode()
 
     @classmethod
     def from_json(cls, data: bytes) -> "Status | None":
         """The status in a reply, or None for anything else."""
         try:
             raw = json.loads(data)
-            if raw.get("t") != "status":
+            if raw.get(TYPE) != STATUS:
                 return None
             return cls(int(raw["pid"]), bool(raw["ready"]), int(raw["answered"]), int(raw["left_cold"]), bool(raw["stale"]))
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -119,7 +127,7 @@ def parse_reply(data: bytes) -> Answer | None:
     """The answer in a reply, or None for anything else (stale, cold, garbage): then grade cold."""
     try:
         raw = json.loads(data)
-        if raw.get("t") != "answer":
+        if raw.get(TYPE) != ANSWER:
             return None
         return Answer(stdout=str(raw["stdout"]), stderr=str(raw["stderr"]), exit_status=int(raw["exit_status"]))
     except (ValueError, KeyError, TypeError, AttributeError):

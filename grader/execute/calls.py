@@ -1,0 +1,87 @@
+"""What one call of a learner function means, wherever it runs: in a worker, or in self-check's kernel.
+
+The worker (:mod:`grader.execute.worker_main`) and self-check's in-kernel target (:mod:`grader.selfcheck`)
+both run a learner's calls with these, so a call means the same in both: stand-ins put in place for the call
+only, the arguments it changed in place, and whether it handed back an object the caller already holds.
+They fill the ``changed`` and ``same_as`` fields of :class:`grader.execute.protocol.CallReply`.
+
+Standard library only: the worker imports it inside the sandbox, and self-check on a learner's machine.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from grader.execute.channel import to_plain
+
+#: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
+EARLIER_RESULTS_KEPT = 64
+
+
+def plain_copy(value: Any) -> Any:
+    """A copy of ``value`` made of plain data, as it would cross the channel (callables stay as they are)."""
+    return to_plain(value, export=lambda f: f)
+
+
+@contextmanager
+def stood_in(namespace: dict[str, Any], replacements: dict[str, Any]) -> Iterator[None]:
+    """Put ``replacements`` into ``namespace`` for the duration of one call, then restore what was there."""
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in replacements}
+    namespace.update(replacements)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = old
+
+
+def changed_arguments(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
+    """Which arguments a call modified in place (positions as "0", "1", ...; keywords by name).
+
+    Arguments reach learner code as copies, so a function that changes the caller's list (a mutated prompt)
+    would otherwise go unseen; the grader turns this into feedback.
+    """
+    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
+    return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+_IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)
+
+
+class ResultIdentity:
+    """Says when a call hands back an object the caller already holds: one of its arguments, or what an
+    earlier call returned (a buffer reused across calls). Kept by whoever runs the learner's calls.
+
+    Immutable values (None, numbers, strings, bytes, tuples, frozensets) are never reported: handing one back
+    again is harmless, and Python shares them freely (small ints, constants). The last
+    ``EARLIER_RESULTS_KEPT`` results are held alive, so an id cannot be reused.
+    """
+
+    def __init__(self) -> None:
+        self._earlier: OrderedDict[int, Any] = OrderedDict()
+
+    def same_as(self, result: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+        if result is None or isinstance(result, _IMMUTABLE):
+            return None
+        same = next((f"argument {i}" for i, arg in enumerate(args) if arg is result), None)
+        same = same or next((f"argument {name}" for name, arg in kwargs.items() if arg is result), None)
+        if same is None and self._earlier.get(id(result)) is result:
+            same = "an earlier result"
+        self._earlier[id(result)] = result
+        self._earlier.move_to_end(id(result))
+        while len(self._earlier) > EARLIER_RESULTS_KEPT:
+            self._earlier.popitem(last=False)
+        return same

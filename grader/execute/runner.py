@@ -1,0 +1,166 @@
+"""The one door into ``execute/``: how a grading process starts the workers that run learners' notebooks.
+
+A :class:`Runner` belongs to one grading process (``grade NOTEBOOK``, a batch's grading process, the daemon).
+It chooses how each worker starts: forked from a warm sandboxed zygote when the isolation level allows one
+(bubblewrap), spawned as a new interpreter otherwise, and a real kernel with ``Limits.kernel`` (see
+:mod:`grader.execute.worker`); it owns the zygotes, one per notebook graded at once. :meth:`Runner.workers`
+lends the :class:`Workers` of one notebook, which start its :class:`LearnerProcess` and the
+:class:`WorkerTarget` hidden tests call.
+
+The rest of ``execute/`` (zygote, limits, sandbox, process, worker, channel) is private to it: code outside
+imports this module, :mod:`grader.execute.protocol` (what crosses) and :mod:`grader.execute.calls` (what one
+learner call means, which self-check shares with the worker) only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from grader.config import Limits
+from grader.execute.limits import kill_group, live_processes
+from grader.execute.limits import remove_stale as remove_stale
+from grader.execute.process import WORKDIR_PREFIX
+from grader.execute.sandbox import check_settings as check_settings
+from grader.execute.sandbox import choose_level
+from grader.execute.target import WorkerTarget
+from grader.execute.worker import LearnerProcess
+from grader.execute.zygote import ROOT_PREFIX, Zygote
+from grader.model import Submission
+
+
+def isolation_level(limits: Limits) -> str:
+    """The isolation level workers get under ``limits`` on this machine (bubblewrap is tried once per process)."""
+    return choose_level(limits)[0]
+
+
+def remove_leftovers() -> None:
+    """Delete what killed grading processes could not: their learners' folders and their zygotes' roots."""
+    for prefix in (WORKDIR_PREFIX, ROOT_PREFIX):
+        remove_stale(prefix)
+
+
+def kill_workers() -> None:
+    """Kill this process's children and what they started (each worker and zygote leads its own process group)."""
+    me = os.getpid()
+    for pid, (parent, _) in live_processes().items():  # Linux; elsewhere the children's own limits end them
+        if parent == me:
+            kill_group(pid)
+
+
+class Workers:
+    """Starts the workers of one notebook at a time: forked from ``zygote`` when there is one, spawned otherwise."""
+
+    def __init__(self, limits: Limits, zygote: Zygote | None = None) -> None:
+        self.limits = limits
+        self._zygote = zygote
+        self._booting: LearnerProcess | None = None
+        self._started: list[LearnerProcess] = []
+        """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
+
+    def boot(self, submission: Submission) -> None:
+        """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest)."""
+        if self._booting is not None:
+            self._booting.close()
+        self._booting = LearnerProcess(submission, self.limits, self._zygote)
+
+    def start(self, submission: Submission) -> LearnerProcess:
+        """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
+        worker, self._booting = self._booting, None
+        if worker is not None and worker.submission is not submission:
+            worker.close()
+            worker = None
+        worker = worker or LearnerProcess(submission, self.limits, self._zygote)
+        self._started.append(worker)
+        return worker
+
+    def target(self, submission: Submission, worker: LearnerProcess) -> WorkerTarget:
+        """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it."""
+        return WorkerTarget(submission, self.limits, worker, self._zygote)
+
+    def close(self) -> None:
+        """End every worker started here (closing one twice does nothing), and one booted but never started."""
+        for worker in self._started:
+            worker.close()
+        self._started.clear()
+        if self._booting is not None:
+            self._booting.close()
+            self._booting = None
+
+
+class Runner:
+    """A grading process's workers: warm zygotes where the isolation level allows them, one per notebook at a time."""
+
+    def __init__(self, limits: Limits, *, fork: bool = True) -> None:
+        """``fork`` False: always spawn (a one-notebook grader, for which a zygote would not pay)."""
+        self.limits = limits
+        self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
+        self._idle: list[Zygote] = []
+        """Warm zygotes not grading anyone now: one per task running at once in this process."""
+        self._zygotes: list[Zygote] = []
+        """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
+        self._forks = fork
+        self._warming: threading.Thread | None = None
+
+    @contextmanager
+    def workers(self) -> Iterator[Workers]:
+        """The workers of one notebook, with a zygote only it uses while it is graded (if there is one)."""
+        zygote = self._take_zygote()
+        workers = Workers(self.limits, zygote)
+        try:
+            yield workers
+        finally:
+            workers.close()
+            if zygote is not None:
+                with self._lock:
+                    self._idle.append(zygote)
+
+    def warm(self) -> None:
+        """Boot a zygote now, so that the first notebook does not wait for it."""
+        zygote = self._take_zygote()
+        if zygote is not None:
+            with self._lock:
+                self._idle.append(zygote)
+
+    def warm_soon(self) -> None:
+        """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
+        with self._lock:
+            if self._warming is not None or not self._forks:
+                return
+            self._warming = threading.Thread(target=self.warm, name="zygote-warm", daemon=True)
+            self._warming.start()  # under the lock: no task can find it set but not started
+
+    def _take_zygote(self) -> Zygote | None:
+        """A zygote only this task uses, started on first need; None where workers are spawned instead."""
+        warming = self._warming
+        if warming is not None and warming is not threading.current_thread():
+            warming.join()  # the zygote booting in the background is the one to take
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+            if not self._forks:
+                return None
+        zygote = Zygote.start(self.limits)
+        with self._lock:
+            if zygote is None:
+                self._forks = False
+            else:
+                self._zygotes.append(zygote)
+        return zygote
+
+    def close(self) -> None:
+        with self._lock:
+            for zygote in self._zygotes:
+                zygote.close()
+            self._zygotes.clear()
+            self._idle.clear()
+
+    def abandon(self) -> None:
+        """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
+        for zygote in list(self._zygotes):
+            try:
+                zygote.close()
+            except Exception:  # noqa: BLE001 - dying: one zygote that cannot be closed must not keep the others
+                pass

@@ -1,0 +1,118 @@
+"""The warm pipeline of one grading process: a :class:`Grader`.
+
+A Grader holds what is costly to build and is reused from one notebook to the next: each lesson loaded,
+fingerprinted when it was loaded, and its hidden suites imported and collected once (a :class:`SuiteSession`
+kept open), and the :class:`Runner` that starts every learner's worker (from warm zygotes where it can).
+``grade NOTEBOOK`` (:func:`grade_notebook`), the Gradescope entry, each batch grading process
+(:class:`grader.batch.work.GradingContext`) and the daemon each hold one; nothing else starts workers or
+opens suite sessions.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.config import DEFAULT_LIMITS, Limits
+from grader.execute.runner import Runner
+from grader.lessons import load_lesson, suites_fingerprint
+from grader.model import Lesson, Report, Submission
+from grader.pipeline import GradeOptions, failed_report, grade_submission, read_for_lesson
+
+if TYPE_CHECKING:
+    # Collecting suites imports pytest and hypothesis (~0.6 s): only when a Grader first opens a lesson, so
+    # a batch process, which holds no Grader, never imports them.
+    from grader.suites.session import SuiteSession
+
+
+class Grader:
+    """Lessons and their open suites, and the runner of learners' workers, for one set of grading options."""
+
+    def __init__(self, lessons_root: Path | None = None, suites: Path | None = None, limits: Limits = DEFAULT_LIMITS, *, fork: bool = True) -> None:
+        """``fork`` False: spawn every worker (one notebook, for which booting a zygote would not pay)."""
+        self.lessons_root = lessons_root
+        self.suites = suites
+        self.limits = limits
+        self.runner = Runner(limits, fork=fork)
+        self._sessions: dict[str, tuple[Lesson, SuiteSession, str]] = {}
+        self._lock = threading.Lock()  # Dask, and the daemon, may grade several notebooks of one process in threads
+
+    @classmethod
+    def cold(cls, options: GradeOptions) -> "Grader":
+        """A Grader for one notebook: workers are spawned, nothing is kept warm."""
+        return cls(options.lessons_root, options.suites, options.limits, fork=False)
+
+    def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
+        """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
+        lesson, suites, _ = self._open(lesson_id)
+        return lesson, suites
+
+    def _open(self, lesson_id: str) -> tuple[Lesson, SuiteSession, str]:
+        with self._lock:
+            if lesson_id not in self._sessions:
+                from grader.suites.session import SuiteSession
+
+                lesson = load_lesson(lesson_id, self.lessons_root, self.suites)
+                fingerprint = suites_fingerprint(lesson)  # before collecting: what the collected suites were made from
+                self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__(), fingerprint)
+            return self._sessions[lesson_id]
+
+    def changed(self, lesson_id: str) -> bool:
+        """Whether lesson ``lesson_id`` changed on disk since this Grader collected its suites (then it is stale)."""
+        lesson, _, fingerprint = self._open(lesson_id)
+        return suites_fingerprint(lesson) != fingerprint
+
+    def grade(self, submission: Submission, lesson_id: str) -> Report:
+        """Grade one submission of many (a batch's, the daemon's): a grader failure becomes a ``crashed`` report.
+
+        Learner behaviour never raises; a broken lesson raises :class:`LessonError`, which an instructor must fix.
+        """
+        return self._grade(submission, lesson_id, contain=True)
+
+    def _grade(self, submission: Submission, lesson_id: str, *, contain: bool) -> Report:
+        with self.runner.workers() as workers:
+            workers.boot(submission)  # boots while the suites are imported and collected, if that is still to do
+            lesson, suites = self.session(lesson_id)
+            try:
+                return grade_submission(submission, lesson, suites, self.limits, workers)
+            except Exception as err:
+                if not contain:
+                    raise
+                reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
+                return failed_report(lesson, submission, reason[:500], "crashed")
+
+    def warm(self, lesson_id: str | None = None) -> None:
+        """Collect ``lesson_id``'s suites and boot a zygote now, so that the first notebook waits for neither."""
+        if lesson_id is not None:
+            self.session(lesson_id)
+        self.runner.warm()
+
+    def warm_soon(self) -> None:
+        """Boot a zygote in the background, so that it boots while this process imports and collects the suites."""
+        self.runner.warm_soon()
+
+    def close(self) -> None:
+        with self._lock:
+            for _, session, _ in self._sessions.values():
+                session.__exit__()
+            self._sessions.clear()
+        self.runner.close()
+
+    def abandon(self) -> None:
+        """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
+        self.runner.abandon()
+
+    def __enter__(self) -> "Grader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
+    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
+    options = options or GradeOptions()
+    submission, lesson_id = read_for_lesson(path, options)
+    with Grader.cold(options) as grader:
+        return grader._grade(submission, lesson_id, contain=False)
