@@ -106,12 +106,16 @@ def read_source(lesson: Lesson) -> LessonSource:
 
     path = source_path(lesson)
     if not path.is_file():
-        raise LessonSourceError(f"Lesson {lesson.id!r} has no source notebook at {path}; write it in jupytext's percent format.")
+        raise LessonSourceError(
+            f"Lesson {lesson.id!r} has no source notebook at {path}; write it in jupytext's percent format."
+        )
     nb = jupytext.read(path, fmt="py:percent")
     cells: list[SourceCell] = []
     for index, cell in enumerate(nb.cells, 1):
         if cell.cell_type not in ("markdown", "code"):
-            raise LessonSourceError(f"{path.name}, cell {index}: only markdown and code cells are supported, not {cell.cell_type}.")
+            raise LessonSourceError(
+                f"{path.name}, cell {index}: only markdown and code cells are supported, not {cell.cell_type}."
+            )
         question = cell.metadata.get("question")
         tags = tuple(str(t) for t in cell.metadata.get("tags", ()))
         hidden = bool(cell.metadata.get("jupyter", {}).get("source_hidden", False))
@@ -135,12 +139,18 @@ def _check_cell(name: str, index: int, cell: SourceCell) -> None:
     solution_marks = [m for m in marks if m in (BEGIN_SOLUTION, END_SOLUTION)]
     where = f"{name}, cell {index}"
     if cell.question is None and (solution_marks or any(m.startswith(STUB) for m in marks)):
-        raise LessonSourceError(f"{where} has solution or stub markers but no question: add question=\"<id>\" to its # %% line.")
+        raise LessonSourceError(
+            f'{where} has solution or stub markers but no question: add question="<id>" to its # %% line.'
+        )
     if cell.question is not None:
         if cell.kind != "code" or SKIP_TAG in cell.tags:
-            raise LessonSourceError(f"{where}: the answer cell of {cell.question!r} must be a code cell without the {SKIP_TAG} tag.")
+            raise LessonSourceError(
+                f"{where}: the answer cell of {cell.question!r} must be a code cell without the {SKIP_TAG} tag."
+            )
         if solution_marks != [BEGIN_SOLUTION, END_SOLUTION]:
-            raise LessonSourceError(f"{where}: the answer cell of {cell.question!r} needs one {BEGIN_SOLUTION} ... {END_SOLUTION} region.")
+            raise LessonSourceError(
+                f"{where}: the answer cell of {cell.question!r} needs one {BEGIN_SOLUTION} ... {END_SOLUTION} region."
+            )
 
 
 def _split(source: str) -> tuple[list[str], list[str], list[str], list[str], str]:
@@ -160,7 +170,9 @@ def _split(source: str) -> tuple[list[str], list[str], list[str], list[str], str
 def learner_source(cell: SourceCell) -> str:
     """The answer cell as the learner gets it: the solution region replaced by the stub."""
     before, _, after, stubs, indent = _split(cell.source)
-    stub = stubs or [f'{indent}raise NotImplementedError("Write {cell.question} here: replace this line with your code, then run the cell.")']
+    stub = stubs or [
+        f'{indent}raise NotImplementedError("Write {cell.question} here: replace this line with your code, then run the cell.")'
+    ]
     return "\n".join(before + stub + after)
 
 
@@ -194,7 +206,12 @@ hidden checks as `grade`, after every answer above has run. Leave them as they a
 
 
 def _cell(
-    kind: str, source: str, cell_id: str, tags: tuple[str, ...] = (), nbgrader: dict[str, Any] | None = None, hidden: bool = False
+    kind: str,
+    source: str,
+    cell_id: str,
+    tags: tuple[str, ...] = (),
+    nbgrader: dict[str, Any] | None = None,
+    hidden: bool = False,
 ) -> Notebook:
     cell = _nbf.v4.new_markdown_cell(source) if kind == "markdown" else _nbf.v4.new_code_cell(source)
     cell.id = cell_id
@@ -232,7 +249,7 @@ def build_notebooks(src: LessonSource) -> Artefacts:
     solution: list[Notebook] = []
     graded: list[Notebook] = []
     locked = {"grade": False, "solution": False, "locked": True}
-    for cell, cell_id in zip(src.cells, _ids(src)):
+    for cell, cell_id in zip(src.cells, _ids(src), strict=False):
         if cell.question is None:
             for out in (learner, solution):
                 out.append(_cell(cell.kind, cell.source, cell_id, cell.tags, hidden=cell.hidden))
@@ -241,14 +258,24 @@ def build_notebooks(src: LessonSource) -> Artefacts:
         q = cell.question
         learner.append(_cell("code", learner_source(cell), q, cell.tags))
         solution.append(_cell("code", solution_source(cell), q, cell.tags))
-        graded.append(_cell("code", solution_source(cell, keep_markers=True), q, cell.tags, {"grade": False, "solution": True, "locked": False}))
+        graded.append(
+            _cell(
+                "code",
+                solution_source(cell, keep_markers=True),
+                q,
+                cell.tags,
+                {"grade": False, "solution": True, "locked": False},
+            )
+        )
         for out in (learner, solution):
             out.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,)))
         graded.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,), locked))
     graded.append(_cell("markdown", _TESTS_INTRO, "autograder_tests", (), locked))
     for question in lesson.questions:
         test = {"grade": True, "solution": False, "locked": True, "points": question.points}
-        graded.append(_cell("code", test_cell_source(lesson, question.id), grade_cell_id(question.id), (SKIP_TAG,), test))
+        graded.append(
+            _cell("code", test_cell_source(lesson, question.id), grade_cell_id(question.id), (SKIP_TAG,), test)
+        )
     return Artefacts(_notebook(lesson, learner), _notebook(lesson, solution), _notebook(lesson, graded))
 
 

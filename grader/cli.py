@@ -9,20 +9,30 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from grader import __version__
-from grader.config import DEFAULT_FEEDBACK, DEFAULT_LIMITS, EXIT_UNGRADED, EXPORT_LAYOUTS, FEEDBACK_MODES, GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITIES, GRADESCOPE_VISIBILITY
+from grader.config import (
+    DEFAULT_FEEDBACK,
+    DEFAULT_LIMITS,
+    EXIT_UNGRADED,
+    EXPORT_LAYOUTS,
+    FEEDBACK_MODES,
+    GRADESCOPE_ROOT,
+    GRADESCOPE_ROOT_ENV,
+    GRADESCOPE_VISIBILITIES,
+    GRADESCOPE_VISIBILITY,
+)
 
 if TYPE_CHECKING:
     from grader.config import FeedbackMode
     from grader.pipeline import GradeOptions
-
 
 
 class _Grade(click.Group):
@@ -72,18 +82,41 @@ def main() -> None:
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options every grading command shares, defined once."""
     decorators = [
-        click.option("--lesson", help="Lesson id (default: the notebook's metadata; for a batch, the course's only lesson)."),
-        click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Use a private copy of the hidden suites."),
-        click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/)."),
-        click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds a notebook may run before it is stopped."),
-        click.option("--kernel", is_flag=True, help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; slower, as a kernel starts for every notebook."),
+        click.option(
+            "--lesson", help="Lesson id (default: the notebook's metadata; for a batch, the course's only lesson)."
+        ),
+        click.option(
+            "--suites",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            help="Use a private copy of the hidden suites.",
+        ),
+        click.option(
+            "--lessons",
+            "lessons_root",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            help="Folder of lesson definitions (default: the bundled exercises/).",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            default=DEFAULT_LIMITS.timeout,
+            show_default=True,
+            help="Seconds a notebook may run before it is stopped.",
+        ),
+        click.option(
+            "--kernel",
+            is_flag=True,
+            help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; slower, as a kernel starts for every notebook.",
+        ),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
     return command
 
 
-def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool) -> "GradeOptions":
+def _grade_options(
+    lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool
+) -> GradeOptions:
     from grader.pipeline import GradeOptions
 
     return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel)
@@ -94,7 +127,13 @@ def _grade_options(lesson: str | None, suites: Path | None, lessons_root: Path |
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @_grading_options
 def notebook_command(
-    notebook: Path, as_json: bool, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool
+    notebook: Path,
+    as_json: bool,
+    lesson: str | None,
+    suites: Path | None,
+    lessons_root: Path | None,
+    timeout: float,
+    kernel: bool,
 ) -> None:
     """Grade one notebook and print its score per question.
 
@@ -106,7 +145,12 @@ def notebook_command(
     from grader.serve.protocol import NotebookRequest, Terminal
 
     request = NotebookRequest(
-        notebook=str(notebook), cwd=os.getcwd(), as_json=as_json, lesson=lesson, timeout=timeout, kernel=kernel,
+        notebook=str(notebook),
+        cwd=os.getcwd(),
+        as_json=as_json,
+        lesson=lesson,
+        timeout=timeout,
+        kernel=kernel,
         suites=None if suites is None else str(suites.resolve()),
         lessons_root=None if lessons_root is None else str(lessons_root.resolve()),
         terminal=Terminal.here(),
@@ -130,16 +174,41 @@ def notebook_command(
 
 @main.command("batch")
 @click.argument("submissions", type=click.Path(path_type=Path, exists=True))
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="Results folder (created; reruns reuse it).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Results folder (created; reruns reuse it).",
+)
 @_grading_options
-@click.option("--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core).")
-@click.option("--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS.")
-@click.option("--feedback", type=click.Choice(FEEDBACK_MODES), default=DEFAULT_FEEDBACK, show_default=True, help="summary: hide what the hidden tests called.")
+@click.option(
+    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
+)
+@click.option(
+    "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
+)
+@click.option(
+    "--feedback",
+    type=click.Choice(FEEDBACK_MODES),
+    default=DEFAULT_FEEDBACK,
+    show_default=True,
+    help="summary: hide what the hidden tests called.",
+)
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
-@click.option("--only", "only", multiple=True, metavar="LEARNER", help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.")
-@click.option("--export", type=click.Choice(EXPORT_LAYOUTS), help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.")
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="LEARNER",
+    help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.",
+)
+@click.option(
+    "--export",
+    type=click.Choice(EXPORT_LAYOUTS),
+    help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.",
+)
 @click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
 def batch_command(
     submissions: Path,
@@ -151,7 +220,7 @@ def batch_command(
     kernel: bool,
     jobs: int | None,
     dask_address: str | None,
-    feedback: "FeedbackMode",
+    feedback: FeedbackMode,
     regrade: bool,
     assignment: str | None,
     nbgrader_db: str | None,
@@ -186,7 +255,9 @@ def batch_command(
 
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
-    options = BatchOptions(_grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db)
+    options = BatchOptions(
+        _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
+    )
     options = replace(options, only=_names(only), export=export, export_name=export_name)
     try:
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
@@ -209,11 +280,29 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
 
 @main.command("export")
 @click.argument("results", type=click.Path(path_type=Path, file_okay=False, exists=True))
-@click.option("--to", "to", type=click.Choice(EXPORT_LAYOUTS), required=True, help="The LMS whose grade-import layout to write.")
-@click.option("--assignment", metavar="NAME", help="The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, its header as the LMS's own export writes it.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="The file to write (default: RESULTS/<LMS>-import.csv).")
-@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions, for the lesson's title (default: the bundled exercises/).")
-def export_command(results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None) -> None:
+@click.option(
+    "--to", "to", type=click.Choice(EXPORT_LAYOUTS), required=True, help="The LMS whose grade-import layout to write."
+)
+@click.option(
+    "--assignment",
+    metavar="NAME",
+    help="The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, its header as the LMS's own export writes it.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The file to write (default: RESULTS/<LMS>-import.csv).",
+)
+@click.option(
+    "--lessons",
+    "lessons_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of lesson definitions, for the lesson's title (default: the bundled exercises/).",
+)
+def export_command(
+    results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None
+) -> None:
     """Write the grades of a results folder as an LMS imports them (Canvas, Moodle, Blackboard, or plain CSV).
 
     \b
@@ -234,16 +323,33 @@ def export_command(results: Path, to: str, assignment: str | None, output: Path 
 
 
 _visibility_option = click.option(
-    "--visibility", type=click.Choice(GRADESCOPE_VISIBILITIES), default=GRADESCOPE_VISIBILITY, show_default=True, help="When Gradescope shows learners the results."
+    "--visibility",
+    type=click.Choice(GRADESCOPE_VISIBILITIES),
+    default=GRADESCOPE_VISIBILITY,
+    show_default=True,
+    help="When Gradescope shows learners the results.",
 )
 
 
 @main.command("gradescope")
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False), envvar=GRADESCOPE_ROOT_ENV, default=GRADESCOPE_ROOT, show_default=True, help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).")
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    envvar=GRADESCOPE_ROOT_ENV,
+    default=GRADESCOPE_ROOT,
+    show_default=True,
+    help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).",
+)
 @_grading_options
 @_visibility_option
 def gradescope_command(
-    root: Path, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool, visibility: str
+    root: Path,
+    lesson: str | None,
+    suites: Path | None,
+    lessons_root: Path | None,
+    timeout: float,
+    kernel: bool,
+    visibility: str,
 ) -> None:
     """Grade the notebook in a Gradescope submission and write results.json.
 
@@ -263,8 +369,20 @@ def gradescope_command(
 
 @main.command("gradescope-bundle")
 @click.option("--lesson", required=True, help="The lesson the Gradescope assignment grades.")
-@click.option("-o", "--out", type=click.Path(path_type=Path, dir_okay=False), default=Path("autograder.zip"), show_default=True, help="The zip to write.")
-@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("autograder.zip"),
+    show_default=True,
+    help="The zip to write.",
+)
+@click.option(
+    "--lessons",
+    "lessons_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of lesson definitions (default: the bundled exercises/).",
+)
 @_visibility_option
 def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
     """Build the autograder zip to upload to a Gradescope programming assignment."""
@@ -282,8 +400,17 @@ def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None,
 
 @main.command("audit")
 @click.argument("lesson")
-@click.option("--lessons", "lessons_root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Folder of lesson definitions (default: the bundled exercises/).")
-@click.option("--suites", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Audit a private copy of the hidden suites.")
+@click.option(
+    "--lessons",
+    "lessons_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of lesson definitions (default: the bundled exercises/).",
+)
+@click.option(
+    "--suites",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Audit a private copy of the hidden suites.",
+)
 @click.option("--jobs", type=click.IntRange(min=1), help="Mutants graded at once (default: one per core).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, jobs: int | None, as_json: bool) -> None:
@@ -299,7 +426,8 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     import json
 
     from grader.audit import audit_lesson
-    from grader.audit.report import as_json as report_json, format_text
+    from grader.audit.report import as_json as report_json
+    from grader.audit.report import format_text
     from grader.batch.progress import progress_for
     from grader.errors import GraderError, UsageError
     from grader.lessons import load_lesson
@@ -317,7 +445,13 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
 
 @main.command("build")
 @click.argument("lesson_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
-@click.option("--bundle-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("build"), show_default=True, help="Where to write the Gradescope autograder zip (not committed: it holds the package).")
+@click.option(
+    "--bundle-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("build"),
+    show_default=True,
+    help="Where to write the Gradescope autograder zip (not committed: it holds the package).",
+)
 def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
     """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
 
@@ -340,7 +474,9 @@ def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
 
 @main.command("daemon")
 @click.argument("action", type=click.Choice(["status", "stop"]), default="status")
-@click.option("--json", "as_json", is_flag=True, help="status as JSON: each daemon's pid, socket, log and the state it reports.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="status as JSON: each daemon's pid, socket, log and the state it reports."
+)
 def daemon_command(action: str, as_json: bool) -> None:
     """Show (status) or stop (stop) your warm grading daemons.
 
@@ -356,14 +492,25 @@ def daemon_command(action: str, as_json: bool) -> None:
     if action == "stop":
         stopped = client.stop_all()
         left = [d for d in stopped if client.alive(d.pid)]
-        click.echo(f"Stopped {len(stopped) - len(left)} daemon(s)." + (f" Still running: {', '.join(str(d.pid) for d in left)}." if left else ""))
+        click.echo(
+            f"Stopped {len(stopped) - len(left)} daemon(s)."
+            + (f" Still running: {', '.join(str(d.pid) for d in left)}." if left else "")
+        )
         sys.exit(1 if left else 0)
     daemons = client.running()
     if as_json:
         shown = []
         for d in daemons:
             state = client.status(d.socket)  # None while it warms up (it answers only once ready)
-            shown.append({"pid": d.pid, "current": d.current, "socket": str(d.socket), "log": str(d.log), "status": state and asdict(state)})
+            shown.append(
+                {
+                    "pid": d.pid,
+                    "current": d.current,
+                    "socket": str(d.socket),
+                    "log": str(d.log),
+                    "status": state and asdict(state),
+                }
+            )
         click.echo(json.dumps(shown))
         return
     if not daemons:

@@ -294,9 +294,7 @@ def _short(row: Mapping[str, Any] | None) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
 
-def check_lesson(
-    lesson: Lesson | str, *, lessons_root: Path | None = None, jobs: int | None = None
-) -> CorpusReport:
+def check_lesson(lesson: Lesson | str, *, lessons_root: Path | None = None, jobs: int | None = None) -> CorpusReport:
     """Grade a lesson's whole corpus in one batch and compare every result with what its file declares."""
     if isinstance(lesson, str):
         lesson = load_lesson(lesson, lessons_root)

@@ -11,38 +11,59 @@ misconception in words a learner knows, without a lesson author listing every ca
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from grader.execute.protocol import Opaque
 
 #: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
 FACTORS: tuple[tuple[float, str, str], ...] = (
-    (2.0, "something counted twice (2 bytes per parameter applied twice, or two steps where one is needed)?",
-     "a factor of 2 left out (the 2 bytes per parameter forgotten?) or something halved?"),
+    (
+        2.0,
+        "something counted twice (2 bytes per parameter applied twice, or two steps where one is needed)?",
+        "a factor of 2 left out (the 2 bytes per parameter forgotten?) or something halved?",
+    ),
     (8.0, "bits instead of bytes?", "bytes divided by 8, as if they were bits?"),
-    (1e3, "a conversion by 1,000 the wrong way (milliseconds instead of seconds, MB instead of GB)?",
-     "a conversion by 1,000 the wrong way (seconds instead of milliseconds, GB instead of MB)?"),
-    (1e6, "a conversion by a million (microseconds instead of seconds, KB instead of GB)?",
-     "a division by a million where none belongs?"),
-    (1e9, "bytes instead of GB, or parameters counted one by one instead of in billions?",
-     "GB where bytes were needed, or a division by 10^9 too many?"),
+    (
+        1e3,
+        "a conversion by 1,000 the wrong way (milliseconds instead of seconds, MB instead of GB)?",
+        "a conversion by 1,000 the wrong way (seconds instead of milliseconds, GB instead of MB)?",
+    ),
+    (
+        1e6,
+        "a conversion by a million (microseconds instead of seconds, KB instead of GB)?",
+        "a division by a million where none belongs?",
+    ),
+    (
+        1e9,
+        "bytes instead of GB, or parameters counted one by one instead of in billions?",
+        "GB where bytes were needed, or a division by 10^9 too many?",
+    ),
     (1e12, "bytes instead of TB, or 1 TB/s written as 1 instead of 1e12?", "TB where bytes were needed?"),
 )
 
 #: Better words for a factor when the answer's unit is known: unit -> factor -> (too big, too small).
 UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
     "s": {
-        1e3: ("did you give milliseconds instead of seconds?", "did you divide by 1,000 where no conversion was needed?"),
-        1e6: ("did you give microseconds instead of seconds?", "did you divide by a million where no conversion was needed?"),
+        1e3: (
+            "did you give milliseconds instead of seconds?",
+            "did you divide by 1,000 where no conversion was needed?",
+        ),
+        1e6: (
+            "did you give microseconds instead of seconds?",
+            "did you divide by a million where no conversion was needed?",
+        ),
     },
     "ms": {
         1e3: ("did you give microseconds instead of milliseconds?", "did you give seconds instead of milliseconds?"),
     },
     "tokens/s": {
-        1e3: ("did you use milliseconds where seconds were needed (1000 / ms would be right, 1000 / s is not)?",
-              "did you give tokens per millisecond instead of per second?"),
+        1e3: (
+            "did you use milliseconds where seconds were needed (1000 / ms would be right, 1000 / s is not)?",
+            "did you give tokens per millisecond instead of per second?",
+        ),
     },
     "GB": {
         1e3: ("did you give MB instead of GB?", "did you give TB instead of GB?"),
@@ -114,7 +135,9 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
                 continue
             way = "too big" if bigger else "too small"
             if len(parts) == 1:
-                return Slip(ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}")
+                return Slip(
+                    ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}"
+                )
             a, b = parts
             return Slip(
                 ratio,
@@ -123,7 +146,11 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
             )
     for bigger, target in ((True, _BINARY), (False, 1 / _BINARY)):
         if close(ratio, target, 1e-4):
-            which = "GiB (2^30 bytes) used where GB (10^9) were meant" if bigger else "GB (10^9 bytes) counted as GiB (2^30)"
+            which = (
+                "GiB (2^30 bytes) used where GB (10^9) were meant"
+                if bigger
+                else "GB (10^9 bytes) counted as GiB (2^30)"
+            )
             return Slip(ratio, f"It is off by 2^30 / 10^9 = 1.074: {which}? The course uses decimal units.")
     return None
 
@@ -150,7 +177,11 @@ def rounded(got: float, expected: float) -> str:
         return ""
     for digits in range(0, 7):
         scale = 10.0**digits
-        for cut in (round(expected, digits), math.trunc(expected * scale) / scale, math.floor(expected * scale) / scale):
+        for cut in (
+            round(expected, digits),
+            math.trunc(expected * scale) / scale,
+            math.floor(expected * scale) / scale,
+        ):
             if close(got, cut, 1e-12):
                 places = "a whole number" if digits == 0 else f"{digits} decimal place{'s' if digits > 1 else ''}"
                 return (
@@ -189,7 +220,7 @@ def not_a_number(value: Any) -> str:
     if isinstance(value, bool):
         return "It is a bool (True/False), not a number: return the computed number."
     if isinstance(value, str):
-        return "It is a string: give the number itself, e.g. `12.5`, not `\"12.5\"` or `\"12.5 GB\"`."
+        return 'It is a string: give the number itself, e.g. `12.5`, not `"12.5"` or `"12.5 GB"`.'
     if isinstance(value, (list, tuple)):
         return (
             f"It is {kind(value)} of {len(value)} item{'' if len(value) == 1 else 's'}, not a number: return one "
@@ -207,7 +238,9 @@ def constant(values: Sequence[Any], expecteds: Sequence[float], rel: float = 1e-
         return ""
     first = nums[0]
     assert first is not None
-    if all(close(n, first, 1e-12) for n in nums if n is not None) and not all(close(e, expecteds[0], rel) for e in expecteds):
+    if all(close(n, first, 1e-12) for n in nums if n is not None) and not all(
+        close(e, expecteds[0], rel) for e in expecteds
+    ):
         return (
             f"It gives the same answer, {first:.6g}, whatever the inputs: is it hard-coded? Compute it from the "
             "arguments."
@@ -215,7 +248,9 @@ def constant(values: Sequence[Any], expecteds: Sequence[float], rel: float = 1e-
     return ""
 
 
-def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()) -> str:
+def explain(
+    value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()
+) -> str:
     """The likeliest slip behind ``value`` where ``expected`` was right, as one sentence, or ''.
 
     ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first.
@@ -238,7 +273,12 @@ def explain(value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, k
             return f"{sentence} ({upside_down.split(':')[0]}.)" if upside_down else sentence
     if slip:
         return slip.sentence
-    for check in (reciprocal(got, expected, max(rel, 1e-6)), rounded(got, expected), sign(got, expected), near_miss(got, expected, rel)):
+    for check in (
+        reciprocal(got, expected, max(rel, 1e-6)),
+        rounded(got, expected),
+        sign(got, expected),
+        near_miss(got, expected, rel),
+    ):
         if check:
             return check
     if expected and got:

@@ -4,9 +4,9 @@ of one, and a failed write leaves no temporary file behind."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 @contextmanager

@@ -29,7 +29,14 @@ if TYPE_CHECKING:
 class Grader:
     """Lessons and their open suites, and the runner of learners' workers, for one set of grading options."""
 
-    def __init__(self, lessons_root: Path | None = None, suites: Path | None = None, limits: Limits = DEFAULT_LIMITS, *, fork: bool = True) -> None:
+    def __init__(
+        self,
+        lessons_root: Path | None = None,
+        suites: Path | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        fork: bool = True,
+    ) -> None:
         """``fork`` False: spawn every worker (one notebook, for which booting a zygote would not pay)."""
         self.lessons_root = lessons_root
         self.suites = suites
@@ -39,7 +46,7 @@ class Grader:
         self._lock = threading.Lock()  # Dask, and the daemon, may grade several notebooks of one process in threads
 
     @classmethod
-    def cold(cls, options: GradeOptions) -> "Grader":
+    def cold(cls, options: GradeOptions) -> Grader:
         """A Grader for one notebook: workers are spawned, nothing is kept warm."""
         return cls(options.lessons_root, options.suites, options.limits, fork=False)
 
@@ -103,7 +110,7 @@ class Grader:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
         self.runner.abandon()
 
-    def __enter__(self) -> "Grader":
+    def __enter__(self) -> Grader:
         return self
 
     def __exit__(self, *exc: object) -> None:

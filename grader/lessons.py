@@ -32,7 +32,9 @@ def load_lesson(lesson_id: str, root: Path | None = None, suites: Path | None = 
     """Read and validate one lesson definition; ``suites`` points at a private copy of the hidden tests."""
     base = root or lessons_root()
     path = base / lesson_id / "lesson.toml"
-    if lesson_id in ("", ".", "..") or Path(lesson_id).name != lesson_id or not path.is_file():  # a folder of base, nothing else
+    if (
+        lesson_id in ("", ".", "..") or Path(lesson_id).name != lesson_id or not path.is_file()
+    ):  # a folder of base, nothing else
         known = ", ".join(available_lessons(base)) or "none"
         raise LessonError(f"There is no lesson {lesson_id!r} in {base} (lessons found: {known}).")
     try:

@@ -37,8 +37,13 @@ class GradeOptions:
 
     @classmethod
     def of(
-        cls, lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float | None, kernel: bool = False
-    ) -> "GradeOptions":
+        cls,
+        lesson: str | None,
+        suites: Path | None,
+        lessons_root: Path | None,
+        timeout: float | None,
+        kernel: bool = False,
+    ) -> GradeOptions:
         """The options from what a command line gives (``timeout`` None: the default)."""
         limits = replace(DEFAULT_LIMITS, timeout=DEFAULT_LIMITS.timeout if timeout is None else timeout, kernel=kernel)
         return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits)
@@ -123,6 +128,8 @@ def grade_submission(
     return score(lesson, submission, execution, outcomes)
 
 
-def failed_report(lesson: Lesson, submission: Submission, reason: str, status: ReportStatus, isolation: str = "") -> Report:
+def failed_report(
+    lesson: Lesson, submission: Submission, reason: str, status: ReportStatus, isolation: str = ""
+) -> Report:
     """The report of a notebook that could not run to the end: every question scores 0 with ``reason``."""
     return replace(score(lesson, submission, Execution(failure=reason, isolation=isolation), ()), status=status)

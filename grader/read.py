@@ -47,7 +47,9 @@ def read_submission(path: Path) -> Submission:
     except OSError as err:
         raise NotebookUnreadable(f"{name}: the file cannot be opened ({err.strerror}).") from None
     if raw is None:
-        raise NotebookUnreadable(f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again.")
+        raise NotebookUnreadable(
+            f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again."
+        )
     if not raw.strip():
         raise NotebookUnreadable(f"{name} is empty; save your notebook in Jupyter and submit it again.")
     try:
@@ -61,15 +63,21 @@ def read_submission(path: Path) -> Submission:
     except ValueError:
         data = None  # nbformat words the error below
     if isinstance(data, dict) and "nbformat" not in data:
-        raise NotebookUnreadable(f"{name} is JSON but not a Jupyter notebook (it has no nbformat version); {_what_to_do()}")
+        raise NotebookUnreadable(
+            f"{name} is JSON but not a Jupyter notebook (it has no nbformat version); {_what_to_do()}"
+        )
     nb = data if _is_plain_v4(data) else None
     if nb is None:
         nbformat = _import_nbformat()
         try:
             nb = nbformat.reads(text, as_version=4)
         except Exception as err:  # nbformat raises many kinds (JSON, schema, version)
-            raise NotebookUnreadable(f"{name} is not a readable Jupyter notebook ({_why(err)}); {_what_to_do()}") from None
-    return Submission(path=path, cells=_code_cells(nb, name), lesson_id=_lesson_id(nb), digest=hashlib.sha256(raw).hexdigest())
+            raise NotebookUnreadable(
+                f"{name} is not a readable Jupyter notebook ({_why(err)}); {_what_to_do()}"
+            ) from None
+    return Submission(
+        path=path, cells=_code_cells(nb, name), lesson_id=_lesson_id(nb), digest=hashlib.sha256(raw).hexdigest()
+    )
 
 
 def _is_plain_v4(nb: Any) -> bool:
@@ -84,7 +92,11 @@ def _is_plain_v4(nb: Any) -> bool:
     if not isinstance(nb.get("metadata"), dict) or not isinstance(cells, list):
         return False
     for cell in cells:
-        if not (isinstance(cell, dict) and isinstance(cell.get("cell_type"), str) and isinstance(cell.get("metadata", {}), dict)):
+        if not (
+            isinstance(cell, dict)
+            and isinstance(cell.get("cell_type"), str)
+            and isinstance(cell.get("metadata", {}), dict)
+        ):
             return False
         source = cell.get("source")
         if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(s, str) for s in source))):

@@ -8,8 +8,8 @@ costs once) and says so in its feedback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from grader.model import Execution, Lesson, Question, QuestionResult, Report, Submission, TestOutcome
 from grader.reveal import learner_view, staff_view
@@ -20,7 +20,9 @@ MAX_FEEDBACK_LINES = 3
 def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes: tuple[TestOutcome, ...]) -> Report:
     """Score a graded notebook. With ``execution.failure`` set, every question gets 0 and that reason."""
     results = tuple(
-        _failed_run(q, execution.failure) if execution.failure else score_question(q, [o for o in outcomes if o.question == q.id])
+        _failed_run(q, execution.failure)
+        if execution.failure
+        else score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions
     )
     results = note_stand_ins(results, outcomes)
@@ -122,7 +124,9 @@ def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOut
         called = {n for o in outcomes if o.question == result.id and o.status == "passed" for n in o.stood_in}
         wrong = [n for n in status if n in called and status[n] != "passed"]
         lead = "Passed" if result.status == "passed" else "Its passing checks ran"
-        notes = tuple(f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})." for n in wrong)
+        notes = tuple(
+            f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})." for n in wrong
+        )
         staff = result.staff_feedback + notes if result.staff_feedback else ()
         noted.append(replace(result, feedback=result.feedback + notes, staff_feedback=staff) if notes else result)
     return tuple(noted)

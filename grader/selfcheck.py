@@ -15,8 +15,9 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from grader.config import DEFAULT_LIMITS
 from grader.execute.calls import ResultIdentity, changed_arguments, plain_copy, stood_in
@@ -131,7 +132,9 @@ class NamespaceTarget:
             raise RemoteError("NotDefined", name)
         return self._ns[name]
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> Returned:
         fn = self._lookup(name)
         deadline = _Deadline(self._call_timeout)
         try:
@@ -208,11 +211,11 @@ class SelfCheck:
         return False
 
 
-_sessions: dict[tuple[str, Path], "SuiteSession"] = {}
+_sessions: dict[tuple[str, Path], SuiteSession] = {}
 _sessions_lock = threading.Lock()
 
 
-def shared_session(lesson: Lesson) -> "SuiteSession":
+def shared_session(lesson: Lesson) -> SuiteSession:
     """This process's :class:`grader.suites.session.SuiteSession` for ``lesson``, started on first use.
 
     One per lesson per kernel: the self-check helpers and nbgrader's test cells
@@ -231,7 +234,7 @@ def shared_session(lesson: Lesson) -> "SuiteSession":
 _warmed: set[int] = set()
 
 
-def _warm_up(lesson: Lesson, session: "SuiteSession") -> None:
+def _warm_up(lesson: Lesson, session: SuiteSession) -> None:
     """Run one function question's tests once against the solution, in the background after loading.
 
     Hypothesis sets itself up on the first generated test a thread runs (~35 ms: a garbage collection to
@@ -264,7 +267,11 @@ def question_results(lesson: Lesson, target: Any, ids: list[str]) -> list[Questi
     earlier &= {q.id for q in lesson.questions}
     if earlier:
         outcomes += session.run(target, frozenset(earlier))
-    scored = [score_question(q, [o for o in outcomes if o.question == q.id]) for q in lesson.questions if q.id in earlier or q.id in ids]
+    scored = [
+        score_question(q, [o for o in outcomes if o.question == q.id])
+        for q in lesson.questions
+        if q.id in earlier or q.id in ids
+    ]
     noted = {r.id: r for r in note_stand_ins(scored, outcomes)}
     return [noted[i] for i in ids]
 
@@ -286,9 +293,9 @@ def describe(result: QuestionResult, detail: bool) -> str:
     return "\n".join(lines)
 
 
-def connect(lesson_id: str, namespace: dict[str, Any], lessons: str | Path | None = None) -> tuple[
-    Callable[[str], None], Callable[[], None], Callable[[str], None]
-]:
+def connect(
+    lesson_id: str, namespace: dict[str, Any], lessons: str | Path | None = None
+) -> tuple[Callable[[str], None], Callable[[], None], Callable[[str], None]]:
     """Bind the self-check helpers to this notebook: ``check, check_all, hint = connect("decode", globals())``."""
     from grader.lessons import load_lesson
 

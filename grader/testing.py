@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 import os
 import reprlib
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import pytest
 from hypothesis import Phase
@@ -31,8 +32,12 @@ from hypothesis import Phase
 from grader.config import REL_TOL
 from grader.diagnose import kind
 from grader.execute.protocol import ChannelError, RemoteError, Returned
-from grader.execute.protocol import Opaque as Opaque  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
-from grader.reveal import learner_view as learner_view, staff_view as staff_view, withheld as withheld  # re-exported
+from grader.execute.protocol import (
+    Opaque as Opaque,  # re-exported: hidden tests check ``isinstance(got.value, Opaque)``
+)
+from grader.reveal import learner_view as learner_view  # re-exported
+from grader.reveal import staff_view as staff_view
+from grader.reveal import withheld as withheld
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question
@@ -44,7 +49,9 @@ NOT_DEFINED = "NotDefined"
 class Target(Protocol):
     """Where the learner's objects live: a worker process, or the live kernel for self-check."""
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> Returned:
         """The call's plain-data result, which arguments it modified in place ("0", "1", ... or names), and
         whether the result is one of the arguments or an earlier result (:class:`Returned`)."""
         ...
@@ -139,7 +146,9 @@ class Learner:
         self.stood_in: set[str] = set()
         """The names whose stand-in the learner's code actually called, over every call of this test."""
 
-    def call(self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any) -> Call:
+    def call(
+        self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any
+    ) -> Call:
         """Call the learner's ``name``; the earlier questions' functions are answered by the reference meanwhile.
 
         So a bug in one function costs points once: ``decode_time`` is graded with the reference
@@ -149,7 +158,11 @@ class Learner:
         Which stand-ins the learner's code called is kept in :attr:`stood_in`, for feedback.
         """
         text = describe_call(name, args, kwargs)
-        lent = {f: getattr(self._reference, f) for f in self._lent.get(name, ()) if callable(getattr(self._reference, f, None))}
+        lent = {
+            f: getattr(self._reference, f)
+            for f in self._lent.get(name, ())
+            if callable(getattr(self._reference, f, None))
+        }
         lent.update(stand_ins or {})
         swaps = {f: self._watched(f, fn) for f, fn in lent.items()}
         try:
@@ -176,7 +189,9 @@ class Learner:
             value = self._target.value(name)
         except RemoteError as err:
             if err.type_name == NOT_DEFINED:
-                raise MissingAnswer(f"Your notebook does not define `{name}`: run its cell, and keep the name as given.") from None
+                raise MissingAnswer(
+                    f"Your notebook does not define `{name}`: run its cell, and keep the name as given."
+                ) from None
             raise LearnerRaised(f"Reading `{name}` failed: {err}") from None
         except ChannelError as err:
             raise LearnerHung(_hung_sentence(name, err)) from None
@@ -207,7 +222,9 @@ def _last_learner_line(traceback: str) -> str:
     over: pointing a learner at them would send them to code they did not write.
     """
     lines = traceback.splitlines()
-    frames = [i for i, ln in enumerate(lines) if ln.strip().startswith("File ") and not ln.strip().startswith(_GRADER_FILES)]
+    frames = [
+        i for i, ln in enumerate(lines) if ln.strip().startswith("File ") and not ln.strip().startswith(_GRADER_FILES)
+    ]
     if not frames or frames[-1] + 1 >= len(lines):
         return ""
     code = lines[frames[-1] + 1].strip()
@@ -220,7 +237,9 @@ def _hung_sentence(text: str, err: ChannelError) -> str:
     if isinstance(err, ChannelTimeout):
         return f"{text} did not return in time and was stopped: look for a loop that never ends."
     if isinstance(err, BadMessage):
-        return f"{text} sent back something that cannot be graded ({err}); return plain numbers, strings, lists or dicts."
+        return (
+            f"{text} sent back something that cannot be graded ({err}); return plain numbers, strings, lists or dicts."
+        )
     return f"{text} stopped the process running your code ({err}); look for exit(), os._exit() or a crash."
 
 
@@ -242,6 +261,7 @@ def magnitudes(lo: int, hi: int) -> Any:
 
 
 # -- checks that produce teaching feedback -----------------------------------------------------------------
+
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -269,14 +289,20 @@ def expect_close(
     if _is_number(value) and close(float(value), expected, rel):
         return
     unit_text = f" {unit}" if unit else ""
-    lines = [f"{got.text} returned {show(value)}, which is not right" + withheld(f" (expected {expected:.6g}{unit_text}, within {rel:g} relative)") + "."]
+    lines = [
+        f"{got.text} returned {show(value)}, which is not right"
+        + withheld(f" (expected {expected:.6g}{unit_text}, within {rel:g} relative)")
+        + "."
+    ]
     why = diagnose_number(value, expected, wrong or {}, rel, unit=unit)
     if why:
         lines.append(why)
     raise Mismatch(" ".join(lines))
 
 
-def diagnose_number(value: Any, expected: float, wrong: Mapping[str, float], rel: float = REL_TOL, *, unit: str = "") -> str:
+def diagnose_number(
+    value: Any, expected: float, wrong: Mapping[str, float], rel: float = REL_TOL, *, unit: str = ""
+) -> str:
     """Name the likely misconception behind a wrong number, or return ''."""
     from grader.diagnose import explain
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from grader.model import Lesson
 
@@ -74,7 +75,9 @@ def grade_variants(
     from grader.batch import BatchOptions, run_batch
     from grader.pipeline import GradeOptions
 
-    options = BatchOptions(grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root), jobs=jobs)
+    options = BatchOptions(
+        grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root), jobs=jobs
+    )
     with tempfile.TemporaryDirectory(prefix="grader-variants-") as scratch:
         folder = Path(scratch) / "submissions"
         out = Path(scratch) / "results"

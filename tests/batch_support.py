@@ -16,7 +16,11 @@ LESSONS = ("--lessons", str(FIXTURE_LESSONS))
 WRONG_SQUARE = [SQUARES_SOLVED[0], "def square(x):\n    return x + x", SQUARES_SOLVED[2]]
 LOOPS_FOREVER = [SQUARES_SOLVED[0], "while True:\n    pass", *SQUARES_SOLVED[1:]]
 KILLS_ITS_PARENT = ["import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", *SQUARES_SOLVED]
-UNTOUCHED = ["answer_even = None", "def square(x):\n    raise NotImplementedError", "def sum_of_squares(xs):\n    raise NotImplementedError"]
+UNTOUCHED = [
+    "answer_even = None",
+    "def square(x):\n    raise NotImplementedError",
+    "def sum_of_squares(xs):\n    raise NotImplementedError",
+]
 
 #: Expected per-question scores of the squares fixtures above.
 SOLVED_SCORES = {"answer_even": 1.0, "square": 2.0, "sum_of_squares": 2.0}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import nbformat
 import pytest
@@ -60,4 +60,8 @@ def grade_json(*args: str) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
-SQUARES_SOLVED = ['answer_even = "A"', "def square(x):\n    return x * x", "def sum_of_squares(xs):\n    return sum(square(x) for x in xs)"]
+SQUARES_SOLVED = [
+    'answer_even = "A"',
+    "def square(x):\n    return x * x",
+    "def sum_of_squares(xs):\n    return sum(square(x) for x in xs)",
+]

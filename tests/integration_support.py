@@ -42,7 +42,7 @@ def write_mix_notebook(kind: str, path: Path) -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference_report(kind: str) -> dict[str, Any]:
     """``grade --json`` on one notebook of the mix, computed once per test session."""
     path = write_mix_notebook(kind, Path(tempfile.mkdtemp(prefix=f"mix-{kind}-")) / "decode.ipynb")

@@ -23,7 +23,7 @@ from grader.lessons import load_lesson
 from tests.conftest import FIXTURE_LESSONS, run_grade
 
 # Checks square(1) only: x / x, x ** x, x & x... all give 1 and get full marks.
-WEAK_SUITE = '''
+WEAK_SUITE = """
 from grader.testing import expect_close, expect_equal, question
 
 
@@ -40,7 +40,7 @@ def test_square_one(learner):
 @question("sum_of_squares")
 def test_sum(learner):
     expect_equal(learner.call("sum_of_squares", [1, 2, 3]), 14)
-'''
+"""
 
 SQUARE = "def square(x):\n    return x * x\n"
 
@@ -139,15 +139,19 @@ def test_cli_exit_status_and_json(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_slip_that_no_longer_applies_is_an_error_and_a_failing_solution_is_not_audited(tmp_path: Path) -> None:
-    lessons = weak_lesson(tmp_path / "a", '[[mutant]]\nfunction = "square"\nname = "gone"\nfind = "x + x"\nreplace = "x"\n')
+    lessons = weak_lesson(
+        tmp_path / "a", '[[mutant]]\nfunction = "square"\nname = "gone"\nfind = "x + x"\nreplace = "x"\n'
+    )
     with pytest.raises(LessonError, match="occurs 0 times"):
         audit_lesson(load_lesson("squares", lessons))
-    lessons = weak_lesson(tmp_path / "c", '[[mutant]]\nfunction = "square"\nname = "typo"\ncode = "def sqare(x):\\n    return x"\n')
+    lessons = weak_lesson(
+        tmp_path / "c", '[[mutant]]\nfunction = "square"\nname = "typo"\ncode = "def sqare(x):\\n    return x"\n'
+    )
     with pytest.raises(LessonError, match=r"does not define square\(\)"):
         audit_lesson(load_lesson("squares", lessons))
     broken = weak_lesson(tmp_path / "b")
     suite = broken / "squares" / "suites" / "test_squares.py"
-    suite.write_text(suite.read_text().replace("call(\"square\", 1), 1)", "call(\"square\", 1), 2)"), encoding="utf-8")
+    suite.write_text(suite.read_text().replace('call("square", 1), 1)', 'call("square", 1), 2)'), encoding="utf-8")
     report = audit_lesson(load_lesson("squares", broken))
     square = next(f for f in report.functions if f.function == "square")
     assert square.unaudited and "solution itself does not get full marks" in square.unaudited

@@ -66,14 +66,23 @@ def test_every_submission_gets_a_row_and_the_batch_exits_0(mixed_class: tuple[An
     assert result.returncode == 0, result.stderr
     rows = grades(out)
     assert {k: v["status"] for k, v in rows.items() if k != "dee"} == {
-        "ada": "graded", "bob": "graded", "cy": "timed-out", "eve": "graded", "fay": "unreadable", "gus": "unreadable", "ike": "graded",
+        "ada": "graded",
+        "bob": "graded",
+        "cy": "timed-out",
+        "eve": "graded",
+        "fay": "unreadable",
+        "gus": "unreadable",
+        "ike": "graded",
     }
     # Killing its parent either kills the process grading it (process isolation) or nothing it may touch.
     assert rows["dee"]["status"] == "crashed" or rows["dee"]["score"] == "5"
     assert "longer than 2 s" in rows["cy"]["reason"] and "while True" in rows["cy"]["reason"]
     assert "not a readable Jupyter notebook" in rows["fay"]["reason"]
     # gus's notebook says it is for another lesson: reported so, scored 0 on this batch's lesson, not graded on its own
-    assert "for lesson 'cooking', not 'squares'" in rows["gus"]["reason"] and (rows["gus"]["score"], rows["gus"]["max_score"]) == ("0", "5")
+    assert "for lesson 'cooking', not 'squares'" in rows["gus"]["reason"] and (
+        rows["gus"]["score"],
+        rows["gus"]["max_score"],
+    ) == ("0", "5")
     assert "[8/8]" in result.stderr and "8 submissions (flat folder): 8 graded now" in result.stdout
     assert "Traceback" not in result.stderr, result.stderr  # nothing in any process failed unhandled
 
@@ -96,7 +105,21 @@ def test_results_jsonl_holds_what_grade_json_prints(mixed_class: tuple[Any, Path
     assert set(lines) == {"ada", "bob", "cy", "dee", "eve", "fay", "gus", "ike"}
     assert question_scores(lines["ada"]) == SOLVED_SCORES and lines["ada"]["status"] == "graded"
     assert {q["status"] for q in lines["ike"]["questions"]} == {"not-attempted"}
-    assert set(lines["ada"]) == {"learner", "late", "lms", "lms_id", "name", "lesson", "path", "score", "max_score", "status", "questions", "errors", "isolation"}
+    assert set(lines["ada"]) == {
+        "learner",
+        "late",
+        "lms",
+        "lms_id",
+        "name",
+        "lesson",
+        "path",
+        "score",
+        "max_score",
+        "status",
+        "questions",
+        "errors",
+        "isolation",
+    }
     assert lines["gus"]["status"] == "unreadable" and question_scores(lines["gus"]) == ZERO_SCORES
 
 
@@ -104,7 +127,9 @@ def test_results_jsonl_holds_what_grade_json_prints(mixed_class: tuple[Any, Path
 def test_feedback_is_written_for_every_learner_and_escaped(mixed_class: tuple[Any, Path]) -> None:
     _, out = mixed_class
     names = sorted(p.name for p in (out / "feedback").iterdir())
-    assert names == sorted(f"{n}{s}" for n in ("ada", "bob", "cy", "dee", "eve", "fay", "gus", "ike") for s in (".html", ".md"))
+    assert names == sorted(
+        f"{n}{s}" for n in ("ada", "bob", "cy", "dee", "eve", "fay", "gus", "ike") for s in (".html", ".md")
+    )
     bob = (out / "feedback" / "bob.md").read_text()
     assert "square(3) returned 6" in bob and "Hint: Multiply the number by itself." in bob
     eve = (out / "feedback" / "eve.html").read_text()
@@ -137,7 +162,10 @@ def test_a_rerun_skips_what_is_unchanged_and_regrade_grades_everything(tmp_path:
     import sqlite3
 
     db = sqlite3.connect(out / "gradebook.sqlite")
-    assert db.execute("SELECT learner, count(*) FROM gradings GROUP BY learner ORDER BY learner").fetchall() == [("ada", 2), ("bob", 3)]
+    assert db.execute("SELECT learner, count(*) FROM gradings GROUP BY learner ORDER BY learner").fetchall() == [
+        ("ada", 2),
+        ("bob", 3),
+    ]
 
 
 @pytest.mark.slow
@@ -154,7 +182,10 @@ def test_a_zipped_canvas_download_is_graded_with_ids_from_the_names(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     assert "Canvas download" in result.stdout
     lines = results(out)
-    assert {k: (v["score"], v["late"]) for k, v in lines.items()} == {"lovelaceada_101": (5.0, False), "hoppergrace_102": (3.0, True)}
+    assert {k: (v["score"], v["late"]) for k, v in lines.items()} == {
+        "lovelaceada_101": (5.0, False),
+        "hoppergrace_102": (3.0, True),
+    }
     assert lines["lovelaceada_101"]["path"] == str(archive / "submissions" / "lovelaceada_101_9001_squares.ipynb")
 
 
@@ -162,7 +193,9 @@ def test_a_zipped_canvas_download_is_graded_with_ids_from_the_names(tmp_path: Pa
 def test_an_nbgrader_course_is_graded_on_any_executor(tmp_path: Path) -> None:
     course = tmp_path / "course"
     write_nb(course / "submitted" / "ada" / "ps1" / "squares.ipynb", SQUARES_SOLVED)
-    write_nb(course / "submitted" / "bob" / "ps1" / "squares.ipynb", WRONG_SQUARE, lesson=None)  # no metadata: the only lesson
+    write_nb(
+        course / "submitted" / "bob" / "ps1" / "squares.ipynb", WRONG_SQUARE, lesson=None
+    )  # no metadata: the only lesson
     write_nb(course / "submitted" / "bob" / "ps0" / "warmup.ipynb", UNTOUCHED)
     options = BatchOptions(GradeOptions(lessons_root=FIXTURE_LESSONS), assignment="ps1")
     with executor_of(2) as executor:
@@ -172,12 +205,16 @@ def test_an_nbgrader_course_is_graded_on_any_executor(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from grader.integrations import nbgrader
 
     calls: list[tuple[Any, ...]] = []
     monkeypatch.setattr(nbgrader, "require_nbgrader", lambda: None)
-    monkeypatch.setattr(nbgrader, "export_to_gradebook", lambda url, lesson, rows, **kw: calls.append((url, lesson.id, rows, kw)))
+    monkeypatch.setattr(
+        nbgrader, "export_to_gradebook", lambda url, lesson, rows, **kw: calls.append((url, lesson.id, rows, kw))
+    )
     write_nb(tmp_path / "subs" / "ada.ipynb", SQUARES_SOLVED)
     (tmp_path / "subs" / "fay.ipynb").write_text("not a notebook")
     options = BatchOptions(GradeOptions(lessons_root=FIXTURE_LESSONS), nbgrader_db="sqlite:///gradebook.db")
@@ -186,6 +223,7 @@ def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(tmp_path: Pat
     ((url, lesson_id, rows, kw),) = calls
     assert (url, lesson_id, kw) == ("sqlite:///gradebook.db", "squares", {})
     assert [(learner, report.score) for learner, report in rows] == [("ada", 5.0), ("fay", 0.0)]
+
     def not_installed() -> None:
         raise ModuleNotFoundError("No module named 'nbgrader'", name="nbgrader")
 
@@ -199,7 +237,10 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert batch(str(tmp_path / "empty"), "--out", str(tmp_path / "r"), *LESSONS).returncode == 2
     assert batch(str(tmp_path / "nowhere"), "--out", str(tmp_path / "r")).returncode == 2
-    assert batch(str(tmp_path / "empty"), "--out", str(tmp_path / "r"), "--jobs", "2", "--dask", "tcp://x:1").returncode == 2
+    assert (
+        batch(str(tmp_path / "empty"), "--out", str(tmp_path / "r"), "--jobs", "2", "--dask", "tcp://x:1").returncode
+        == 2
+    )
     broken_lesson = batch(str(REPO / "examples" / "submissions"), "--out", str(tmp_path / "r"), "--lesson", "cooking")
     assert broken_lesson.returncode == 1 and "no lesson 'cooking'" in broken_lesson.stderr
 
@@ -212,15 +253,25 @@ def test_the_bundled_decode_examples_end_to_end(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     rows = results(out)
     assert {k: v["status"] for k, v in rows.items()} == {
-        "ada": "graded", "alan": "graded", "barbara": "unreadable", "edsger": "timed-out",
-        "grace": "graded", "katherine": "graded", "linus": "graded",
+        "ada": "graded",
+        "alan": "graded",
+        "barbara": "unreadable",
+        "edsger": "timed-out",
+        "grace": "graded",
+        "katherine": "graded",
+        "linus": "graded",
     }
     full = {q["id"]: q["max_score"] for q in rows["ada"]["questions"]}
     assert question_scores(rows["ada"]) == full and rows["ada"]["score"] == 35.0
     lost = {k: {q for q, s in question_scores(v).items() if s < full[q]} for k, v in rows.items() if v["questions"]}
     assert lost["grace"] == {"gb_per_step", "ms_per_token", "decode_step_seconds"}
     assert lost["alan"] == {"answer_sequential", "max_tokens_per_s", "generate", "request_time"}
-    assert lost["katherine"] == {"call_order_is_sequential", "answer_batching_bug", "batch_throughput", "kv_decode_time"}
+    assert lost["katherine"] == {
+        "call_order_is_sequential",
+        "answer_batching_bug",
+        "batch_throughput",
+        "kv_decode_time",
+    }
     assert lost["linus"] == set(full) and lost["edsger"] == set(full)
     for md in (out / "feedback").glob("*.md"):
         assert " returned " not in md.read_text(), md.name  # summary feedback never shows what a test called
@@ -228,11 +279,20 @@ def test_the_bundled_decode_examples_end_to_end(tmp_path: Path) -> None:
     shutil.rmtree(out)
 
 
-@pytest.mark.parametrize("variable, value, said", [
-    ("GRADER_WORKERS", "clone", "GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn."),
-    ("GRADER_ISOLATION", "docker", "GRADER_ISOLATION='docker' is not an isolation level; use one of auto, bubblewrap, process."),
-])
-def test_a_bad_setting_stops_the_batch_before_it_grades_anyone(variable: str, value: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "variable, value, said",
+    [
+        ("GRADER_WORKERS", "clone", "GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn."),
+        (
+            "GRADER_ISOLATION",
+            "docker",
+            "GRADER_ISOLATION='docker' is not an isolation level; use one of auto, bubblewrap, process.",
+        ),
+    ],
+)
+def test_a_bad_setting_stops_the_batch_before_it_grades_anyone(
+    variable: str, value: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     subs, out = tmp_path / "subs", tmp_path / "results"
     write_nb(subs / "ada.ipynb", SQUARES_SOLVED)
     monkeypatch.setenv(variable, value)

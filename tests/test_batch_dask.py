@@ -6,8 +6,9 @@ compares local and Dask batches question by question on the Decode lesson.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -115,10 +115,15 @@ def make_zip(path: Path, members: dict[str, str]) -> Path:
 
 
 def test_a_zip_is_read_like_the_folder_it_holds(tmp_path: Path) -> None:
-    archive_path = make_zip(tmp_path / "class.zip", {"class/ada.ipynb": NB, "class/grace.ipynb": NB, "class/readme.txt": "x"})
+    archive_path = make_zip(
+        tmp_path / "class.zip", {"class/ada.ipynb": NB, "class/grace.ipynb": NB, "class/readme.txt": "x"}
+    )
     with open_submissions(archive_path) as found:
         assert learners(found) == {"ada": "ada.ipynb", "grace": "grace.ipynb"}
-        assert {e.shown for e in found.entries} == {str(archive_path / "class" / "ada.ipynb"), str(archive_path / "class" / "grace.ipynb")}
+        assert {e.shown for e in found.entries} == {
+            str(archive_path / "class" / "ada.ipynb"),
+            str(archive_path / "class" / "grace.ipynb"),
+        }
         assert all(e.path.is_file() for e in found.entries)
         scratch = found.entries[0].path.parent
     assert not scratch.exists()  # unpacked into a scratch folder that is gone afterwards
@@ -142,7 +147,9 @@ def test_zip_members_that_escape_or_link_are_skipped(tmp_path: Path) -> None:
     assert "4 unsafe" in unpacked.notes[0]
 
 
-def test_a_zip_bomb_is_refused_and_an_oversized_notebook_is_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_zip_bomb_is_refused_and_an_oversized_notebook_is_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(archive, "MAX_NOTEBOOK_BYTES", 1000)
     monkeypatch.setattr("grader.read.MAX_NOTEBOOK_BYTES", 1000)
     archive_path = make_zip(tmp_path / "big.zip", {"ada.ipynb": NB, "huge.ipynb": " " * 5000})
@@ -196,7 +203,9 @@ def test_a_moodle_download_with_a_folder_per_learner(tmp_path: Path) -> None:
                 "Alan_Turing_4713-scratch": "Alan Turing_4713_assignsubmission_file_/scratch.ipynb",
             }
     # Only .ipynb members are unpacked from an archive, so only the folder can say who sent no notebook.
-    assert any("no notebook from 1 learner(s): Linus_4714" in note for note in find_submissions(tmp_path / "moodle").notes)
+    assert any(
+        "no notebook from 1 learner(s): Linus_4714" in note for note in find_submissions(tmp_path / "moodle").notes
+    )
 
 
 def test_a_moodle_download_of_one_learner_is_not_unwrapped_into_their_folder(tmp_path: Path) -> None:

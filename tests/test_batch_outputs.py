@@ -27,19 +27,37 @@ SECRET = "square(3) returned 6; expected 9 (within 1e-06 relative)."
 HOSTILE = "answer_even is '</li><script>alert(1)</script>', which is not right."
 
 
-def report(square: QuestionResult, answer: QuestionResult | None = None, status: str = "graded", errors: tuple[str, ...] = ()) -> Report:
+def report(
+    square: QuestionResult, answer: QuestionResult | None = None, status: str = "graded", errors: tuple[str, ...] = ()
+) -> Report:
     answer = answer or QuestionResult("answer_even", 1.0, 1.0, "passed", ("The check passed.",))
     questions = (answer, square, QuestionResult("sum_of_squares", 2.0, 2.0, "passed", ("All 2 checks passed.",)))
-    return Report("squares", "x.ipynb", sum(q.score for q in questions), 5.0, questions, errors, "process limits", "d", status)  # type: ignore[arg-type]
+    return Report(
+        "squares", "x.ipynb", sum(q.score for q in questions), 5.0, questions, errors, "process limits", "d", status
+    )  # type: ignore[arg-type]
 
 
 PASSED = QuestionResult("square", 2.0, 2.0, "passed", ("All 2 checks passed.",))
 WRONG = QuestionResult("square", 0.0, 2.0, "failed", (SECRET,))
 ROWS = [
     Row.of("ada", report(PASSED)),
-    Row.of("bob", report(WRONG, QuestionResult("answer_even", 0.0, 1.0, "failed", (HOSTILE,)), errors=("Cell 2 raised ValueError: x (`boom`); the cells after it still ran.",))),
+    Row.of(
+        "bob",
+        report(
+            WRONG,
+            QuestionResult("answer_even", 0.0, 1.0, "failed", (HOSTILE,)),
+            errors=("Cell 2 raised ValueError: x (`boom`); the cells after it still ran.",),
+        ),
+    ),
     Row.of("cy", report(WRONG)),
-    Row("dee", "dee.ipynb", "unreadable", "dee.ipynb is empty; save your notebook in Jupyter and submit it again.", None, late=True),
+    Row(
+        "dee",
+        "dee.ipynb",
+        "unreadable",
+        "dee.ipynb is empty; save your notebook in Jupyter and submit it again.",
+        None,
+        late=True,
+    ),
 ]
 
 
@@ -51,7 +69,14 @@ def test_a_row_round_trips_through_its_json_line() -> None:
 
 def test_a_results_line_is_what_grade_json_prints_plus_the_learner() -> None:
     line = row_to_dict(ROWS[1])
-    assert line == {"learner": "bob", "late": False, "lms": "", "lms_id": "", "name": "", **report_to_dict(ROWS[1].report, staff=True)}  # type: ignore[arg-type]
+    assert line == {
+        "learner": "bob",
+        "late": False,
+        "lms": "",
+        "lms_id": "",
+        "name": "",
+        **report_to_dict(ROWS[1].report, staff=True),
+    }  # type: ignore[arg-type]
     assert row_to_dict(ROWS[3])["status"] == "unreadable" and row_to_dict(ROWS[3])["max_score"] is None
 
 
@@ -59,7 +84,9 @@ def test_grades_csv_has_a_column_per_question() -> None:
     lines = grades_csv(ROWS).splitlines()
     assert lines[0] == "learner,name,lms,lms_id,score,max_score,late,status,reason,answer_even,square,sum_of_squares"
     assert lines[1] == "ada,,,,5,5,no,graded,,1,2,2"
-    assert lines[2].startswith("bob,,,,2,5,no,graded,Cell 2 raised ValueError") and lines[2].endswith(",0,0,2")  # the error that cost points
+    assert lines[2].startswith("bob,,,,2,5,no,graded,Cell 2 raised ValueError") and lines[2].endswith(
+        ",0,0,2"
+    )  # the error that cost points
     assert lines[4].startswith("dee,,,,0,,yes,unreadable,dee.ipynb is empty") and lines[4].endswith(",,,")
 
 
@@ -78,7 +105,9 @@ def test_the_gradebook_keeps_every_grading_and_answers_with_the_latest(tmp_path:
         assert not book.previous_run_unfinished(book.start_run("subs"))
     db = sqlite3.connect(tmp_path / "g.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    grades = db.execute("SELECT learner, question, score, digest, suites_hash, grader_version, graded_at FROM grades WHERE learner = 'cy' ORDER BY graded_at, score").fetchall()
+    grades = db.execute(
+        "SELECT learner, question, score, digest, suites_hash, grader_version, graded_at FROM grades WHERE learner = 'cy' ORDER BY graded_at, score"
+    ).fetchall()
     assert len(grades) == 6 and {g[1] for g in grades} == {"answer_even", "square", "sum_of_squares"}
     assert all(g[4] == "suites-1" and g[5] and g[6] for g in grades)
 
@@ -120,8 +149,16 @@ def test_outputs_are_written_whole_and_stale_feedback_goes(tmp_path: Path) -> No
     (tmp_path / "feedback").mkdir()
     (tmp_path / "feedback" / "gone.html").write_text("old")
     write_outputs(tmp_path, ROWS, {"squares": LESSON}, "full")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["feedback", "grades.csv", "results.jsonl", "summary.html", "summary.json"]
-    assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == sorted(f"{r.learner}{s}" for r in ROWS for s in (".html", ".md"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "feedback",
+        "grades.csv",
+        "results.jsonl",
+        "summary.html",
+        "summary.json",
+    ]
+    assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == sorted(
+        f"{r.learner}{s}" for r in ROWS for s in (".html", ".md")
+    )
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4
 
 
@@ -134,6 +171,10 @@ def test_the_suites_fingerprint_changes_with_anything_grading_depends_on(tmp_pat
     (lesson.suites / "__pycache__").mkdir(exist_ok=True)
     (lesson.suites / "__pycache__" / "x.pyc").write_bytes(b"\0")
     assert suites_fingerprint(lesson) == before  # bytecode caches do not count
-    target = {"suite": lesson.suites / "test_squares.py", "definition": lesson.root / "lesson.toml", "solution": lesson.solution}[change]
+    target = {
+        "suite": lesson.suites / "test_squares.py",
+        "definition": lesson.root / "lesson.toml",
+        "solution": lesson.solution,
+    }[change]
     target.write_text(target.read_text() + "\n")
     assert suites_fingerprint(lesson) != before

@@ -51,7 +51,9 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
     env = {**os.environ, "TMPDIR": str(temp)}
     first = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
-        wait_until(lambda: committed(db) or first.poll() is not None, 240, "the batch committing its first notebook", every=0.1)
+        wait_until(
+            lambda: committed(db) or first.poll() is not None, 240, "the batch committing its first notebook", every=0.1
+        )
         os.kill(first.pid, signal.SIGKILL)  # the batch process only, as `kill -9 PID` would
         first.wait(10)
         before = committed(db)
@@ -59,7 +61,9 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
         with sqlite3.connect(db) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         # Its grading processes notice they are orphans and exit, killing the learner code they ran.
-        wait_until(lambda: not group_alive(first.pid), 30, "the orphaned grading processes exiting (they were left running)")
+        wait_until(
+            lambda: not group_alive(first.pid), 30, "the orphaned grading processes exiting (they were left running)"
+        )
         left = [name for name in os.listdir(temp) if name.startswith(("grader-zygote-", "grader-worker-"))]
         assert left == []  # no zygote's or worker's folder either (the killed batch's own in-flight folder stays)
     finally:

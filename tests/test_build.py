@@ -36,6 +36,7 @@ def _read(path: Path) -> nbformat.NotebookNode:
 
 # -- freshness -----------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["learner", "solution", "nbgrader"])
 def test_the_committed_notebooks_are_a_fresh_build_of_the_source(name: str) -> None:
     path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[name]
@@ -57,9 +58,15 @@ def test_a_hand_edit_of_a_built_notebook_is_caught(tmp_path: Path) -> None:
 def test_grade_build_in_a_fresh_folder_writes_the_committed_files_and_the_gradescope_zip(tmp_path: Path) -> None:
     for part in ("exercises/decode", "notebooks", "solutions"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for built in (tmp_path / "notebooks" / "decode.ipynb", tmp_path / "solutions" / "decode.ipynb", tmp_path / "exercises/decode/nbgrader/decode.ipynb"):
+    for built in (
+        tmp_path / "notebooks" / "decode.ipynb",
+        tmp_path / "solutions" / "decode.ipynb",
+        tmp_path / "exercises/decode/nbgrader/decode.ipynb",
+    ):
         built.unlink()
-    result = run_grade("build", str(tmp_path / "exercises" / "decode"), "--bundle-dir", str(tmp_path / "out"), cwd=tmp_path)
+    result = run_grade(
+        "build", str(tmp_path / "exercises" / "decode"), "--bundle-dir", str(tmp_path / "out"), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     for rel in ("notebooks/decode.ipynb", "solutions/decode.ipynb", "exercises/decode/nbgrader/decode.ipynb"):
         assert (tmp_path / rel).read_bytes() == (REPO / rel).read_bytes(), rel
@@ -83,12 +90,15 @@ def test_an_answer_cell_without_a_solution_region_is_refused(tmp_path: Path) -> 
     text = source_path(LESSON).read_text(encoding="utf-8")
     start = text.index('# %% question="request_time"')
     cell = text[start : text.index("# %%", start + 5)]
-    (folder / "decode.py").write_text(text.replace(cell, cell.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "")), encoding="utf-8")
+    (folder / "decode.py").write_text(
+        text.replace(cell, cell.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "")), encoding="utf-8"
+    )
     with pytest.raises(LessonSourceError, match="request_time.*needs one ### BEGIN SOLUTION"):
         read_source(load_lesson("decode", tmp_path))
 
 
 # -- what each notebook holds ------------------------------------------------------------------------------------
+
 
 def test_the_learner_notebook_is_only_for_learners() -> None:
     nb = _read(LESSON.notebook)
@@ -109,7 +119,7 @@ def test_the_learner_notebook_is_only_for_learners() -> None:
 def test_learner_and_solution_differ_only_in_the_answer_cells() -> None:
     learner, solution = _read(LESSON.notebook), _read(LESSON.solution)
     assert [c.id for c in learner.cells] == [c.id for c in solution.cells]
-    differ = {a.id for a, b in zip(learner.cells, solution.cells) if a.source != b.source}
+    differ = {a.id for a, b in zip(learner.cells, solution.cells, strict=False) if a.source != b.source}
     assert differ == set(QUESTIONS)
 
 
@@ -127,7 +137,7 @@ def test_stubs_are_the_authors_or_a_not_implemented_error_at_the_regions_indenta
 def test_the_nbgrader_notebook_has_solution_regions_and_every_test_after_every_answer() -> None:
     nb = _read(nbgrader_path(LESSON))
     meta = [c.metadata["nbgrader"] for c in nb.cells]
-    assert all(m["schema_version"] == 3 and m["grade_id"] == c.id for m, c in zip(meta, nb.cells))
+    assert all(m["schema_version"] == 3 and m["grade_id"] == c.id for m, c in zip(meta, nb.cells, strict=False))
     answers = [i for i, m in enumerate(meta) if m["solution"]]
     tests = [i for i, m in enumerate(meta) if m["grade"]]
     assert [nb.cells[i].id for i in answers] == QUESTIONS and len(tests) == len(QUESTIONS)
@@ -137,6 +147,7 @@ def test_the_nbgrader_notebook_has_solution_regions_and_every_test_after_every_a
 
 
 # -- every number in the text is the lesson's own ----------------------------------------------------------------
+
 
 def _reference() -> Any:
     from grader.suites.reference import load_reference
@@ -165,7 +176,12 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
         ("2 / 2 = **1 FLOP per byte**", "1", (2 * 7e9) / (7e9 * 2), 0),
         ("989e12 / 3.35e12 ≈ **295 FLOPs per byte**", "295", r.ridge_point(989e12, 3.35e12), 0),
         ("sits nearly 300 times below that ridge point", "300", r.ridge_point(989e12, 3.35e12) / 1.0, 0.02),
-        ("40 s / 4,000 = 10 ms per token, the time to read 70 GB at about 7 TB/s", "10", r.decode_step_seconds(70e9, 7e12) * 1e3, 0),
+        (
+            "40 s / 4,000 = 10 ms per token, the time to read 70 GB at about 7 TB/s",
+            "10",
+            r.decode_step_seconds(70e9, 7e12) * 1e3,
+            0,
+        ),
         ("0.20 + 4 x 0.05 = **0.40 s** in all", "0.40", r.request_time(0.20, 0.05, 5), 0),
         ("The steady rate is 1 / ITL = **20 tokens/s**", "20", 1 / 0.05, 0),
         ("the user sees 5 / 0.40 = **12.5 tokens/s**", "12.5", 5 / r.request_time(0.20, 0.05, 5), 0),
@@ -176,7 +192,12 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
         ("14.5e9 / 1e12 = **14.5 ms** per step", "14.5", r.kv_step_seconds(14e9, 5e5, 1000, 1e12) * 1e3, 0),
         ("(14e9 + 16e9) / 1e12 = **30 ms** per step", "30", r.kv_step_seconds(14e9, 5e5, 32000, 1e12) * 1e3, 0),
         ("The cache (16 GB) now outweighs the weights", "16", 5e5 * 32000 / 1e9, 0),
-        ("14.5 + 14.5005 + 14.501 = **43.5015 ms** in all", "43.5015", r.kv_decode_time(3, 1000, 14e9, 5e5, 1e12) * 1e3, 0),
+        (
+            "14.5 + 14.5005 + 14.501 = **43.5015 ms** in all",
+            "43.5015",
+            r.kv_decode_time(3, 1000, 14e9, 5e5, 1e12) * 1e3,
+            0,
+        ),
         ("(1 - 0.8^5) / (1 - 0.8) = **3.3616** tokens per pass", "3.3616", r.expected_tokens_per_pass(4, 0.8), 0),
         ("at a = 0 a pass still gives 1 token", "1", r.expected_tokens_per_pass(4, 0.0), 0),
     ]
@@ -203,7 +224,11 @@ def test_every_bold_number_in_the_text_has_a_claim() -> None:
 
 def test_the_texts_other_sums_add_up() -> None:
     r = _reference()
-    assert [round(r.kv_step_seconds(14e9, 5e5, c, 1e12) * 1e3, 4) for c in (1000, 1001, 1002)] == [14.5, 14.5005, 14.501]
+    assert [round(r.kv_step_seconds(14e9, 5e5, c, 1e12) * 1e3, 4) for c in (1000, 1001, 1002)] == [
+        14.5,
+        14.5005,
+        14.501,
+    ]
     assert r.kv_step_seconds(14e9, 5e5, 32000, 1e12) > 2 * r.kv_step_seconds(14e9, 5e5, 1000, 1e12)  # "more than twice"
     assert r.intensity_4bit == 2 / 0.5
 
@@ -213,8 +238,10 @@ def _matches(shown: str, value: Any) -> bool:
     numbers = re.findall(r"-?\d+\.\d+\.\.\.|-?\d+(?:\.\d+)?(?:e-?\d+)?", shown)
     if "..." in shown:
         values = list(value) if isinstance(value, (list, tuple)) else [value]
-        truncated = [(float(n.rstrip(".")), len(n.rstrip(".").split(".")[1]) if "." in n.rstrip(".") else 0) for n in numbers]
-        return len(values) == len(truncated) and all(x <= v < x + 10.0**-d for v, (x, d) in zip(values, truncated))
+        truncated = [
+            (float(n.rstrip(".")), len(n.rstrip(".").split(".")[1]) if "." in n.rstrip(".") else 0) for n in numbers
+        ]
+        return len(values) == len(truncated) and all(x <= v < x + 10.0**-d for v, (x, d) in zip(values, truncated, strict=False))
     literal = ast.literal_eval(shown.split(" (")[0])
     if isinstance(literal, float):
         return bool(math.isclose(value, literal, rel_tol=1e-9))
@@ -235,8 +262,11 @@ def test_every_docstring_example_is_what_the_solution_returns() -> None:
 
 # -- the learner's self-check cells -----------------------------------------------------------------------------
 
+
 def _self_check_cell(marker: str) -> str:
-    (source,) = [c.source for c in _read(LESSON.notebook).cells if SKIP_TAG in c.metadata.get("tags", []) and marker in c.source]
+    (source,) = [
+        c.source for c in _read(LESSON.notebook).cells if SKIP_TAG in c.metadata.get("tags", []) and marker in c.source
+    ]
     return source
 
 
@@ -246,7 +276,9 @@ def _plot_message(tokens_per_second: Any, monkeypatch: pytest.MonkeyPatch, capsy
     return capsys.readouterr().out
 
 
-def test_the_plot_draws_for_a_right_tokens_per_second(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_plot_draws_for_a_right_tokens_per_second(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("matplotlib")
     assert _plot_message(lambda p, b: b / p, monkeypatch, capsys) == ""
 
@@ -297,7 +329,10 @@ def test_in_a_kernel_each_check_prints_one_result_and_nothing_lands_in_the_learn
         if cell.cell_type != "code":
             continue
         kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
-        assert ("stream", "stderr") not in kinds and "execute_result" not in [k for k, _ in kinds], (cell.id, cell.outputs)
+        assert ("stream", "stderr") not in kinds and "execute_result" not in [k for k, _ in kinds], (
+            cell.id,
+            cell.outputs,
+        )
         assert "error" not in [k for k, _ in kinds], (cell.id, cell.outputs)
         if cell.source.startswith("check("):  # a print may arrive in pieces; Jupyter shows them as one text
             text = "".join(o.text for o in cell.outputs)
@@ -309,7 +344,9 @@ def test_in_a_kernel_each_check_prints_one_result_and_nothing_lands_in_the_learn
 
 
 @pytest.mark.slow
-def test_grade_leaves_nothing_in_the_current_folder_and_caches_in_the_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grade_leaves_nothing_in_the_current_folder_and_caches_in_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     here, cache = tmp_path / "here", tmp_path / "cache"
     here.mkdir()
     monkeypatch.setenv("GRADER_DAEMON", "off")

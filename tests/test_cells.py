@@ -56,7 +56,11 @@ def _run_all(way: str) -> None:
         for source in TRICKY:
             err = runner(shell, source)
             errors.append("" if err is None else f"{type(err).__name__}: {err}")
-    names = {k: re.sub(" at 0x[0-9a-f]+", "", repr(v)) for k, v in shell.user_ns.items() if k not in HISTORY and not k.startswith("_i")}
+    names = {
+        k: re.sub(" at 0x[0-9a-f]+", "", repr(v))
+        for k, v in shell.user_ns.items()
+        if k not in HISTORY and not k.startswith("_i")
+    }
     printed = re.sub(r"[0-9.]+(?:e[+-]?[0-9]+)? (ns|us|µs|ms|s)\b", "<time>", out.getvalue())  # %time's own measurement
     # IPython also warns "To exit: use 'exit', 'quit', or Ctrl-D." after sys.exit(); the grader's report says
     # what to do about sys.exit() instead, so the worker does not repeat that warning.
@@ -87,10 +91,20 @@ def test_plain_cells_run_as_ipython_runs_them() -> None:
     assert ours[1][11:14] == ["ValueError: boom", "SystemExit: 3", "ZeroDivisionError: division by zero"]
 
 
-@pytest.mark.parametrize(("source", "plain"), [
-    ("x = 1", True), ("x + 1", True), ("%time x", False), ("!ls", False), ("x?", False), ("x;", False),
-    ("await f()", False), ("  x = 1", False), ("%%timeit\nx", False),
-])
+@pytest.mark.parametrize(
+    ("source", "plain"),
+    [
+        ("x = 1", True),
+        ("x + 1", True),
+        ("%time x", False),
+        ("!ls", False),
+        ("x?", False),
+        ("x;", False),
+        ("await f()", False),
+        ("  x = 1", False),
+        ("%%timeit\nx", False),
+    ],
+)
 def test_only_plain_python_skips_ipython(source: str, plain: bool) -> None:
     assert (_compiled(_shell(), source) is not None) == plain
 

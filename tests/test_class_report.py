@@ -9,13 +9,12 @@ import pytest
 
 from grader.batch.class_report import misconceptions, normal_form, slip, stuck_learners
 from grader.batch.feedback import feedback_html, feedback_view
-from grader.text import num
 from grader.batch.progress import format_summary
-from grader.batch.rows import Row
-from grader.batch.rows import BatchSummary
+from grader.batch.rows import BatchSummary, Row
 from grader.batch.summary import summary_html
 from grader.model import QuestionResult, Report
 from grader.testing import describe_call
+from grader.text import num
 from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, write_nb
 from tests.conftest import SQUARES_SOLVED
 
@@ -34,7 +33,12 @@ def ms(value: float, status: str = "failed") -> QuestionResult:
 def test_misconceptions_are_grouped_by_their_normal_form_and_counted_per_learner() -> None:
     assert slip(ms(0.014).feedback[0]) == IN_SECONDS  # the first sentence (what came back) is not the slip
     assert normal_form("too big by a factor of 1000 (got 14000)") == normal_form("too big by a factor of 1e3 (got 7)")
-    rows = [graded("ann", ms(0.014)), graded("ben", ms(0.0139)), graded("cat", ms(0.0141)), graded("dan", ms(14, "passed"))]
+    rows = [
+        graded("ann", ms(0.014)),
+        graded("ben", ms(0.0139)),
+        graded("cat", ms(0.0141)),
+        graded("dan", ms(14, "passed")),
+    ]
     rows.append(graded("eve", QuestionResult("ms_per_token", 0.0, 2.0, "not-attempted", ("Not attempted yet.",))))
     found = misconceptions(rows)
     assert [(m.question, m.text, m.learners) for m in found] == [("ms_per_token", IN_SECONDS, ("ann", "ben", "cat"))]
@@ -44,7 +48,11 @@ def test_stuck_learners_link_to_their_feedback() -> None:
     idle = QuestionResult("a", 0.0, 1.0, "not-attempted")
     rows = [
         graded("ann", idle, idle, QuestionResult("c", 1.0, 1.0, "passed")),
-        graded("ben", QuestionResult("a", 0.0, 1.0, "missing"), errors=("Cell 2 raised ModuleNotFoundError: No module named 'torch'",)),
+        graded(
+            "ben",
+            QuestionResult("a", 0.0, 1.0, "missing"),
+            errors=("Cell 2 raised ModuleNotFoundError: No module named 'torch'",),
+        ),
         graded("cat", QuestionResult("a", 1.0, 1.0, "passed")),
     ]
     stuck = {s.learner: s for s in stuck_learners(rows)}
@@ -54,7 +62,10 @@ def test_stuck_learners_link_to_their_feedback() -> None:
 
 def test_numbers_are_written_as_people_write_them() -> None:
     assert [num(10.6667), num(28.0), num(15.0333), num(0.5)] == ["10.67", "28", "15.03", "0.5"]
-    assert describe_call("decode_step_seconds", [1.4e10], {"bandwidth": 2039000000000}) == "decode_step_seconds(1.4e10, bandwidth=2.039e12)"
+    assert (
+        describe_call("decode_step_seconds", [1.4e10], {"bandwidth": 2039000000000})
+        == "decode_step_seconds(1.4e10, bandwidth=2.039e12)"
+    )
     rows = [graded("ann", ms(0.014), score=15.0333), graded("ben", ms(0.0139), score=10.6667)]
     html = summary_html(rows, {})
     assert "median 12.85 / 28" in html and "15.0333" not in html
@@ -66,8 +77,10 @@ def test_the_end_of_a_batch_is_one_line_that_uses_graded_in_one_sense() -> None:
     rows = (graded("ann", ms(14, "passed"), score=28), Row("ben", "ben.ipynb", "unreadable", "empty"))
     text = format_summary(BatchSummary(Path("out"), "flat folder", rows, 2, 0, 1.0))
     first, *rest = text.splitlines()
-    assert first == ("2 submissions (flat folder): 2 graded now, 0 unchanged and kept, in 1.0 s; of the 2: 1 ran to the end, "
-                     "0 timed out, 0 crashed, 1 unreadable; mean score 100% of the maximum.")
+    assert first == (
+        "2 submissions (flat folder): 2 graded now, 0 unchanged and kept, in 1.0 s; of the 2: 1 ran to the end, "
+        "0 timed out, 0 crashed, 1 unreadable; mean score 100% of the maximum."
+    )
     assert all(line.startswith(("  note:", "Results in")) for line in rest)
 
 
@@ -78,12 +91,20 @@ def test_summary_names_misconceptions_and_stuck_learners_through_grade_batch(tmp
         write_nb(subs / f"{name}.ipynb", WRONG_SQUARE)  # each doubles instead of squaring
     write_nb(subs / "ada.ipynb", SQUARES_SOLVED)
     write_nb(subs / "ike.ipynb", UNTOUCHED)
-    write_nb(subs / "eve.ipynb", ['answer_even = "`<b>x</b>`"', "import torch_is_not_here\ndef square(x):\n    return x * x", SQUARES_SOLVED[2]])
+    write_nb(
+        subs / "eve.ipynb",
+        ['answer_even = "`<b>x</b>`"', "import torch_is_not_here\ndef square(x):\n    return x * x", SQUARES_SOLVED[2]],
+    )
     result = batch(str(subs), "--out", str(out), *LESSONS)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0].startswith("6 submissions (flat folder): 6 graded now") and "graded 5" not in result.stdout
+    assert (
+        result.stdout.splitlines()[0].startswith("6 submissions (flat folder): 6 graded now")
+        and "graded 5" not in result.stdout
+    )
     figures = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert [(m["question"], m["count"], m["learners"]) for m in figures["misconceptions"]] == [("square", 3, ["bob", "cy", "dee"])]
+    assert [(m["question"], m["count"], m["learners"]) for m in figures["misconceptions"]] == [
+        ("square", 3, ["bob", "cy", "dee"])
+    ]
     assert "doubling instead of squaring" in figures["misconceptions"][0]["text"]
     stuck = {s["learner"]: s for s in figures["stuck"]}
     assert set(stuck) == {"eve", "ike"} and "torch_is_not_here" in stuck["eve"]["why"]
@@ -91,4 +112,6 @@ def test_summary_names_misconceptions_and_stuck_learners_through_grade_batch(tmp
     assert "doubling instead of squaring" in html and '<a href="feedback/ike.html">ike</a>' in html
     assert all((out / s["feedback"]).is_file() for s in figures["stuck"])
     eve = (out / "feedback" / "eve.html").read_text(encoding="utf-8")
-    assert "<code>&lt;b&gt;x&lt;/b&gt;</code>" in eve and "<b>x</b>" not in eve  # markdown rendered, learner text escaped
+    assert (
+        "<code>&lt;b&gt;x&lt;/b&gt;</code>" in eve and "<b>x</b>" not in eve
+    )  # markdown rendered, learner text escaped

@@ -6,8 +6,8 @@ The engine knows nothing of any lesson: these run it on ``tests/fixtures/lessons
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

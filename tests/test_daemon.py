@@ -13,8 +13,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,9 @@ class Daemons:
         return self.runtime / f"inference-grader-{os.getuid()}"
 
     def grade(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["grade", *args], capture_output=True, text=True, cwd=REPO, timeout=180, env={**self.env, **env})
+        return subprocess.run(
+            ["grade", *args], capture_output=True, text=True, cwd=REPO, timeout=180, env={**self.env, **env}
+        )
 
     def log(self) -> str:
         return "".join(p.read_text() for p in self.folder.glob("*.log"))
@@ -52,7 +55,9 @@ class Daemons:
         """The status of a daemon (other than ``not_pid``) once it is ready: warmed up and accepting."""
         try:
             ready = wait_until(
-                lambda: [d["status"] for d in self.state() if d["status"] and d["status"]["ready"] and d["pid"] != not_pid],
+                lambda: [
+                    d["status"] for d in self.state() if d["status"] and d["status"]["ready"] and d["pid"] != not_pid
+                ],
                 seconds,
                 "a daemon becoming ready",
             )
@@ -93,9 +98,13 @@ def daemons() -> Iterator[Daemons]:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
-def test_the_daemon_answers_the_next_grade_exactly_as_a_cold_grade(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+def test_the_daemon_answers_the_next_grade_exactly_as_a_cold_grade(
+    daemons: Daemons, write_notebook: Callable[..., Path]
+) -> None:
     solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
-    wrong = write_notebook(['answer_even = "B"', "def square(x):\n    return x + x", SQUARES_SOLVED[2]], name="wrong.ipynb")
+    wrong = write_notebook(
+        ['answer_even = "B"', "def square(x):\n    return x + x", SQUARES_SOLVED[2]], name="wrong.ipynb"
+    )
     broken = solved.with_name("broken.ipynb")
     broken.write_text("{not json")
     cold = {p: daemons.grade(str(p), *LESSONS, GRADER_DAEMON="off") for p in (solved, wrong, broken)}
@@ -110,7 +119,9 @@ def test_the_daemon_answers_the_next_grade_exactly_as_a_cold_grade(daemons: Daem
     assert daemons.answered() == 6
 
 
-def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(daemons: Daemons, tmp_path: Path, write_notebook: Callable[..., Path]) -> None:
+def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(
+    daemons: Daemons, tmp_path: Path, write_notebook: Callable[..., Path]
+) -> None:
     lessons = tmp_path / "lessons"
     shutil.copytree(FIXTURE_LESSONS, lessons)
     solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
@@ -121,11 +132,17 @@ def test_a_changed_lesson_is_never_graded_by_a_stale_daemon(daemons: Daemons, tm
     assert daemons.answered() == 1
     suite = lessons / "squares" / "suites" / "test_squares.py"
     before = suite.read_text()
-    suite.write_text(before.replace('learner.call("square", 3), 9', 'learner.call("square", 3), 10'))  # the instructor changes a hidden test
+    suite.write_text(
+        before.replace('learner.call("square", 3), 9', 'learner.call("square", 3), 10')
+    )  # the instructor changes a hidden test
     assert suite.read_text() != before, "the squares suite no longer has the line this test changes"
     changed = daemons.grade(*args)
     assert changed.returncode == 0 and '"score": 5.0' not in changed.stdout, changed.stdout
-    wait_until(lambda: all(d["pid"] != warm["pid"] for d in daemons.state()), 30, "the stale daemon exiting (its idle time is 60 s)")
+    wait_until(
+        lambda: all(d["pid"] != warm["pid"] for d in daemons.state()),
+        30,
+        "the stale daemon exiting (its idle time is 60 s)",
+    )
     assert "stale (lesson squares changed on disk): exiting" in daemons.log()  # and it said why
 
 
@@ -142,7 +159,9 @@ def test_a_killed_daemon_costs_nothing(daemons: Daemons, write_notebook: Callabl
     assert daemons.answered() == 1
 
 
-def test_no_daemon_when_off_from_a_script_or_in_an_unsafe_folder(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
+def test_no_daemon_when_off_from_a_script_or_in_an_unsafe_folder(
+    daemons: Daemons, write_notebook: Callable[..., Path]
+) -> None:
     solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
     assert daemons.grade(str(solved), *LESSONS, GRADER_DAEMON="off").returncode == 0
     assert daemons.grade(str(solved), *LESSONS, GRADER_DAEMON="auto").returncode == 0  # not a terminal: a script
@@ -158,7 +177,10 @@ def test_no_daemon_when_off_from_a_script_or_in_an_unsafe_folder(daemons: Daemon
 @pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason="the daemon forks workers only under bubblewrap")
 def test_the_daemon_keeps_learners_apart(daemons: Daemons, write_notebook: Callable[..., Path]) -> None:
     first = write_notebook(["open('/tmp/left', 'w').write('x')", *SQUARES_SOLVED], name="first.ipynb")
-    second = write_notebook(["import os\nassert not os.path.exists('/tmp/left'), 'found the last learner file'", *SQUARES_SOLVED], name="second.ipynb")
+    second = write_notebook(
+        ["import os\nassert not os.path.exists('/tmp/left'), 'found the last learner file'", *SQUARES_SOLVED],
+        name="second.ipynb",
+    )
     daemons.grade(str(first), *LESSONS)
     daemons.wait_until_ready()
     assert '"score": 5.0' in daemons.grade(str(first), *LESSONS, "--json").stdout
@@ -172,7 +194,13 @@ def test_grade_daemon_status_and_stop(daemons: Daemons, tmp_path: Path, write_no
     daemons.grade(str(write_notebook(SQUARES_SOLVED)), *LESSONS)
     pid = daemons.wait_until_ready()["pid"]
     [shown] = daemons.state()
-    assert shown["current"] and shown["status"] == {"pid": pid, "ready": True, "answered": 0, "left_cold": 0, "stale": False}
+    assert shown["current"] and shown["status"] == {
+        "pid": pid,
+        "ready": True,
+        "answered": 0,
+        "left_cold": 0,
+        "stale": False,
+    }
     assert shown["log"] == shown["socket"].removesuffix(".sock") + ".log"
     two = tmp_path / "two"  # a course of two lessons, and a notebook that does not say which: a usage error
     for name in ("squares", "cubes"):

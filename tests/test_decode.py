@@ -4,8 +4,8 @@ mistake costs points on its own question only, with feedback that names what wen
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import nbformat
 import pytest

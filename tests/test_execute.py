@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -17,7 +17,9 @@ FAST = replace(DEFAULT_LIMITS, timeout=10.0, call_timeout=2.0)
 
 
 def test_ipython_syntax_and_errors_do_not_stop_the_notebook(write_notebook: Callable[..., Path]) -> None:
-    path = write_notebook(["%time a = 1\n!echo shell-ok\nlen?", "1 / 0", "b = a + 1", ("raise SystemExit", ["self-check"])])
+    path = write_notebook(
+        ["%time a = 1\n!echo shell-ok\nlen?", "1 / 0", "b = a + 1", ("raise SystemExit", ["self-check"])]
+    )
     worker, execution = start_worker(read_submission(path), FAST)
     with worker:
         assert worker.value("b") == 2

@@ -9,13 +9,14 @@ import os
 import stat
 import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from grader.lessons import load_lesson
-from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, REPO, run_grade
+from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
 from tests.integration_support import MIX, reference_report, write_mix_notebook
 
 SQUARES = ("--lessons", str(FIXTURE_LESSONS), "--lesson", "squares")
@@ -31,7 +32,7 @@ def check_schema(results: dict[str, Any], lesson_id: str, lessons: Path | None =
     assert results.get("visibility", "visible") in VISIBILITIES
     tests = results["tests"]
     assert [t["number"] for t in tests] == [str(i) for i in range(1, len(lesson.questions) + 1)]
-    for test, q in zip(tests, lesson.questions):
+    for test, q in zip(tests, lesson.questions, strict=False):
         assert set(test) == {"name", "number", "score", "max_score", "status", "output", "visibility"}
         assert test["name"].startswith(q.id) and (not q.title or q.title in test["name"])
         assert test["max_score"] == q.points and 0 <= test["score"] <= test["max_score"]
@@ -42,7 +43,9 @@ def check_schema(results: dict[str, Any], lesson_id: str, lessons: Path | None =
 
 def gradescope(root: Path, *extra: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``grade gradescope`` on ``root`` and return the results.json it wrote."""
-    result = subprocess.run(["grade", "gradescope", *extra], capture_output=True, text=True, cwd=REPO, timeout=180, env=env)
+    result = subprocess.run(
+        ["grade", "gradescope", *extra], capture_output=True, text=True, cwd=REPO, timeout=180, env=env
+    )
     assert result.returncode == 0, result.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
@@ -94,7 +97,9 @@ def test_the_root_can_come_from_the_environment_and_checkpoints_are_ignored(subm
     ],
     ids=["none", "several"],
 )
-def test_zero_or_several_notebooks_score_zero_with_a_message(submit: Callable[..., Path], notebooks: tuple[Any, ...], reason: str) -> None:
+def test_zero_or_several_notebooks_score_zero_with_a_message(
+    submit: Callable[..., Path], notebooks: tuple[Any, ...], reason: str
+) -> None:
     root = submit(*notebooks)
     results = gradescope(root, "--root", str(root), *SQUARES)
     check_schema(results, "squares", FIXTURE_LESSONS)
@@ -128,6 +133,7 @@ def test_without_a_lesson_a_missing_notebook_still_gives_valid_results(tmp_path:
 
 # -- the bundle -------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("bundle") / "autograder.zip"
@@ -141,10 +147,25 @@ def test_the_bundle_holds_the_scripts_the_package_and_only_this_lesson(bundle: P
         names = set(zf.namelist())
         modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
         scripts = {n: zf.read(n).decode() for n in ("setup.sh", "run_autograder")}
-    for name in ("pyproject.toml", "README.md", "grader/cli.py", "grader/suites/pytest.ini", "exercises/decode/lesson.toml", "solutions/decode.ipynb"):
+    for name in (
+        "pyproject.toml",
+        "README.md",
+        "grader/cli.py",
+        "grader/suites/pytest.ini",
+        "exercises/decode/lesson.toml",
+        "solutions/decode.ipynb",
+    ):
         assert name in names, name
     assert any(n.startswith("exercises/decode/suites/test_") for n in names)
-    assert {n.split("/")[0] for n in names} == {"setup.sh", "run_autograder", "pyproject.toml", "README.md", "grader", "exercises", "solutions"}
+    assert {n.split("/")[0] for n in names} == {
+        "setup.sh",
+        "run_autograder",
+        "pyproject.toml",
+        "README.md",
+        "grader",
+        "exercises",
+        "solutions",
+    }
     assert all(n.startswith("exercises/decode/") for n in names if n.startswith("exercises/"))
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
     for name, text in scripts.items():
@@ -163,7 +184,9 @@ def test_run_autograder_gives_the_scores_of_grade_json(bundle: Path, tmp_path: P
         (root / "source" / name).chmod(0o755)
     write_mix_notebook(kind, root / "submission" / "decode.ipynb")
     env = {k: v for k, v in os.environ.items() if k != "GRADER_LESSONS"} | {"AUTOGRADER_ROOT": str(root)}
-    run = subprocess.run([str(root / "source" / "run_autograder")], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    run = subprocess.run(
+        [str(root / "source" / "run_autograder")], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
+    )
     assert run.returncode == 0, run.stderr
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     check_schema(results, "decode")

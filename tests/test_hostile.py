@@ -21,10 +21,11 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import nbformat
 import pytest
@@ -32,8 +33,8 @@ import pytest
 from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits
 from grader.errors import WorkerCrashed
 from grader.execute import sandbox
-from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.runner import Workers
+from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Report, Submission
@@ -170,7 +171,7 @@ def shared_tmp() -> Iterator[Path]:
 
 
 # -- one worker probes the walls from inside --------------------------------------------------------------------
-PROBE = '''
+PROBE = """
 import os, socket, subprocess, sys, threading, time
 probe = {{}}
 reads = {{}}
@@ -203,9 +204,9 @@ try:
 except Exception as err:
     probe["connect"] = type(err).__name__
 probe["interfaces"] = sorted(name for _, name in socket.if_nameindex())
-'''
+"""
 
-PROBE_PROCESSES = '''
+PROBE_PROCESSES = """
 SLEEP = ["sleep", "{mark}"]
 child = os.fork()
 if child == 0:
@@ -225,9 +226,9 @@ for _ in range(30):
         probe["spawn_error"] = type(err).__name__
         break
 probe["spawned"] = len(spawned)
-'''
+"""
 
-PROBE_LATE_WRITES = '''
+PROBE_LATE_WRITES = """
 late = [{late!r}, os.path.join(os.getcwd(), "late.txt")]
 def scribble():
     while True:
@@ -241,7 +242,7 @@ def scribble():
 threading.Thread(target=scribble, daemon=True).start()
 time.sleep(0.1)
 probe["workdir"] = os.getcwd()
-'''
+"""
 
 
 @dataclass
@@ -271,14 +272,25 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
     other = private / "submitted" / "bob.ipynb"
     other.parent.mkdir()
     other.write_text("{}")
-    private_reads = [str(lessons / "squares" / "suites" / "test_squares.py"), str(lessons / "squares" / "solution.ipynb")]
-    repo_reads = [str(REPO / "exercises" / "decode" / "lesson.toml"), str(REPO / "solutions" / "decode.ipynb"), str(FIXTURE_LESSONS / "squares" / "suites" / "test_squares.py")]
+    private_reads = [
+        str(lessons / "squares" / "suites" / "test_squares.py"),
+        str(lessons / "squares" / "solution.ipynb"),
+    ]
+    repo_reads = [
+        str(REPO / "exercises" / "decode" / "lesson.toml"),
+        str(REPO / "solutions" / "decode.ipynb"),
+        str(FIXTURE_LESSONS / "squares" / "suites" / "test_squares.py"),
+    ]
     mark = marker()
     late = Path("/tmp") / f"grader-hostile-{mark}.late"
     listener = socket.create_server(("127.0.0.1", 0))
     cells = [
-        PROBE.format(reads=private_reads + repo_reads, writes=[str(grades), str(other), str(lessons / "squares" / "suites" / "test_hacked.py")],
-                     grader_pid=os.getpid(), port=listener.getsockname()[1]),
+        PROBE.format(
+            reads=private_reads + repo_reads,
+            writes=[str(grades), str(other), str(lessons / "squares" / "suites" / "test_hacked.py")],
+            grader_pid=os.getpid(),
+            port=listener.getsockname()[1],
+        ),
         PROBE_LATE_WRITES.format(late=str(late)),
         PROBE_PROCESSES.format(mark=mark),  # last: it uses up the process limit
     ]
@@ -301,8 +313,18 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
     sizes = (late.stat().st_size if late.exists() else -1,)
     time.sleep(0.3)  # not a wait for something to happen: a window (15 of the scribbler's beats) in which nothing may
     sizes += (late.stat().st_size if late.exists() else -1,)
-    yield Probe(values, defences(level), values["reads"], private_reads, grades, "learner,score\nalice,5\n", left, sizes,
-                worker.workdir, execution.isolation)
+    yield Probe(
+        values,
+        defences(level),
+        values["reads"],
+        private_reads,
+        grades,
+        "learner,score\nalice,5\n",
+        left,
+        sizes,
+        worker.workdir,
+        execution.isolation,
+    )
     kill_marked(mark)
     late.unlink(missing_ok=True)
 
@@ -338,7 +360,9 @@ def test_grades_and_other_submissions_cannot_be_written(probe: Probe) -> None:
 
 
 def test_the_grader_cannot_be_signalled(probe: Probe) -> None:
-    expected = {"bubblewrap": "ProcessLookupError"}.get(probe.defences.level, "PermissionError" if probe.defences.own_uid else "allowed")
+    expected = {"bubblewrap": "ProcessLookupError"}.get(
+        probe.defences.level, "PermissionError" if probe.defences.own_uid else "allowed"
+    )
     assert probe.values["signal_grader"] == expected
 
 
@@ -380,9 +404,13 @@ def test_no_file_outlives_grading_and_late_writes_stop(probe: Probe) -> None:
         assert before > 0
 
 
-def test_killing_the_parent_does_not_stop_grading(level: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_killing_the_parent_does_not_stop_grading(
+    level: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TMPDIR", str(shared_tmp))  # where a killed grader leaves its worker's folder
-    path = write_nb(shared_tmp, f"killer-{level}", [ANSWER, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", SQUARE, SUM])
+    path = write_nb(
+        shared_tmp, f"killer-{level}", [ANSWER, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", SQUARE, SUM]
+    )
     result = run_grade(str(path), *LESSONS, "--json")
     if defences(level).protected:  # bubblewrap: the parent is the namespace's init; else: another user
         assert result.returncode == 0, result.stderr
@@ -391,17 +419,21 @@ def test_killing_the_parent_does_not_stop_grading(level: str, shared_tmp: Path, 
         assert result.returncode == -signal.SIGKILL  # SECURITY.md: same user, no namespaces
 
 
-def test_secrets_in_the_graders_environment_stay_secret(level: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_in_the_graders_environment_stay_secret(
+    level: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GRADER_TEST_SECRET", "xyzzy-grader-secret")
-    spy = ("import os\nfound = [k for k, v in os.environ.items() if 'xyzzy' in v]\n"
-           "for pid in filter(str.isdigit, os.listdir('/proc')):\n"
-           "    try:\n"
-           "        if b'xyzzy-grader' in open(f'/proc/{pid}/environ', 'rb').read():\n"
-           "            found.append(pid)\n"
-           "    except OSError:\n"
-           "        pass\n"
-           "if found:\n"
-           "    raise RuntimeError(f'secret seen in {found}')")
+    spy = (
+        "import os\nfound = [k for k, v in os.environ.items() if 'xyzzy' in v]\n"
+        "for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+        "    try:\n"
+        "        if b'xyzzy-grader' in open(f'/proc/{pid}/environ', 'rb').read():\n"
+        "            found.append(pid)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "if found:\n"
+        "    raise RuntimeError(f'secret seen in {found}')"
+    )
     report = grade_cli(write_nb(tmp_path, "spy", [spy, *SQUARES_SOLVED]))
     leaked = any("secret seen" in e for e in report["errors"])
     assert leaked is not defences(level).protected
@@ -419,17 +451,24 @@ def test_lessons_inside_a_visible_folder_are_masked(shared_tmp: Path, monkeypatc
     monkeypatch.setenv("GRADER_LESSONS", str(site / "lessons"))
     shown = sandbox._visible_dirs()
     monkeypatch.setattr(sandbox, "_visible_dirs", lambda: [*shown, site])
-    reader = ("seen = {}\nfor name in ('public.txt', 'lessons/squares/lesson.toml', 'solutions/squares.ipynb'):\n"
-              f"    try:\n        seen[name] = open({str(site)!r} + '/' + name).read()\n"
-              "    except OSError as err:\n        seen[name] = type(err).__name__")
-    worker, _ = start_worker(read_submission(write_nb(shared_tmp, "masked", [reader])), replace(DEFAULT_LIMITS, isolation="bubblewrap"))
+    reader = (
+        "seen = {}\nfor name in ('public.txt', 'lessons/squares/lesson.toml', 'solutions/squares.ipynb'):\n"
+        f"    try:\n        seen[name] = open({str(site)!r} + '/' + name).read()\n"
+        "    except OSError as err:\n        seen[name] = type(err).__name__"
+    )
+    worker, _ = start_worker(
+        read_submission(write_nb(shared_tmp, "masked", [reader])), replace(DEFAULT_LIMITS, isolation="bubblewrap")
+    )
     with worker:
-        assert worker.value("seen") == {"public.txt": "public", "lessons/squares/lesson.toml": "FileNotFoundError",
-                                        "solutions/squares.ipynb": "FileNotFoundError"}
+        assert worker.value("seen") == {
+            "public.txt": "public",
+            "lessons/squares/lesson.toml": "FileNotFoundError",
+            "solutions/squares.ipynb": "FileNotFoundError",
+        }
 
 
 # -- a batch of hostile notebooks, graded together: each gets its own clear result --------------------------------
-SPAWNER = '''
+SPAWNER = """
 import os, subprocess
 SLEEP = ["sleep", "{mark}"]
 if os.fork() == 0:
@@ -442,8 +481,8 @@ def square(x):
     if len(calls) < 3:
         calls.append(subprocess.Popen(SLEEP))
     return x * x
-'''
-FORGED = '''
+"""
+FORGED = """
 class Liar(float):
     def __eq__(self, other):
         return True
@@ -468,8 +507,8 @@ def square(x):
     return Liar(x + 1)
 def sum_of_squares(xs):
     return Truthy()
-'''
-MONKEYPATCH = '''
+"""
+MONKEYPATCH = """
 import builtins, math, sys, time, types
 math.isclose = lambda *args, **kwargs: True
 builtins.abs = lambda x: 0
@@ -479,8 +518,8 @@ fake.approx = lambda expected, *args, **kwargs: type("Any", (), {"__eq__": lambd
 sys.modules["pytest"] = fake
 def square(x):
     return x + x
-'''
-CHANNEL = '''
+"""
+CHANNEL = """
 answer_even = {"A", "B"}
 def square(x):
     nested = x * x
@@ -489,21 +528,25 @@ def square(x):
     return nested
 def sum_of_squares(xs):
     return [float(sum(x * x for x in xs))] * 300_000
-'''
-SIGTERM_LOOP = '''
+"""
+SIGTERM_LOOP = """
 import signal, subprocess
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 child = subprocess.Popen(["sleep", "{mark}"])
 while True:
     pass
-'''
+"""
 
 
 def batch_notebooks(mark: str) -> dict[str, list[Any]]:
     return {
         "clean": list(SQUARES_SOLVED),
         "loop_top": [ANSWER, "while True:\n    pass", SQUARE, SUM],
-        "loop_function": [ANSWER, "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef square(x):\n    while True:\n        pass", SUM],
+        "loop_function": [
+            ANSWER,
+            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef square(x):\n    while True:\n        pass",
+            SUM,
+        ],
         "sigterm_loop": [ANSWER, SIGTERM_LOOP.format(mark=mark), SQUARE, SUM],
         "sys_exit": [ANSWER, "import sys\nsys.exit(3)", SQUARE, SUM],
         "os_exit": [ANSWER, "import os\nos._exit(3)", SQUARE, SUM],
@@ -540,7 +583,9 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
     workdirs.chmod(0o711)
     lesson = load_lesson("squares", FIXTURE_LESSONS)
     limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4, isolation=isolation_of(level))
-    submissions = {name: read_submission(write_nb(folder, name, cells)) for name, cells in batch_notebooks(mark).items()}
+    submissions = {
+        name: read_submission(write_nb(folder, name, cells)) for name, cells in batch_notebooks(mark).items()
+    }
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tempfile, "tempdir", str(workdirs))
         idle: queue.Queue[Zygote | None] = queue.Queue()
@@ -564,30 +609,67 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
     kill_marked(mark)
 
 
-TIMED_OUT = ("Your notebook ran longer than 3 s and was stopped in cell 3: `{}`. Look there for a loop that never "
-             "ends or a very long computation, then run the notebook again.")
+TIMED_OUT = (
+    "Your notebook ran longer than 3 s and was stopped in cell 3: `{}`. Look there for a loop that never "
+    "ends or a very long computation, then run the notebook again."
+)
 WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads them
     "clean": (5.0, ()),
     "loop_top": (0.0, (TIMED_OUT.format("while True:"),)),
     "sigterm_loop": (0.0, (TIMED_OUT.format("while True:"),)),
-    "sys_exit": (5.0, ("Cell 3 raised SystemExit: 3; exit() and sys.exit() do not stop grading, so remove them "
-                       "(`import sys`); the cells after it still ran.",)),
-    "os_exit": (0.0, ("The process running your notebook stopped (it exited with status 3) in cell 3: `import os`. "
-                      "Look there for exit(), os._exit() or code that ends Python, then run the notebook again.",)),
-    "segfault": (0.0, ("The process running your notebook stopped (it crashed Python with a segmentation fault "
-                       "(SIGSEGV)) in cell 3: `import ctypes`. Look there for ctypes or a C extension given bad "
-                       "input, then run the notebook again.",)),
-    "memory": (5.0, (f"Cell 5 raised MemoryError: it needed more than the {DEFAULT_LIMITS.memory_mb} MB of memory a "
-                     "notebook may use; use smaller data there (`hog = bytearray(8 * 1024 ** 3)`); the cells after it "
-                     "still ran.",)),
+    "sys_exit": (
+        5.0,
+        (
+            "Cell 3 raised SystemExit: 3; exit() and sys.exit() do not stop grading, so remove them "
+            "(`import sys`); the cells after it still ran.",
+        ),
+    ),
+    "os_exit": (
+        0.0,
+        (
+            "The process running your notebook stopped (it exited with status 3) in cell 3: `import os`. "
+            "Look there for exit(), os._exit() or code that ends Python, then run the notebook again.",
+        ),
+    ),
+    "segfault": (
+        0.0,
+        (
+            "The process running your notebook stopped (it crashed Python with a segmentation fault "
+            "(SIGSEGV)) in cell 3: `import ctypes`. Look there for ctypes or a C extension given bad "
+            "input, then run the notebook again.",
+        ),
+    ),
+    "memory": (
+        5.0,
+        (
+            f"Cell 5 raised MemoryError: it needed more than the {DEFAULT_LIMITS.memory_mb} MB of memory a "
+            "notebook may use; use smaller data there (`hog = bytearray(8 * 1024 ** 3)`); the cells after it "
+            "still ran.",
+        ),
+    ),
     "flood": (5.0, ()),
-    "big_file": (5.0, ("Cell 2 raised OSError: [Errno 27] File too large: a notebook may write files of up to 4 MB "
-                       "(`open('big.bin', 'wb').write(b'x' * 5 * 1024 * 1024)`); the cells after it still ran.",)),
-    "open_files": (5.0, (f"Cell 2 raised OSError: [Errno 24] Too many open files: 'same.txt': a notebook may have "
-                         f"{DEFAULT_LIMITS.max_open_files} files open at once (`handles = [open('same.txt', 'w') for _ in "
-                         "range(300)]`); the cells after it still ran.",)),
-    "input": (5.0, ("Cell 2 raised EOFError: input() gets no answer while grading: give your variables values in code "
-                    "instead. (`name = input('Your name? ')`); the cells after it still ran.",)),
+    "big_file": (
+        5.0,
+        (
+            "Cell 2 raised OSError: [Errno 27] File too large: a notebook may write files of up to 4 MB "
+            "(`open('big.bin', 'wb').write(b'x' * 5 * 1024 * 1024)`); the cells after it still ran.",
+        ),
+    ),
+    "open_files": (
+        5.0,
+        (
+            f"Cell 2 raised OSError: [Errno 24] Too many open files: 'same.txt': a notebook may have "
+            f"{DEFAULT_LIMITS.max_open_files} files open at once (`handles = [open('same.txt', 'w') for _ in "
+            "range(300)]`); the cells after it still ran.",
+        ),
+    ),
+    "input": (
+        5.0,
+        (
+            "Cell 2 raised EOFError: input() gets no answer while grading: give your variables values in code "
+            "instead. (`name = input('Your name? ')`); the cells after it still ran.",
+        ),
+    ),
 }
 
 
@@ -606,7 +688,9 @@ def test_a_loop_in_one_function_ignoring_sigterm_costs_only_that_question(batch:
     report = batch.reports["loop_function"]
     assert scores(report) == {"answer_even": 1.0, "square": 0.0, "sum_of_squares": 2.0}
     assert by_id(report)["square"]["status"] == "error"
-    assert "square(3) did not return in time and was stopped: look for a loop that never ends." in feedback(report, "square")
+    assert "square(3) did not return in time and was stopped: look for a loop that never ends." in feedback(
+        report, "square"
+    )
 
 
 @pytest.mark.slow
@@ -615,7 +699,9 @@ def test_forged_eq_float_and_bool_earn_nothing(batch: Batch) -> None:
     assert scores(report) == {"answer_even": 0.0, "square": 0.0, "sum_of_squares": 0.0}
     assert "answer_even is 'B', which is not right." in feedback(report, "answer_even")
     assert "square(3) returned 4, which is not right (expected 9" in feedback(report, "square")
-    assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy, which is not right (expected 14)." in feedback(report, "sum_of_squares")
+    assert "sum_of_squares([1, 2, 3]) returned an object of type Truthy, which is not right (expected 14)." in feedback(
+        report, "sum_of_squares"
+    )
 
 
 @pytest.mark.slow
@@ -630,8 +716,12 @@ def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> No
     report = batch.reports["channel"]
     assert report.score == 0
     assert "answer_even is <a set of 2 items>, which is not right." in feedback(report, "answer_even")
-    assert "sent back something that cannot be graded (a value nested more than 64 levels deep)" in feedback(report, "square")
-    assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(report, "sum_of_squares")
+    assert "sent back something that cannot be graded (a value nested more than 64 levels deep)" in feedback(
+        report, "square"
+    )
+    assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(
+        report, "sum_of_squares"
+    )
 
 
 @pytest.mark.slow
@@ -652,16 +742,26 @@ def test_crash_messages_say_what_to_do() -> None:
         f"Use less memory there (a notebook may use {limits.memory_mb} MB), then run the notebook again.",
     )
     assert exit_reason(-signal.SIGXFSZ, limits)[0] == f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)"
-    assert exit_reason(-signal.SIGXCPU, limits)[1] == "Look there for a loop that never ends, then run the notebook again."
+    assert (
+        exit_reason(-signal.SIGXCPU, limits)[1] == "Look there for a loop that never ends, then run the notebook again."
+    )
 
 
 def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "worker_command", lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"))
-    worker = LearnerProcess(read_submission(write_nb(shared_tmp, "any", [ANSWER])), replace(DEFAULT_LIMITS, isolation="process"))
+    monkeypatch.setattr(
+        sandbox,
+        "worker_command",
+        lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"),
+    )
+    worker = LearnerProcess(
+        read_submission(write_nb(shared_tmp, "any", [ANSWER])), replace(DEFAULT_LIMITS, isolation="process")
+    )
     with pytest.raises(WorkerCrashed) as err:
         worker.run_notebook()
-    assert str(err.value).startswith("The grader's worker stopped before running your notebook (it exited with status 5; "
-                                     "it said: no IPython here). This is a problem with the grading machine")
+    assert str(err.value).startswith(
+        "The grader's worker stopped before running your notebook (it exited with status 5; "
+        "it said: no IPython here). This is a problem with the grading machine"
+    )
 
 
 @pytest.mark.slow
@@ -721,4 +821,6 @@ def test_ipython_magics_and_an_early_failing_cell(tmp_path: Path) -> None:
     path = write_nb(tmp_path, "magics", ["import no_such_module", magics, "%%time\n" + ANSWER, SQUARE, SUM])
     report = grade_cli(path)
     assert report["score"] == 5.0
-    assert report["errors"] == ["Cell 2 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); the cells after it still ran."]
+    assert report["errors"] == [
+        "Cell 2 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); the cells after it still ran."
+    ]

@@ -17,9 +17,10 @@ import re
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -46,17 +47,17 @@ LIMITS = replace(DEFAULT_LIMITS, timeout=20.0, call_timeout=1.0)
 #: that waits sleeps SLEEP seconds, so a grader that waits for it cannot finish in time.
 BATCH_SECONDS = 100.0
 
-HONEST_CALL_ORDER = '''
+HONEST_CALL_ORDER = """
     lengths = []
     def wrapper(seq):
         lengths.append(len(seq))
         return next_token(seq)
     generate(wrapper, prompt, n)
     return lengths == list(range(len(prompt), len(prompt) + n))
-'''
+"""
 
 #: Item 1: the reference tokens_per_second, lent to batch_throughput while it is tested, kept for later.
-STASH_FALLBACK = '''
+STASH_FALLBACK = """
 stash = []
 def tokens_per_second(param_bytes, bandwidth):
     for lent in stash:
@@ -65,26 +66,26 @@ def tokens_per_second(param_bytes, bandwidth):
         except Exception:
             pass
     return param_bytes / bandwidth
-'''
-STASH_RAW = '''
+"""
+STASH_RAW = """
 stash = []
 def tokens_per_second(param_bytes, bandwidth):
     if stash:
         return stash[-1](param_bytes, bandwidth)
     return param_bytes / bandwidth
-'''
-OWN_TOKENS_PER_SECOND = '''
+"""
+OWN_TOKENS_PER_SECOND = """
 def tokens_per_second(param_bytes, bandwidth):
     return param_bytes / bandwidth
-'''
-STASHING_BATCH = '''
+"""
+STASHING_BATCH = """
 def batch_throughput(param_bytes, bandwidth, batch):
     stash.append(tokens_per_second)
     per_stream = tokens_per_second(param_bytes, bandwidth)
     return batch * per_stream, per_stream
-'''
+"""
 #: Item 2: a wrapper the trusted generate stand-in calls back, which never returns (in one test).
-NESTED_HANG = f'''
+NESTED_HANG = f"""
 import time
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []
@@ -95,10 +96,10 @@ def call_order_is_sequential(next_token, prompt, n):
         return next_token(seq)
     generate(wrapper, prompt, n)
     return lengths == list(range(len(prompt), len(prompt) + n))
-'''
+"""
 #: Item 3: the worker asks the generate stand-in for an 18 KB reply behind the grader's back, on a pipe it shrank
 #: to 4 KB, and never reads it.
-BLOCKED_WRITE = f'''
+BLOCKED_WRITE = f"""
 import fcntl, gc, json, os, time
 def call_order_is_sequential(next_token, prompt, n):
     if list(prompt) == [7, 8]:
@@ -108,9 +109,9 @@ def call_order_is_sequential(next_token, prompt, n):
         call = {{"t": "call", "id": 1 << 40, "fn": fn, "args": [0, [49999] * 3000, 0]}}
         os.write(endpoint._wfd, (json.dumps(call) + "\\n").encode())
         time.sleep({SLEEP})
-{HONEST_CALL_ORDER}'''
+{HONEST_CALL_ORDER}"""
 #: Item 4: call_order_is_sequential -> the generate stand-in -> a wrapper that calls call_order_is_sequential ...
-RECURSION = '''
+RECURSION = """
 deepest = [0]
 def call_order_is_sequential(next_token, prompt, n, level=1):
     deepest[0] = max(deepest[0], level)
@@ -128,45 +129,47 @@ def call_order_is_sequential(next_token, prompt, n, level=1):
     except Exception:
         pass
     return deepest[0]
-'''
+"""
 #: Item 5: work in the trusted process sized by the learner's argument (quadratic before).
-HUGE_N = f'''
+HUGE_N = f"""
 def call_order_is_sequential(next_token, prompt, n):
     try:
         generate(lambda seq: 0, [], 50_000)
     except Exception:
         pass
-{HONEST_CALL_ORDER}'''
+{HONEST_CALL_ORDER}"""
 #: Item 6: a message of 50,000 callable references, twenty times.
-REFERENCES = f'''
+REFERENCES = f"""
 def call_order_is_sequential(next_token, prompt, n):
     for _ in range(20):
         try:
             next_token([len] * 50_000)
         except Exception:
             pass
-{HONEST_CALL_ORDER}'''
+{HONEST_CALL_ORDER}"""
 #: Entry: lone surrogates (a byte-level tokenizer's "\\udcff") in a value, an exception message and a cell error.
-SURROGATES = '''
+SURROGATES = """
 def request_time(ttft, itl, n_out):
     raise ValueError("byte \\udcff in token " + chr(0xDCFF))
-'''
+"""
 SURROGATE_CELL = 'raise ValueError("a lone surrogate: \\udcff")'
 #: Item 12: a trusted exception's traceback handed to the learner, re-raised into their feedback.
-TRACEBACK = '''
+TRACEBACK = """
 def call_order_is_sequential(next_token, prompt, n):
     try:
         generate(None, None, None)
     except Exception as err:
         raise ValueError(f"{err} {getattr(err, 'traceback', '')}")
-'''
+"""
 
 
 def decode_notebook(folder: Path, name: str, **answers: str) -> Path:
     """The Decode solution with the cell defining each named answer replaced by ``answers[name]``."""
     nb = json.loads(SOLUTION.read_text(encoding="utf-8"))
     for answer, source in answers.items():
-        cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith(f"def {answer}("))
+        cell = next(
+            c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith(f"def {answer}(")
+        )
         cell["source"] = source
     path = folder / f"{name}.ipynb"
     path.write_text(json.dumps(nb), encoding="utf-8")
@@ -177,7 +180,9 @@ def hostile_notebooks(folder: Path) -> dict[str, Path]:
     nb = decode_notebook
     surrogates = nb(folder, "surrogates", request_time=SURROGATES)
     cells = json.loads(surrogates.read_text(encoding="utf-8"))
-    cells["cells"].append({"cell_type": "code", "metadata": {}, "source": SURROGATE_CELL, "outputs": [], "execution_count": None})
+    cells["cells"].append(
+        {"cell_type": "code", "metadata": {}, "source": SURROGATE_CELL, "outputs": [], "execution_count": None}
+    )
     surrogates.write_text(json.dumps(cells), encoding="utf-8")
     return {
         "honest": SOLUTION,
@@ -194,8 +199,19 @@ def hostile_notebooks(folder: Path) -> dict[str, Path]:
     }
 
 
-NAMES = ("honest", "stash", "own_code", "stash_raw", "nested_hang", "blocked_write", "recursion", "huge_n", "references",
-         "surrogates", "traceback")
+NAMES = (
+    "honest",
+    "stash",
+    "own_code",
+    "stash_raw",
+    "nested_hang",
+    "blocked_write",
+    "recursion",
+    "huge_n",
+    "references",
+    "surrogates",
+    "traceback",
+)
 
 
 def by_id(report: Report | dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -273,7 +289,9 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
 
 
 def test_the_batch_ends_in_time_and_the_honest_learner_keeps_full_marks(batch: Batch) -> None:
-    assert sorted(batch.reports) == sorted(NAMES), f"only {sorted(batch.reports)} were graded within {BATCH_SECONDS:g} s"
+    assert sorted(batch.reports) == sorted(NAMES), (
+        f"only {sorted(batch.reports)} were graded within {BATCH_SECONDS:g} s"
+    )
     assert batch.seconds < BATCH_SECONDS
     honest = batch.reports["honest"]
     assert honest.score == honest.max_score == FULL
@@ -394,11 +412,15 @@ def test_the_daemon_survives_a_hung_learner_and_stops_when_asked(daemons: Daemon
 @pytest.mark.slow
 def test_grade_daemon_stop_does_not_wait_for_a_hung_learner(daemons: Daemons, tmp_path: Path) -> None:  # noqa: F811
     """Every call_order_is_sequential test hangs (a minute of grading at 5 s a call): stop ends the daemon at once."""
-    hung = decode_notebook(tmp_path, "all_hang", call_order_is_sequential=NESTED_HANG.replace("if list(prompt) == [7, 8]:", "if True:"))
+    hung = decode_notebook(
+        tmp_path, "all_hang", call_order_is_sequential=NESTED_HANG.replace("if list(prompt) == [7, 8]:", "if True:")
+    )
     daemons.grade(str(SOLUTION))
     daemons.wait_until_ready()
     pids = daemons.pids()
-    client = subprocess.Popen(["grade", str(hung), "--json"], cwd=REPO, env=daemons.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = subprocess.Popen(
+        ["grade", str(hung), "--json"], cwd=REPO, env=daemons.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         time.sleep(4)  # the daemon is in the hanging tests now
         started = time.monotonic()
@@ -413,7 +435,9 @@ def test_grade_daemon_stop_does_not_wait_for_a_hung_learner(daemons: Daemons, tm
 
 def _run(command: list[str], env: dict[str, str], seconds: float) -> Any:
     try:
-        return subprocess.run(command, check=False, capture_output=True, text=True, cwd=REPO, timeout=seconds, env={**os.environ, **env})
+        return subprocess.run(
+            command, check=False, capture_output=True, text=True, cwd=REPO, timeout=seconds, env={**os.environ, **env}
+        )
     except subprocess.TimeoutExpired:
         return None
 
@@ -500,7 +524,9 @@ def test_a_nested_callback_keeps_the_outer_calls_deadline() -> None:
     a, _ = pair(handler)
     started = time.monotonic()
     with pytest.raises(ChannelTimeout):
-        a.request({"t": "call", "name": "f", "args": [lambda: a.request({"t": "call", "name": "sleep"})]}, started + 0.5)
+        a.request(
+            {"t": "call", "name": "f", "args": [lambda: a.request({"t": "call", "name": "sleep"})]}, started + 0.5
+        )
     assert time.monotonic() - started < 2
 
 
@@ -515,8 +541,14 @@ def test_a_write_nobody_reads_ends_at_the_deadline() -> None:
 
 
 SIZES = {  # a message from the worker, and why it is refused
-    "functions": ('{"t":"return","id":1,"value":[' + ",".join(['{"$fn":1}'] * 50_000) + "]}", "more than 16 functions in one message"),
-    "values": ('{"t":"return","id":1,"value":[' + ",".join(["0"] * 200_000) + "]}", "more than 100000 values in one message"),
+    "functions": (
+        '{"t":"return","id":1,"value":[' + ",".join(['{"$fn":1}'] * 50_000) + "]}",
+        "more than 16 functions in one message",
+    ),
+    "values": (
+        '{"t":"return","id":1,"value":[' + ",".join(["0"] * 200_000) + "]}",
+        "more than 100000 values in one message",
+    ),
     "text": ('{"t":"return","id":1,"value":"' + "x" * 70_000 + '"}', "a text longer than 65536 characters"),
 }
 
@@ -544,7 +576,9 @@ def test_received_text_is_valid_utf8() -> None:
 def decode_conftest() -> Any:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("decode_conftest", REPO / "exercises" / "decode" / "suites" / "conftest.py")
+    spec = importlib.util.spec_from_file_location(
+        "decode_conftest", REPO / "exercises" / "decode" / "suites" / "conftest.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -555,7 +589,10 @@ def test_the_decode_stand_ins_refuse_more_than_they_were_built_for() -> None:
     from grader.config import STAND_IN_MAX_TOKENS
 
     decode = decode_conftest()
-    for stand_in in (*decode.wrong_generates().values(), decode.GenerateStandIn(None, "is correct", base=lambda f, p, n: p)):
+    for stand_in in (
+        *decode.wrong_generates().values(),
+        decode.GenerateStandIn(None, "is correct", base=lambda f, p, n: p),
+    ):
         with pytest.raises(ValueError, match=f"at most {STAND_IN_MAX_TOKENS} tokens"):
             stand_in(lambda seq: 0, [], 50_000)
     record = decode.NextToken()

@@ -24,9 +24,10 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -116,7 +117,7 @@ def ipc_key_range() -> tuple[int, int]:
 
 
 # -- item 7: shared memory escapes neither the memory limit nor the learner -------------------------------------
-SHM_HOG = '''
+SHM_HOG = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
@@ -148,18 +149,20 @@ try:
 except OSError as err:
     refused.add(err.strerror)
 refused = sorted(refused)
-'''
+"""
 
-LOOK_FOR_IPC = '''
+LOOK_FOR_IPC = """
 found = {{}}
 for kind in ("shm", "msg", "sem"):
     with open(f"/proc/sysvipc/{{kind}}") as table:
         rows = [line.split() for line in table.read().splitlines()[1:] if line.strip()]
     found[kind] = [int(row[0]) for row in rows if {low} <= int(row[0]) < {high}]
-'''
+"""
 
 
-def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learner(worker_level: str, shared_tmp: Path) -> None:
+def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learner(
+    worker_level: str, shared_tmp: Path
+) -> None:
     """20 segments of 64 MB touched one by one under a 1 GB address-space limit (1.25 GB held on the old code,
     and kept after grading): System V IPC and memfd are refused, and no IPC object is left for the grader's
     host or the next learner to find."""
@@ -189,16 +192,17 @@ def test_a_refused_call_says_why(worker_level: str, shared_tmp: Path) -> None:
             zygote.close()
     assert [e.evalue for e in execution.cell_errors] == [
         "[Errno 38] Function not implemented: shared memory and message queues between processes (System V IPC, memfd) "
-        "are turned off while grading"]
+        "are turned off while grading"
+    ]
 
 
-IPC_LEFT = '''
+IPC_LEFT = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
 made = [libc.shmget({key} + i, 1 << 20, 0o1600) for i in range(3)]
 made += [libc.msgget({key} + 32, 0o1600), libc.semget({key} + 33, 1, 0o1600)]
-'''
+"""
 
 
 def test_ipc_objects_are_removed_with_the_learner_where_they_cannot_be_refused(
@@ -224,7 +228,7 @@ def test_ipc_objects_are_removed_with_the_learner_where_they_cannot_be_refused(
 
 
 # -- item 10: squatting later learners' folders changes no later learner's score -------------------------------
-SQUAT = '''
+SQUAT = """
 import os
 squatted = 0
 above = os.path.dirname(os.getcwd())  # where the grader makes learners' folders
@@ -239,7 +243,7 @@ try:
     os.chmod(above, 0o500)
 except OSError:
     pass
-'''
+"""
 
 
 def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tmp: Path, private_tmp: Path) -> None:
@@ -253,8 +257,10 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
     started = zygotes(worker_level, 1, limits)
     try:
         with SuiteSession(lesson) as suites:
-            reports = [grade_submission(sub, lesson, suites, limits, Workers(limits, started[0] if started else None))
-                       for sub in (squatter, honest, honest, squatter, honest)]
+            reports = [
+                grade_submission(sub, lesson, suites, limits, Workers(limits, started[0] if started else None))
+                for sub in (squatter, honest, honest, squatter, honest)
+            ]
     finally:
         for zygote in started:
             zygote.close()
@@ -273,12 +279,19 @@ def test_a_squatter_changes_no_later_score_in_a_batch(level: str, shared_tmp: Pa
     temp = folder / "temp"
     temp.mkdir()
     temp.chmod(0o711)
-    done = subprocess.run(["grade", "batch", str(folder), "--out", str(out), "--jobs", "1", *LESSONS],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(temp)})
+    done = subprocess.run(
+        ["grade", "batch", str(folder), "--out", str(out), "--jobs", "1", *LESSONS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
     assert done.returncode == 0, done.stderr
     with open(out / "grades.csv", newline="") as grades:
         rows = {row["learner"]: row for row in csv.DictReader(grades)}
-    assert {name: float(row["score"]) for name, row in rows.items()} == dict.fromkeys(("a-squatter", "b-honest", "c-honest", "d-honest"), 5.0)
+    assert {name: float(row["score"]) for name, row in rows.items()} == dict.fromkeys(
+        ("a-squatter", "b-honest", "c-honest", "d-honest"), 5.0
+    )
 
 
 @NEEDS_BWRAP
@@ -294,7 +307,7 @@ def test_a_squatter_changes_no_later_score_in_the_daemon(daemons: Daemons, tmp_p
 
 
 # -- item 11: what a learner leaves is gone before the next learner starts ---------------------------------------
-LEAVE = '''
+LEAVE = """
 import os
 left, home = [], os.getcwd()
 for top in ("/tmp", "/dev/shm", home):
@@ -321,13 +334,13 @@ for top in ("/tmp", "/dev/shm", home):
         f.write("from the first learner")
     os.chmod(loose, 0o444)
     left += [base, loose]
-'''
+"""
 
-LOOK_FOR_LEFTOVERS = '''
+LOOK_FOR_LEFTOVERS = """
 import os
 listed = sorted(os.path.join(top, name) for top in ("/tmp", "/dev/shm") for name in os.listdir(top) if "{mark}" in name)
 still_there = [path for path in {left!r} if os.path.lexists(path)]
-'''
+"""
 
 
 def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_level: str, shared_tmp: Path) -> None:
@@ -350,23 +363,27 @@ def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_l
         with worker:
             assert not execution.cell_errors, execution.cell_errors
             assert (worker.value("listed"), worker.value("still_there")) == (sorted(on_host), on_host)
-        assert sorted(os.path.join(top, name) for top in ("/tmp", "/dev/shm") for name in os.listdir(top) if mark in name) == sorted(on_host)
+        assert sorted(
+            os.path.join(top, name) for top in ("/tmp", "/dev/shm") for name in os.listdir(top) if mark in name
+        ) == sorted(on_host)
     finally:
         for zygote in started:
             zygote.close()
-        for path in (os.path.join(top, name) for top in ("/tmp", "/dev/shm") for name in os.listdir(top) if mark in name):
+        for path in (
+            os.path.join(top, name) for top in ("/tmp", "/dev/shm") for name in os.listdir(top) if mark in name
+        ):
             subprocess.run(["chmod", "-R", "u+rwx", path], capture_output=True)
             subprocess.run(["rm", "-rf", path], capture_output=True)
 
 
 # -- item 14: an interrupted `grade` leaves nothing behind -----------------------------------------------------------
-STALL = '''
+STALL = """
 import subprocess
 child = subprocess.Popen(["sleep", "{mark}"])
 open("started", "w").close()
 while True:
     pass
-'''
+"""
 OURS = ("grader-worker-", "grade-inflight-", "grader-zygote-")
 
 
@@ -394,8 +411,14 @@ def working_in(folder: Path) -> list[int]:
 
 
 def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedProcess[str]:
-    grade = subprocess.Popen(["grade", *args], env={**os.environ, "TMPDIR": str(temp)}, start_new_session=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    grade = subprocess.Popen(
+        ["grade", *args],
+        env={**os.environ, "TMPDIR": str(temp)},
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not any(temp.glob("**/started")) and grade.poll() is None and time.monotonic() < deadline:
@@ -429,7 +452,9 @@ def test_sigterm_mid_batch_leaves_no_folder_or_process(level: str, interrupted: 
     folder.mkdir()
     write_nb(folder, "stall", [STALL.format(mark=mark), *SQUARES_SOLVED])
     write_nb(folder, "waiting", list(SQUARES_SOLVED))
-    done = sigterm_mid_notebook(["batch", str(folder), "--out", str(temp / "out"), "--jobs", "1", "--timeout", "120", *LESSONS], temp)
+    done = sigterm_mid_notebook(
+        ["batch", str(folder), "--out", str(temp / "out"), "--jobs", "1", "--timeout", "120", *LESSONS], temp
+    )
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == []
     assert processes_with(mark) == [] and working_in(temp) == []

@@ -45,8 +45,17 @@ MARKUP = [
     SUM,
     'raise type("[/]<b>Err", (Exception,), {})("[bold red]=cmd|\' /C calc\'!A0")',
 ]
-ESCAPES = [*SQUARES_SOLVED, 'raise ValueError("\\x1b]8;;http://x\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x1b[5mblink\\x1b[0m \\x1b[2J\\r\\u202eevil")']
-HOSTILE = {"surrogate_cell": SURROGATE_CELL, "surrogate_call": SURROGATE_CALL, "surrogate_value": SURROGATE_VALUE, "markup": MARKUP, "escapes": ESCAPES}
+ESCAPES = [
+    *SQUARES_SOLVED,
+    'raise ValueError("\\x1b]8;;http://x\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x1b[5mblink\\x1b[0m \\x1b[2J\\r\\u202eevil")',
+]
+HOSTILE = {
+    "surrogate_cell": SURROGATE_CELL,
+    "surrogate_call": SURROGATE_CALL,
+    "surrogate_value": SURROGATE_VALUE,
+    "markup": MARKUP,
+    "escapes": ESCAPES,
+}
 #: What each hostile notebook earns: the text it raises or returns costs nothing more than the mistake.
 HOSTILE_SCORES = {
     "surrogate_cell": SOLVED_SCORES,
@@ -117,7 +126,14 @@ def test_markdown_csv_and_json_show_learner_text_as_written() -> None:
         "\\- \\# \\[x\\](http://y) \\<b\\>\\*e\\*\\</b\\> \\`c\\` \\&amp; \\~s\\~ \\| \\$m\\$"
     )
     assert for_markdown("1. item\nsecond line") == "1\\. item second line"
-    assert [for_csv(c) for c in ("=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "ok = fine")] == ["'=1+1", "'+1", "'-2+3", "'@SUM(A1)", "'\tx", "ok = fine"]
+    assert [for_csv(c) for c in ("=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "ok = fine")] == [
+        "'=1+1",
+        "'+1",
+        "'-2+3",
+        "'@SUM(A1)",
+        "'\tx",
+        "ok = fine",
+    ]
     assert for_json({"k\udcff": ["\udcff", 1, None, ("\x1b",)]}) == {"k\ufffd": ["\ufffd", 1, None, ("\\x1b",)]}
 
 
@@ -179,7 +195,11 @@ def assert_outputs_safe(out: Path, learners: set[str]) -> None:
     for path in out.rglob("*"):
         if path.is_file() and path.suffix in (".csv", ".jsonl", ".html", ".md"):
             utf8(path.read_bytes())
-    assert {p.stem for p in (out / "feedback").glob("*.html")} == learners == {p.stem for p in (out / "feedback").glob("*.md")}
+    assert (
+        {p.stem for p in (out / "feedback").glob("*.html")}
+        == learners
+        == {p.stem for p in (out / "feedback").glob("*.md")}
+    )
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert {r[0].lstrip("'") for r in rows[1:]} == learners
@@ -209,7 +229,10 @@ def test_a_batch_with_hostile_text_writes_every_output_and_a_rerun_renders_them_
     assert first.returncode == 0, first.stderr[-3000:]
     learners = {"ada", *HOSTILE, "cmd_-C_calc_A0", "img_src_x_onerror_alert_1", "-2_3", "caf"}
     assert_outputs_safe(out, learners)
-    results = {line["learner"]: line for line in map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())}
+    results = {
+        line["learner"]: line
+        for line in map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())
+    }
     assert {q["id"]: q["score"] for q in results["ada"]["questions"]} == SOLVED_SCORES  # the honest learner, unaffected
     for kind, scores in HOSTILE_SCORES.items():
         assert {q["id"]: q["score"] for q in results[kind]["questions"]} == scores, kind
@@ -222,14 +245,18 @@ def test_a_batch_with_hostile_text_writes_every_output_and_a_rerun_renders_them_
     assert "\\x1b]8;;http://x" in (out / "feedback" / "escapes.html").read_text(encoding="utf-8")
     assert "\\[link=http://x\\]" in (out / "feedback" / "markup.md").read_text(encoding="utf-8")
     assert "\ufffd" in (out / "feedback" / "surrogate_cell.md").read_text(encoding="utf-8")
-    grades = {row["learner"]: row for row in csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8")))}
+    grades = {
+        row["learner"]: row for row in csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8")))
+    }
     assert grades["cmd_-C_calc_A0"]["reason"].startswith("'=cmd|") and "'-2_3" in grades
 
     # A gradebook written before this fix holds the learner's text raw; every rerun renders it again.
     db = sqlite3.connect(out / "gradebook.sqlite")
     raw = json.dumps("[/] \udcff <script>x</script> \x1b[5m")[1:-1]
     with db:
-        db.execute("UPDATE gradings SET result = replace(result, 'All 2 checks passed.', ?) WHERE learner = 'markup'", (raw,))
+        db.execute(
+            "UPDATE gradings SET result = replace(result, 'All 2 checks passed.', ?) WHERE learner = 'markup'", (raw,)
+        )
     db.close()
     second = grade_bytes("batch", *args)
     assert second.returncode == 0, second.stderr[-3000:]
@@ -278,28 +305,39 @@ def mixed_lessons(folder: Path) -> None:
 
 
 def batch_rows(out: Path) -> dict[str, dict[str, Any]]:
-    return {line["learner"]: line for line in map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())}
+    return {
+        line["learner"]: line
+        for line in map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())
+    }
 
 
 @pytest.mark.slow
-def test_a_batch_grades_the_lesson_the_ta_chose_and_reports_a_notebook_for_another(tmp_path: Path, two_lessons: Path) -> None:
+def test_a_batch_grades_the_lesson_the_ta_chose_and_reports_a_notebook_for_another(
+    tmp_path: Path, two_lessons: Path
+) -> None:
     course = tmp_path / "course"
     mixed_lessons(course / "submitted")
     out = tmp_path / "results"
     common = (str(course), "--lessons", str(two_lessons), "--assignment", "ps1", "--jobs", "1")
     unchosen = grade_bytes("batch", *common, "--out", str(out))
-    assert unchosen.returncode == 2 and "--lesson" in utf8(unchosen.stderr) and "cubes, squares" in utf8(unchosen.stderr)
+    assert (
+        unchosen.returncode == 2 and "--lesson" in utf8(unchosen.stderr) and "cubes, squares" in utf8(unchosen.stderr)
+    )
     assert not (out / "grades.csv").exists()
 
     chosen = grade_bytes("batch", *common, "--out", str(out), "--lesson", "squares")
     assert chosen.returncode == 0, chosen.stderr[-3000:]
     rows = batch_rows(out)
     assert {k: (v["status"], v["lesson"], v["score"]) for k, v in rows.items()} == {
-        "ada": ("graded", "squares", 5.0), "bob": ("graded", "squares", 3.0), "mal": ("unreadable", "squares", 0.0),
+        "ada": ("graded", "squares", 5.0),
+        "bob": ("graded", "squares", 3.0),
+        "mal": ("unreadable", "squares", 0.0),
     }
     assert {q["id"]: q["score"] for q in rows["mal"]["questions"]} == ZERO_SCORES
     assert "This notebook is for lesson 'cubes', not 'squares'" in rows["mal"]["errors"][-1]
-    assert "for lesson 'cubes', not 'squares'" in html.unescape((out / "feedback" / "mal.html").read_text(encoding="utf-8"))
+    assert "for lesson 'cubes', not 'squares'" in html.unescape(
+        (out / "feedback" / "mal.html").read_text(encoding="utf-8")
+    )
 
 
 @pytest.mark.slow
@@ -312,8 +350,20 @@ def test_a_notebook_for_another_lesson_is_never_exported_into_the_assignment(tmp
     mixed_lessons(course / "submitted")
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     result = grade_bytes(
-        "batch", str(course), "--out", str(tmp_path / "results"), "--lessons", str(two_lessons), "--lesson", "squares",
-        "--assignment", "ps1", "--nbgrader-db", url, "--jobs", "1",
+        "batch",
+        str(course),
+        "--out",
+        str(tmp_path / "results"),
+        "--lessons",
+        str(two_lessons),
+        "--lesson",
+        "squares",
+        "--assignment",
+        "ps1",
+        "--nbgrader-db",
+        url,
+        "--jobs",
+        "1",
     )
     assert result.returncode == 0, result.stderr[-3000:]
     with Gradebook(url) as gb:

@@ -24,10 +24,17 @@ from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
 from tests.test_hostile import WHOLE_NOTEBOOK, batch_notebooks, write_nb
 
 KERNEL = replace(DEFAULT_LIMITS, kernel=True)
-PROBE = ["SHELL = type(get_ipython()).__name__", "import asyncio\nawait asyncio.sleep(0)\nAWAITED = True", *SQUARES_SOLVED]
+PROBE = [
+    "SHELL = type(get_ipython()).__name__",
+    "import asyncio\nawait asyncio.sleep(0)\nAWAITED = True",
+    *SQUARES_SOLVED,
+]
 
 
-@pytest.mark.parametrize(("limits", "shell"), [pytest.param(KERNEL, "ZMQInteractiveShell", marks=pytest.mark.slow), (DEFAULT_LIMITS, "GradingShell")])
+@pytest.mark.parametrize(
+    ("limits", "shell"),
+    [pytest.param(KERNEL, "ZMQInteractiveShell", marks=pytest.mark.slow), (DEFAULT_LIMITS, "GradingShell")],
+)
 def test_the_cells_run_in_a_real_kernel_only_when_asked(limits: object, shell: str, tmp_path: Path) -> None:
     """A kernel's own shell runs the cells (top-level await included), and answers the calls afterwards."""
     submission = read_submission(write_nb(tmp_path, "probe", PROBE))
@@ -52,7 +59,9 @@ def test_hostile_notebooks_get_the_default_paths_results_in_a_kernel(tmp_path: P
     notebooks = batch_notebooks("unused")
     submissions = {name: read_submission(write_nb(tmp_path, name, notebooks[name])) for name in KERNEL_CASES}
     with SuiteSession(lesson) as suites, ThreadPoolExecutor(2) as pool:
-        futures = {name: pool.submit(grade_submission, sub, lesson, suites, limits) for name, sub in submissions.items()}
+        futures = {
+            name: pool.submit(grade_submission, sub, lesson, suites, limits) for name, sub in submissions.items()
+        }
         reports = {name: future.result() for name, future in futures.items()}
     for name in KERNEL_CASES:
         score, errors = WHOLE_NOTEBOOK[name]
@@ -92,7 +101,9 @@ def test_grade_kernel_on_the_solution_gives_full_marks() -> None:
 
 def test_without_nbclient_the_kernel_mode_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     real = sandbox.importlib.util.find_spec
-    monkeypatch.setattr(sandbox.importlib.util, "find_spec", lambda name, *a: None if name == "nbclient" else real(name, *a))
+    monkeypatch.setattr(
+        sandbox.importlib.util, "find_spec", lambda name, *a: None if name == "nbclient" else real(name, *a)
+    )
     with pytest.raises(UsageError, match=r"needs nbclient: install it with .*inference-grader\[kernel\]"):
         sandbox.check_settings(KERNEL)
     sandbox.check_settings(DEFAULT_LIMITS)  # the default path does not need it

@@ -20,7 +20,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "grader"
 EXECUTE_PUBLIC = {"grader.execute", "grader.execute.runner", "grader.execute.protocol", "grader.execute.calls"}
 #: Entries: what a command, a batch, the daemon or an integration starts from. They may import each other
 #: (the CLI aside), except that serve never imports batch.
-ENTRIES = ("grader.batch", "grader.serve", "grader.integrations", "grader.audit", "grader.build", "grader.corpus", "grader.variants", "grader.selfcheck")
+ENTRIES = (
+    "grader.batch",
+    "grader.serve",
+    "grader.integrations",
+    "grader.audit",
+    "grader.build",
+    "grader.corpus",
+    "grader.variants",
+    "grader.selfcheck",
+)
 BOTTOM = {"grader", "grader.model", "grader.config", "grader.errors", "grader.text", "grader.files"}
 
 
@@ -93,7 +102,11 @@ def test_nothing_outside_execute_imports_its_internals() -> None:
 
 def test_serve_does_not_import_batch() -> None:
     arrows = sorted(
-        f"{a} -> {b}" for a, deps in GRAPH.items() if _within(a, "grader.serve") for b in deps if _within(b, "grader.batch")
+        f"{a} -> {b}"
+        for a, deps in GRAPH.items()
+        if _within(a, "grader.serve")
+        for b in deps
+        if _within(b, "grader.batch")
     )
     assert not arrows, "\n".join(arrows)
 
@@ -101,7 +114,14 @@ def test_serve_does_not_import_batch() -> None:
 def test_only_the_grader_and_execute_start_workers() -> None:
     """Workers start through the runner, held by a Grader (grader.grader) or by the recipe it calls (pipeline)."""
     users = {a for a, deps in GRAPH.items() if "grader.execute.runner" in deps and not _within(a, "grader.execute")}
-    allowed = {"grader.grader", "grader.pipeline", "grader.batch.dispatch", "grader.batch.run", "grader.batch.fingerprint", "grader.batch.work"}
+    allowed = {
+        "grader.grader",
+        "grader.pipeline",
+        "grader.batch.dispatch",
+        "grader.batch.run",
+        "grader.batch.fingerprint",
+        "grader.batch.work",
+    }
     assert users <= allowed, users - allowed
 
 

@@ -32,7 +32,15 @@ def table(text: str) -> list[list[str]]:
 
 
 def row(learner: str, score: float, identity: Identity, status: str = "graded", errors: tuple[str, ...] = ()) -> Row:
-    report = Report("squares", f"{learner}.ipynb", score, 5.0, (QuestionResult("square", score, 5.0, "partial"),), errors, status=status)  # type: ignore[arg-type]
+    report = Report(
+        "squares",
+        f"{learner}.ipynb",
+        score,
+        5.0,
+        (QuestionResult("square", score, 5.0, "partial"),),
+        errors,
+        status=status,
+    )  # type: ignore[arg-type]
     return Row(learner, report.path, report.status, "", report, False, identity)
 
 
@@ -49,15 +57,25 @@ def test_canvas_layout_is_its_gradebook_import() -> None:
 def test_moodle_layout_is_the_grading_worksheet() -> None:
     who = Identity("Moodle", "4711", "Ada Lovelace")
     rows = table(export_text([row("Ada_Lovelace_4711", 3, who)], COLUMN, "moodle"))
-    assert rows == [["Identifier", "Full name", "Grade", "Maximum Grade"], ["Participant 4711", "Ada Lovelace", "3", "5"]]
+    assert rows == [
+        ["Identifier", "Full name", "Grade", "Maximum Grade"],
+        ["Participant 4711", "Ada Lovelace", "3", "5"],
+    ]
 
 
 def test_blackboard_layout_is_the_grade_center_upload() -> None:
     who = Identity("Blackboard", "alovelace", "alovelace")
     new = table(export_text([row("alovelace", 4.5, who)], COLUMN, "blackboard"))
-    assert new == [["Last Name", "First Name", "Username", "Squares [Total Pts: 5 Score]"], ["", "", "alovelace", "4.5"]]
-    existing = table(export_text([row("alovelace", 4.5, who)], Column("Squares [Total Pts: 5 Score] |664617", 5), "blackboard"))
-    assert existing[0][3] == "Squares [Total Pts: 5 Score] |664617"  # an existing column's header, as Blackboard wrote it
+    assert new == [
+        ["Last Name", "First Name", "Username", "Squares [Total Pts: 5 Score]"],
+        ["", "", "alovelace", "4.5"],
+    ]
+    existing = table(
+        export_text([row("alovelace", 4.5, who)], Column("Squares [Total Pts: 5 Score] |664617", 5), "blackboard")
+    )
+    assert (
+        existing[0][3] == "Squares [Total Pts: 5 Score] |664617"
+    )  # an existing column's header, as Blackboard wrote it
 
 
 def test_a_crashed_grading_is_left_empty_never_a_zero() -> None:
@@ -89,7 +107,10 @@ def test_grades_csv_has_late_and_the_error_that_cost_points() -> None:
     kept = row("ada", 5, Identity(), errors=(error,))
     assert row_reason(lost) == error and row_reason(kept) == ""  # an error that cost nothing is not a reason
     hung = QuestionResult("generate", 0.0, 4.0, "error", ("generate(next_token, [1], 2) did not return in time.",))
-    assert row_reason(Row.of("bea", Report("squares", "bea.ipynb", 1.0, 5.0, (hung,)))) == "generate: generate(next_token, [1], 2) did not return in time."
+    assert (
+        row_reason(Row.of("bea", Report("squares", "bea.ipynb", 1.0, 5.0, (hung,))))
+        == "generate: generate(next_token, [1], 2) did not return in time."
+    )
     header, *lines = table(grades_csv([lost]))
     assert header[:9] == ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason"]
     assert lines[0][6] == "no" and "ModuleNotFoundError" in lines[0][8]
@@ -109,16 +130,32 @@ def test_canvas_zip_to_canvas_import_through_grade_batch(tmp_path: Path) -> None
     write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", WRONG_SQUARE)
     write_nb(subs / "turingalan_34567_67892_squares.ipynb", RAISES_FIRST)
     out = tmp_path / "out"
-    result = batch(str(_zip(subs, tmp_path / "canvas.zip")), "--out", str(out), *LESSONS, "--export", "canvas", "--export-name", "Squares (998)")
+    result = batch(
+        str(_zip(subs, tmp_path / "canvas.zip")),
+        "--out",
+        str(out),
+        *LESSONS,
+        "--export",
+        "canvas",
+        "--export-name",
+        "Squares (998)",
+    )
     assert result.returncode == 0, result.stderr
     assert "canvas import file" in result.stdout
     header, points, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Squares (998)"] and points[5] == "5"
-    assert {(line[0], line[1], line[5]) for line in lines} == {("lovelaceada", "12345", "5"), ("hoppergrace", "23456", "3"), ("turingalan", "34567", "3")}
+    assert {(line[0], line[1], line[5]) for line in lines} == {
+        ("lovelaceada", "12345", "5"),
+        ("hoppergrace", "23456", "3"),
+        ("turingalan", "34567", "3"),
+    }
     rows = grades(out)
     assert rows["hoppergrace_23456"]["late"] == "yes" and rows["lovelaceada_12345"]["late"] == "no"
     assert (rows["lovelaceada_12345"]["name"], rows["lovelaceada_12345"]["lms_id"]) == ("lovelaceada", "12345")
-    assert "ModuleNotFoundError" in rows["turingalan_34567"]["reason"] and "torch_is_not_here" in rows["turingalan_34567"]["reason"]
+    assert (
+        "ModuleNotFoundError" in rows["turingalan_34567"]["reason"]
+        and "torch_is_not_here" in rows["turingalan_34567"]["reason"]
+    )
     assert results(out)["lovelaceada_12345"]["lms_id"] == "12345"
     # the same grades again, from the results folder alone
     csv_file = tmp_path / "plain.csv"
@@ -145,9 +182,14 @@ def test_moodle_zip_to_moodle_worksheet_through_grade_batch_and_grade_export(tmp
     assert result.returncode == 0, result.stderr
     lines = table((out / "moodle-import.csv").read_text(encoding="utf-8"))
     assert lines[0] == ["Identifier", "Full name", "Grade", "Maximum Grade"]
-    assert sorted(lines[1:]) == [["Participant 4711", "Ada Lovelace", "5", "5"], ["Participant 4712", "Grace Hopper", "3", "5"]]
+    assert sorted(lines[1:]) == [
+        ["Participant 4711", "Ada Lovelace", "5", "5"],
+        ["Participant 4712", "Grace Hopper", "3", "5"],
+    ]
     bb = tmp_path / "bb.csv"
     refused = run_grade("export", str(out), "--to", "blackboard", "-o", str(bb))
     assert refused.returncode == 2 and not bb.exists()  # Blackboard matches usernames, which a Moodle download lacks
     again = run_grade("export", str(out), "--to", "moodle", "-o", str(tmp_path / "again.csv"))
-    assert again.returncode == 0 and (tmp_path / "again.csv").read_text(encoding="utf-8") == (out / "moodle-import.csv").read_text(encoding="utf-8")
+    assert again.returncode == 0 and (tmp_path / "again.csv").read_text(encoding="utf-8") == (
+        out / "moodle-import.csv"
+    ).read_text(encoding="utf-8")

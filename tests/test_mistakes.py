@@ -174,12 +174,17 @@ def test_a_mislabelled_corpus_is_reported() -> None:
         return parse_entry(Path(f"{name}.py"), [q.id for q in lesson.questions], text)
 
     entries = [
-        entry("right_called_wrong", "# kind: wrong\n# about: x\n# expect square: wrong /./\n\n"
-              "def square(x):\n    return x * x\n"),
-        entry("wrong_called_right", "# kind: correct\n# about: x\n\n"
-              "def sum_of_squares(xs):\n    return sum(xs) ** 2\n"),
-        entry("names_nothing", "# kind: wrong\n# about: x\n# expect square: wrong /zebra crossing/\n\n"
-              "def square(x):\n    return x + 1\n"),
+        entry(
+            "right_called_wrong",
+            "# kind: wrong\n# about: x\n# expect square: wrong /./\n\ndef square(x):\n    return x * x\n",
+        ),
+        entry(
+            "wrong_called_right", "# kind: correct\n# about: x\n\ndef sum_of_squares(xs):\n    return sum(xs) ** 2\n"
+        ),
+        entry(
+            "names_nothing",
+            "# kind: wrong\n# about: x\n# expect square: wrong /zebra crossing/\n\ndef square(x):\n    return x + 1\n",
+        ),
     ]
     report = grade_corpus(lesson, entries, lessons_root=FIXTURE_LESSONS)
     found = {(p.entry, p.question, p.kind) for p in report.problems}

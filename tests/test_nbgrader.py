@@ -11,8 +11,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import nbformat
 import pytest
@@ -36,7 +37,9 @@ NBGRADER_SOURCE = REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb"
 
 def nbgrader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GRADER_LESSONS": str(REPO / "exercises")}
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=900
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result
 
@@ -65,6 +68,7 @@ def cell_scores(url: str, student: str, notebook: str = "decode", assignment: st
 
 # -- the test cell's contract, in this process ------------------------------------------------------------------
 
+
 def test_a_test_cell_prints_feedback_and_returns_its_score(capsys: pytest.CaptureFixture[str]) -> None:
     namespace: dict[str, Any] = {}
     exec("\n".join([SQUARES_SOLVED[0], "def square(x):\n    return x + x", SQUARES_SOLVED[2]]), namespace)
@@ -75,8 +79,8 @@ def test_a_test_cell_prints_feedback_and_returns_its_score(capsys: pytest.Captur
 
 @pytest.mark.slow
 def test_a_zero_goes_to_stderr_with_no_value_so_nbgrader_reads_zero(capsys: pytest.CaptureFixture[str]) -> None:
-    from nbgrader.utils import determine_grade
     from nbformat.v4 import new_code_cell, new_output
+    from nbgrader.utils import determine_grade
 
     namespace: dict[str, Any] = {}
     exec("def square(x):\n    return x + x", namespace)
@@ -84,10 +88,15 @@ def test_a_zero_goes_to_stderr_with_no_value_so_nbgrader_reads_zero(capsys: pyte
     out = capsys.readouterr()
     assert out.out == "" and "square: 0/2" in out.err and "square(3) returned 6" in out.err
     # What a kernel records for that cell, and what nbgrader makes of it; an output of 0 would not be safe.
-    cell = new_code_cell("", metadata={"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "test_square"}})
+    cell = new_code_cell(
+        "", metadata={"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "test_square"}}
+    )
     cell.outputs = [new_output("stream", name="stderr", text=out.err)]
     assert determine_grade(cell) == (0, 2.0)
-    cell.outputs = [new_output("stream", name="stdout", text="~ square: 1/2\n"), new_output("execute_result", {"text/plain": "1.0"}, execution_count=1)]
+    cell.outputs = [
+        new_output("stream", name="stdout", text="~ square: 1/2\n"),
+        new_output("execute_result", {"text/plain": "1.0"}, execution_count=1),
+    ]
     assert determine_grade(cell) == (1.0, 2.0)
 
 
@@ -98,10 +107,17 @@ def test_a_loop_that_never_ends_costs_only_its_question_as_in_grade(
     cells = [SQUARES_SOLVED[0], "def square(x):\n    while True:\n        pass", SQUARES_SOLVED[2]]
     namespace: dict[str, Any] = {}
     exec("\n".join(cells), namespace)
-    scores = {q: nbgrader_cell_score("squares", q, namespace, FIXTURE_LESSONS) or 0.0 for q in ("square", "answer_even", "sum_of_squares")}
+    scores = {
+        q: nbgrader_cell_score("squares", q, namespace, FIXTURE_LESSONS) or 0.0
+        for q in ("square", "answer_even", "sum_of_squares")
+    }
     assert "square(3) did not return in time and was stopped" in capsys.readouterr().err
     graded = json.loads(run_grade(str(write_notebook(cells)), "--json", "--lessons", str(FIXTURE_LESSONS)).stdout)
-    assert scores == {q["id"]: q["score"] for q in graded["questions"]} == {"square": 0.0, "answer_even": 1.0, "sum_of_squares": 2.0}
+    assert (
+        scores
+        == {q["id"]: q["score"] for q in graded["questions"]}
+        == {"square": 0.0, "answer_even": 1.0, "sum_of_squares": 2.0}
+    )
 
 
 def test_each_question_has_one_locked_self_check_test_cell_worth_its_points_after_every_answer() -> None:
@@ -113,12 +129,20 @@ def test_each_question_has_one_locked_self_check_test_cell_worth_its_points_afte
         cell = cells[grade_cell_id(q.id)]
         meta = cell.metadata["nbgrader"]
         assert (meta["points"], meta["locked"], meta["solution"], meta["schema_version"]) == (q.points, True, False, 3)
-        assert "self-check" in cell.metadata["tags"] and f'nbgrader_cell_score("decode", "{q.id}", globals())' in cell.source
-    kinds = ["test" if c.metadata["nbgrader"]["grade"] else "answer" for c in nb.cells if c.metadata["nbgrader"]["grade"] or c.metadata["nbgrader"]["solution"]]
+        assert (
+            "self-check" in cell.metadata["tags"]
+            and f'nbgrader_cell_score("decode", "{q.id}", globals())' in cell.source
+        )
+    kinds = [
+        "test" if c.metadata["nbgrader"]["grade"] else "answer"
+        for c in nb.cells
+        if c.metadata["nbgrader"]["grade"] or c.metadata["nbgrader"]["solution"]
+    ]
     assert kinds == ["answer"] * len(lesson.questions) + ["test"] * len(lesson.questions)
 
 
 # -- nbgrader autograde in a course folder ----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
@@ -142,7 +166,7 @@ def test_generate_assignment_clears_the_solutions_and_keeps_every_other_cell(cou
     released = nbformat.read(root / "release" / ASSIGNMENT / "decode.ipynb", as_version=4)
     source = nbformat.read(NBGRADER_SOURCE, as_version=4)
     assert [c.id for c in released.cells] == [c.id for c in source.cells]
-    for before, after in zip(source.cells, released.cells):
+    for before, after in zip(source.cells, released.cells, strict=False):
         if before.metadata["nbgrader"]["solution"]:
             assert "BEGIN SOLUTION" in before.source and "raise NotImplementedError" in after.source, after.id
             assert "SOLUTION" not in after.source, after.id
@@ -183,6 +207,7 @@ def test_exporting_grade_reports_over_autograde_changes_no_score(course: tuple[P
 
 
 # -- export_to_gradebook on its own -----------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:.*not in session, add operation along")  # nbgrader's own add_submission, below

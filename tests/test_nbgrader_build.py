@@ -35,7 +35,11 @@ def test_nbgrader_and_grade_agree_on_an_answer_that_calls_a_later_function(tmp_p
     ids = [c.id for c in answers.cells]
     assert ids.index("tokens_per_second") < ids.index("decode_time")  # a forward reference indeed
     cells["ms_per_token"].source = "# YOUR CODE HERE\nraise NotImplementedError()"  # one answer left as released
-    submitted = submission_from(root / "release" / ASSIGNMENT / "decode.ipynb", answers, root / "submitted" / "ada" / ASSIGNMENT / "decode.ipynb")
+    submitted = submission_from(
+        root / "release" / ASSIGNMENT / "decode.ipynb",
+        answers,
+        root / "submitted" / "ada" / ASSIGNMENT / "decode.ipynb",
+    )
     nbgrader("autograde", ASSIGNMENT, cwd=root)
 
     graded = run_grade(str(submitted), "--json")

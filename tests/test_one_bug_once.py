@@ -29,40 +29,45 @@ from tests.conftest import FIXTURE_LESSONS, REPO
 LESSON = load_lesson("decode", REPO / "exercises")
 FULL = {q.id: q.points for q in LESSON.questions}
 
-WRONG_TPS = '''
+WRONG_TPS = """
 def tokens_per_second(param_bytes, bandwidth):
     return param_bytes / bandwidth  # seconds per token, not tokens per second
 
 def decode_time(n_tokens, param_bytes, bandwidth):
     return n_tokens / tokens_per_second(param_bytes, bandwidth)  # right, on top of a wrong helper
-'''
+"""
 
-WRONG_TPS_UNUSED = '''
+WRONG_TPS_UNUSED = """
 def tokens_per_second(param_bytes, bandwidth):
     return param_bytes / bandwidth
 
 def decode_time(n_tokens, param_bytes, bandwidth):
     return n_tokens * param_bytes / bandwidth  # never calls tokens_per_second
-'''
+"""
 
-WRONG_STEP = '''
+WRONG_STEP = """
 def decode_step_seconds(param_bytes, bandwidth):
     return param_bytes / bandwidth * 1000  # milliseconds
 
 def batch_throughput(param_bytes, bandwidth, batch):
     per_stream = 1 / decode_step_seconds(param_bytes, bandwidth)  # right, on top of a wrong helper
     return batch * per_stream, per_stream
-'''
+"""
 
-BORROWS_LATER = '''
+BORROWS_LATER = """
 def decode_step_seconds(param_bytes, bandwidth):
     return 1 / tokens_per_second(param_bytes, bandwidth)  # leans on a later question's answer
 
 def tokens_per_second(param_bytes, bandwidth):
     return 1 / decode_step_seconds(param_bytes, bandwidth)
-'''
+"""
 
-VARIANTS = {"wrong_tps": WRONG_TPS, "wrong_tps_unused": WRONG_TPS_UNUSED, "wrong_step": WRONG_STEP, "borrows_later": BORROWS_LATER}
+VARIANTS = {
+    "wrong_tps": WRONG_TPS,
+    "wrong_tps_unused": WRONG_TPS_UNUSED,
+    "wrong_step": WRONG_STEP,
+    "borrows_later": BORROWS_LATER,
+}
 
 
 def note(name: str, how: str = "which is wrong") -> str:
@@ -106,7 +111,9 @@ def test_a_right_function_on_a_wrong_earlier_one_keeps_its_points(reports: dict[
 @pytest.mark.slow
 def test_feedback_says_when_a_pass_leaned_on_the_reference(reports: dict[str, Report]) -> None:
     assert feedback(reports["wrong_tps"], "decode_time") == ("All 4 checks passed.", note("tokens_per_second"))
-    assert note("tokens_per_second") in feedback(reports["wrong_tps"], "batch_throughput")  # the solution's calls it too
+    assert note("tokens_per_second") in feedback(
+        reports["wrong_tps"], "batch_throughput"
+    )  # the solution's calls it too
     assert note("decode_step_seconds") in feedback(reports["wrong_step"], "batch_throughput")
     assert note("decode_step_seconds") in feedback(reports["wrong_step"], "tokens_per_second")
     # no note when the stand-in was not called, or when the learner's own earlier answer passed
@@ -126,7 +133,10 @@ def test_a_later_questions_reference_is_never_lent(reports: dict[str, Report]) -
 def test_uses_may_name_only_an_earlier_question(tmp_path: Path) -> None:
     shutil.copytree(FIXTURE_LESSONS / "squares", tmp_path / "squares")
     toml = tmp_path / "squares" / "lesson.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('id = "square"\n', 'id = "square"\nuses = ["sum_of_squares"]\n'), encoding="utf-8")
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace('id = "square"\n', 'id = "square"\nuses = ["sum_of_squares"]\n'),
+        encoding="utf-8",
+    )
     with pytest.raises(LessonError, match="'square' `uses` 'sum_of_squares', which does not come before it"):
         load_lesson("squares", tmp_path)
 

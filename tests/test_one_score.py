@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pytest
 
@@ -35,7 +35,7 @@ def by_grade(notebooks: Sequence[Path], workdir: Path) -> Scores:
         return {q["id"]: q["score"] for q in json.loads(result.stdout)["questions"]}
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(zip((p.stem for p in notebooks), pool.map(one, notebooks)))
+        return dict(zip((p.stem for p in notebooks), pool.map(one, notebooks), strict=False))
 
 
 def by_batch(notebooks: Sequence[Path], workdir: Path, *extra: str) -> Scores:
@@ -68,7 +68,7 @@ def by_gradescope(notebooks: Sequence[Path], workdir: Path) -> Scores:
         return {t["name"].split(":")[0]: t["score"] for t in tests}
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(zip((p.stem for p in notebooks), pool.map(one, notebooks)))
+        return dict(zip((p.stem for p in notebooks), pool.map(one, notebooks), strict=False))
 
 
 TOOLS: dict[str, Callable[[Sequence[Path], Path], Scores]] = {

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from grader.errors import NotebookUnreadable
 from grader.read import read_submission
 from tests.conftest import notebook
-
-import nbformat
 
 
 def test_reads_code_cells_tags_and_lesson(tmp_path: Path) -> None:
@@ -27,8 +26,14 @@ def test_reads_code_cells_tags_and_lesson(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("minor", [0, 4, 5])
 def test_any_nbformat_4_minor_version(tmp_path: Path, minor: int) -> None:
-    nb = {"nbformat": 4, "nbformat_minor": minor, "metadata": {}, "cells": [
-        {"cell_type": "code", "metadata": {}, "source": ["y = ", "2"], "outputs": [], "execution_count": None}]}
+    nb = {
+        "nbformat": 4,
+        "nbformat_minor": minor,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": ["y = ", "2"], "outputs": [], "execution_count": None}
+        ],
+    }
     if minor >= 5:
         nb["cells"][0]["id"] = "abc"
     path = tmp_path / "n.ipynb"
@@ -37,8 +42,14 @@ def test_any_nbformat_4_minor_version(tmp_path: Path, minor: int) -> None:
 
 
 def test_nbformat_3_is_upgraded(tmp_path: Path) -> None:
-    nb3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
-        {"cell_type": "code", "input": "z = 3", "language": "python", "outputs": [], "metadata": {}}]}]}
+    nb3 = {
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "metadata": {},
+        "worksheets": [
+            {"cells": [{"cell_type": "code", "input": "z = 3", "language": "python", "outputs": [], "metadata": {}}]}
+        ],
+    }
     path = tmp_path / "old.ipynb"
     path.write_text(json.dumps(nb3))
     assert read_submission(path).cells[0].source == "z = 3"
@@ -51,7 +62,7 @@ def test_nbformat_3_is_upgraded(tmp_path: Path) -> None:
         (b"   \n", "is empty"),
         (b"{not json", "not a readable Jupyter notebook"),
         (b"\x89PNG\r\n\x1a\n\x00\x00binary", "not a text notebook"),
-        (b"\xff\xfe{\"cells\": []}", "not a text notebook"),
+        (b'\xff\xfe{"cells": []}', "not a text notebook"),
         (b'{"nbformat": 4}', "not a readable Jupyter notebook"),
         (b"[1, 2, 3]", "not a readable Jupyter notebook"),
     ],

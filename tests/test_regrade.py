@@ -41,7 +41,10 @@ def test_a_changed_timeout_regrades_and_says_so(tmp_path: Path) -> None:
     assert "0 graded now, 2 unchanged and kept" in kept.stdout
     longer = batch(str(subs), "--out", str(out), *LESSONS, "--timeout", "20")
     assert longer.returncode == 0, longer.stderr
-    assert "2 graded now, 0 unchanged" in longer.stdout and "2 regraded because --timeout changed from 2 to 20 s" in longer.stdout
+    assert (
+        "2 graded now, 0 unchanged" in longer.stdout
+        and "2 regraded because --timeout changed from 2 to 20 s" in longer.stdout
+    )
     assert grades(out)["sam"]["status"] == "graded" and grades(out)["sam"]["score"] == "5"
 
 
@@ -63,7 +66,9 @@ def test_only_regrades_the_named_learners_and_one_notebook_regrades_its_learner(
     assert unknown.returncode == 2 and "zed" in unknown.stderr
     alone = batch(str(subs / "cy.ipynb"), "--out", str(out), *LESSONS)
     assert alone.returncode == 0, alone.stderr
-    assert "3 submissions (one notebook): 1 graded now" in alone.stdout and "did not finish" not in alone.stdout  # the refused run never started
+    assert (
+        "3 submissions (one notebook): 1 graded now" in alone.stdout and "did not finish" not in alone.stdout
+    )  # the refused run never started
     rows = grades(out)
     assert sorted(rows) == ["ada", "bob", "cy"] and rows["cy"]["score"] == "5"  # the class is kept, cy regraded
     assert sorted(p.name for p in (out / "feedback").glob("*.html")) == ["ada.html", "bob.html", "cy.html"]

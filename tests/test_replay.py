@@ -9,9 +9,9 @@ their bodies (which only the engine can serve).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 import pytest
@@ -68,7 +68,9 @@ def notebook_namespace(tmp_path: Path, source: Path, replacements: dict[str, str
     return namespace
 
 
-def both_ways(lesson: Lesson, namespaces: Namespaces) -> tuple[list[tuple[TestOutcome, ...]], list[tuple[TestOutcome, ...]], int]:
+def both_ways(
+    lesson: Lesson, namespaces: Namespaces
+) -> tuple[list[tuple[TestOutcome, ...]], list[tuple[TestOutcome, ...]], int]:
     """Outcomes from the engine-only session and from the replaying one (fresh namespaces for each)."""
     with SuiteSession(lesson, replay=False) as engine:
         by_engine = [engine.run(NamespaceTarget(ns)) for ns in namespaces()]
@@ -91,14 +93,16 @@ def test_every_decode_answer_gets_the_engines_outcome_and_feedback(tmp_path: Pat
 
     by_engine, by_replay, replayed = both_ways(load_lesson("decode"), namespaces)
     assert len(by_engine) == len(MISTAKES) + 5
-    for engine, replay in zip(by_engine, by_replay):
+    for engine, replay in zip(by_engine, by_replay, strict=False):
         assert replay == engine
     assert any(o.status == "failed" for outcomes in by_engine for o in outcomes)
-    given_tests = sum(path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py"))
+    given_tests = sum(
+        path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
+    )
     assert replayed == given_tests * (len(by_engine) - 1)  # every property of every later run, failures too
 
 
-LESSON_EXTRA = '''
+LESSON_EXTRA = """
 import random
 
 from hypothesis import assume, given, note, settings, strategies as st
@@ -137,7 +141,7 @@ def test_square_takes_notes(learner, x):
 def test_square_of_a_seeded_draw(learner, x):
     y = random.randint(0, 100)  # the engine seeds random with 0 for each example; a replay must too
     expect_close(learner.call("square", x + y), (x + y) ** 2)
-'''
+"""
 
 SQUARES = {
     "right": "def square(x): return x * x",
@@ -163,7 +167,7 @@ def test_properties_only_the_engine_can_judge_get_the_engines_outcome(tmp_path: 
         return spaces
 
     by_engine, by_replay, replayed = both_ways(lesson, namespaces)
-    for engine, replay in zip(by_engine, by_replay):
+    for engine, replay in zip(by_engine, by_replay, strict=False):
         assert replay == engine
     failed = {o.name for outcomes in by_engine for o in outcomes if o.status == "failed"}
     assert {"test_square_many", "test_square_of_a_seeded_draw", "test_square_assumes_on_the_answer"} <= failed
@@ -196,7 +200,9 @@ def test_two_sessions_of_one_lesson_record_and_replay_apart() -> None:
         expected = [engine.run(learner(name)) for name in SQUARES]
     with SuiteSession(lesson) as first, SuiteSession(lesson) as second:
         with ThreadPoolExecutor(2) as pool:
-            runs = [pool.submit(lambda s=s: [s.run(learner(name)) for name in ["right", *SQUARES]]) for s in (first, second)]
+            runs = [
+                pool.submit(lambda s=s: [s.run(learner(name)) for name in ["right", *SQUARES]]) for s in (first, second)
+            ]
             results = [run.result() for run in runs]
         assert first.replayed > 0 and second.replayed > 0
     for outcomes in results:

@@ -93,8 +93,13 @@ def test_grade_json_and_table_never_show_the_answers(tmp_path: Path) -> None:
 def test_self_check_never_shows_the_answers(capsys: pytest.CaptureFixture[str]) -> None:
     from grader.selfcheck import SelfCheck
 
-    namespace: dict[str, Any] = {"gb_per_step": 7, "ms_per_token": 0.014, "max_tokens_per_s": 71,
-                                 "answer_sequential": "B", "answer_batching_bug": "A"}
+    namespace: dict[str, Any] = {
+        "gb_per_step": 7,
+        "ms_per_token": 0.014,
+        "max_tokens_per_s": 71,
+        "answer_sequential": "B",
+        "answer_batching_bug": "A",
+    }
     helper = SelfCheck(load_lesson("decode"), namespace)
     for qid, secret in SECRETS.items():
         helper.check(qid)

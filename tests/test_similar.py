@@ -22,15 +22,27 @@ COPY = [
     "def sum_of_squares(values):\n    # add them all up\n    acc = 0\n    for element in values:\n        if element is not None:  # skip gaps\n            acc = acc + square(element)\n\n    return acc",
 ]
 # Two learners who solved it their own way.
-OWN_1 = ['answer_even = "A"', "def square(x):\n    return x ** 2", "def sum_of_squares(xs):\n    result = []\n    for x in xs:\n        result.append(square(x))\n    return sum(result)"]
-OWN_2 = ['answer_even = "a"', "def square(x):\n    return pow(x, 2) if x else 0.0", "def sum_of_squares(xs):\n    return sum(map(square, xs)) if xs else 0"]
+OWN_1 = [
+    'answer_even = "A"',
+    "def square(x):\n    return x ** 2",
+    "def sum_of_squares(xs):\n    result = []\n    for x in xs:\n        result.append(square(x))\n    return sum(result)",
+]
+OWN_2 = [
+    'answer_even = "a"',
+    "def square(x):\n    return pow(x, 2) if x else 0.0",
+    "def sum_of_squares(xs):\n    return sum(map(square, xs)) if xs else 0",
+]
 
 
 def test_the_normal_form_ignores_names_comments_docstrings_and_layout() -> None:
     assert normal_form(ORIGINAL) == normal_form(COPY)
     assert normal_form(ORIGINAL) != normal_form(OWN_1)
-    assert normal_form(["%timeit square(3)", "def f(:", "x = 1"]) == normal_form(["y = 1"])  # magics and broken cells left out
-    assert normal_form(["y = 1"]) != normal_form(["y = 2"]) and normal_form(["y = len(z)"]) != normal_form(["y = sum(z)"])
+    assert normal_form(["%timeit square(3)", "def f(:", "x = 1"]) == normal_form(
+        ["y = 1"]
+    )  # magics and broken cells left out
+    assert normal_form(["y = 1"]) != normal_form(["y = 2"]) and normal_form(["y = len(z)"]) != normal_form(
+        ["y = sum(z)"]
+    )
     assert fingerprints(ORIGINAL) == fingerprints(COPY)
 
 
@@ -51,4 +63,8 @@ def test_grade_batch_lists_the_pair_side_by_side_and_changes_no_score(tmp_path: 
     similar = json.loads((out / "summary.json").read_text(encoding="utf-8"))["similar"]
     assert [(p["first"], p["second"]) for p in similar] == [("ada", "cop")]
     html = (out / "summary.html").read_text(encoding="utf-8")
-    assert "ada and cop: 100% similar" in html and "acc = acc + square(element)" in html and "product = value * value" in html
+    assert (
+        "ada and cop: 100% similar" in html
+        and "acc = acc + square(element)" in html
+        and "product = value * value" in html
+    )

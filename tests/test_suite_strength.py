@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from grader.variants import Variant, grade_variants
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
+
 
 def _recorded(verdict: str, first: str = "") -> str:
     """A call_order_is_sequential that records the lengths the usual way and returns ``verdict``."""
@@ -37,15 +37,21 @@ def call_order_is_sequential(next_token, prompt, n):
 # name -> (question, the code of the last cell, a regex the question's feedback must match)
 WRONG: dict[str, tuple[str, str, str]] = {
     # -- generate ------------------------------------------------------------------------------------------------
-    "gen_twice_per_token": ("generate", """
+    "gen_twice_per_token": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         next_token(seq)              # peek first
         seq.append(next_token(seq))
     return seq
-""", r"twice per new token"),
-    "gen_returns_prompt_when_n_is_0": ("generate", """
+""",
+        r"twice per new token",
+    ),
+    "gen_returns_prompt_when_n_is_0": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     if n == 0:
         return prompt
@@ -53,8 +59,12 @@ def generate(next_token, prompt, n):
     for _ in range(n):
         seq.append(next_token(seq))
     return seq
-""", r"caller's own prompt list"),
-    "gen_shared_buffer": ("generate", """
+""",
+        r"caller's own prompt list",
+    ),
+    "gen_shared_buffer": (
+        "generate",
+        """
 _buffer = []
 def generate(next_token, prompt, n):
     _buffer.clear()
@@ -62,51 +72,79 @@ def generate(next_token, prompt, n):
     for _ in range(n):
         _buffer.append(next_token(list(_buffer)))
     return _buffer
-""", r"same list object as an earlier call"),
-    "gen_default_argument": ("generate", """
+""",
+        r"same list object as an earlier call",
+    ),
+    "gen_default_argument": (
+        "generate",
+        """
 def generate(next_token, prompt, n, out=[]):
     out.extend(prompt)
     for i in range(n):
         out.append(next_token(list(out)))
     return out
-""", r"earlier call|shared between calls"),
-    "gen_returns_tuple": ("generate", """
+""",
+        r"earlier call|shared between calls",
+    ),
+    "gen_returns_tuple": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         seq.append(next_token(seq))
     return tuple(seq)
-""", r"tuple"),
-    "gen_returns_generator": ("generate", """
+""",
+        r"tuple",
+    ),
+    "gen_returns_generator": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         seq.append(next_token(seq))
     return (t for t in seq)
-""", r"generator"),
-    "gen_returns_numpy": ("generate", """
+""",
+        r"generator",
+    ),
+    "gen_returns_numpy": (
+        "generate",
+        """
 import numpy as np
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         seq.append(next_token(seq))
     return np.array(seq)
-""", r"numpy array"),
-    "gen_modifies_prompt": ("generate", """
+""",
+        r"numpy array",
+    ),
+    "gen_modifies_prompt": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = prompt
     for _ in range(n):
         seq.append(next_token(seq))
     return seq
-""", r"changed the caller's prompt"),
-    "gen_last_token_only": ("generate", """
+""",
+        r"changed the caller's prompt",
+    ),
+    "gen_last_token_only": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         seq.append(next_token(seq[-1:]))
     return seq
-""", r"single token|last token"),
-    "gen_returns_new_tokens": ("generate", """
+""",
+        r"single token|last token",
+    ),
+    "gen_returns_new_tokens": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq, new = list(prompt), []
     for _ in range(n):
@@ -114,33 +152,53 @@ def generate(next_token, prompt, n):
         seq.append(t)
         new.append(t)
     return new
-""", r"only the new tokens"),
-    "gen_precomputed": ("generate", """
+""",
+        r"only the new tokens",
+    ),
+    "gen_precomputed": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     first = next_token(list(prompt))
     return list(prompt) + [first] * n
-""", r"own call"),
-    "gen_float_tokens": ("generate", """
+""",
+        r"own call",
+    ),
+    "gen_float_tokens": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n):
         seq.append(float(next_token(seq)))
     return seq
-""", r"int"),
-    "gen_one_too_many": ("generate", """
+""",
+        r"int",
+    ),
+    "gen_one_too_many": (
+        "generate",
+        """
 def generate(next_token, prompt, n):
     seq = list(prompt)
     for _ in range(n + 1):
         seq.append(next_token(seq))
     return seq[:len(prompt) + n]
-""", r"one call too many"),
+""",
+        r"one call too many",
+    ),
     # -- call_order_is_sequential ----------------------------------------------------------------------------------
-    "order_always_true": ("call_order_is_sequential", """
+    "order_always_true": (
+        "call_order_is_sequential",
+        """
 def call_order_is_sequential(next_token, prompt, n):
     return True
-""", r"expected False"),
-    "order_counts_only": ("call_order_is_sequential", _recorded('len(lengths) == n'), r"expected False"),
-    "order_first_and_last": ("call_order_is_sequential", """
+""",
+        r"expected False",
+    ),
+    "order_counts_only": ("call_order_is_sequential", _recorded("len(lengths) == n"), r"expected False"),
+    "order_first_and_last": (
+        "call_order_is_sequential",
+        """
 def call_order_is_sequential(next_token, prompt, n):
     seen = []
     def spy(seq):
@@ -150,9 +208,20 @@ def call_order_is_sequential(next_token, prompt, n):
     if n == 0:
         return seen == []
     return seen[0] == len(prompt) and seen[-1] == len(prompt) + n - 1
-""", r"expected False"),
-    "order_skips_small_n": ("call_order_is_sequential", _recorded('lengths == list(range(len(prompt), len(prompt) + n))', '    if n <= 1:\n        return True  # nothing to get wrong\n'), r"expected False"),
-    "order_wrapper_drops_token": ("call_order_is_sequential", """
+""",
+        r"expected False",
+    ),
+    "order_skips_small_n": (
+        "call_order_is_sequential",
+        _recorded(
+            "lengths == list(range(len(prompt), len(prompt) + n))",
+            "    if n <= 1:\n        return True  # nothing to get wrong\n",
+        ),
+        r"expected False",
+    ),
+    "order_wrapper_drops_token": (
+        "call_order_is_sequential",
+        """
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []
     def wrapper(seq):
@@ -160,8 +229,12 @@ def call_order_is_sequential(next_token, prompt, n):
         next_token(seq)
     generate(wrapper, prompt, n)
     return lengths == list(range(len(prompt), len(prompt) + n))
-""", r"wrapper.*returned None"),
-    "order_wrapper_constant": ("call_order_is_sequential", """
+""",
+        r"wrapper.*returned None",
+    ),
+    "order_wrapper_constant": (
+        "call_order_is_sequential",
+        """
 def call_order_is_sequential(next_token, prompt, n):
     lengths = []
     def wrapper(seq):
@@ -170,70 +243,140 @@ def call_order_is_sequential(next_token, prompt, n):
         return 0
     generate(wrapper, prompt, n)
     return lengths == list(range(len(prompt), len(prompt) + n))
-""", r"return next_token\(sequence\)"),
-    "order_set_compare": ("call_order_is_sequential", _recorded('sorted(set(lengths)) == list(range(len(prompt), len(prompt) + n))'), r"expected False"),
-    "order_steps_of_one": ("call_order_is_sequential", _recorded('all(b - a == 1 for a, b in zip(lengths, lengths[1:]))'), r"expected False"),
-    "order_sorted_and_count": ("call_order_is_sequential", _recorded('lengths == sorted(lengths) and len(lengths) == n and (n == 0 or lengths[0] == len(prompt))'), r"expected False"),
-    "order_own_loop": ("call_order_is_sequential", """
+""",
+        r"return next_token\(sequence\)",
+    ),
+    "order_set_compare": (
+        "call_order_is_sequential",
+        _recorded("sorted(set(lengths)) == list(range(len(prompt), len(prompt) + n))"),
+        r"expected False",
+    ),
+    "order_steps_of_one": (
+        "call_order_is_sequential",
+        _recorded("all(b - a == 1 for a, b in zip(lengths, lengths[1:]))"),
+        r"expected False",
+    ),
+    "order_sorted_and_count": (
+        "call_order_is_sequential",
+        _recorded("lengths == sorted(lengths) and len(lengths) == n and (n == 0 or lengths[0] == len(prompt))"),
+        r"expected False",
+    ),
+    "order_own_loop": (
+        "call_order_is_sequential",
+        """
 def call_order_is_sequential(next_token, prompt, n):
     seq, lengths = list(prompt), []
     for _ in range(n):
         lengths.append(len(seq))
         seq.append(next_token(seq))
     return lengths == list(range(len(prompt), len(prompt) + n))
-""", r"expected False"),
-    "order_off_by_one": ("call_order_is_sequential", _recorded('lengths == list(range(len(prompt) + 1, len(prompt) + n + 1))'), r"expected True"),
+""",
+        r"expected False",
+    ),
+    "order_off_by_one": (
+        "call_order_is_sequential",
+        _recorded("lengths == list(range(len(prompt) + 1, len(prompt) + n + 1))"),
+        r"expected True",
+    ),
     # -- numbers -----------------------------------------------------------------------------------------------------
-    "step_in_ms": ("decode_step_seconds", """
+    "step_in_ms": (
+        "decode_step_seconds",
+        """
 def decode_step_seconds(param_bytes, bandwidth):
     return param_bytes / bandwidth * 1000
-""", r"milliseconds"),
-    "step_hard_coded": ("decode_step_seconds", """
+""",
+        r"milliseconds",
+    ),
+    "step_hard_coded": (
+        "decode_step_seconds",
+        """
 def decode_step_seconds(param_bytes, bandwidth):
     return 0.014
-""", r"hard-coded"),
-    "step_in_bits": ("decode_step_seconds", """
+""",
+        r"hard-coded",
+    ),
+    "step_in_bits": (
+        "decode_step_seconds",
+        """
 def decode_step_seconds(param_bytes, bandwidth):
     return param_bytes * 8 / bandwidth
-""", r"bits instead of bytes"),
-    "tps_hard_coded": ("tokens_per_second", """
+""",
+        r"bits instead of bytes",
+    ),
+    "tps_hard_coded": (
+        "tokens_per_second",
+        """
 def tokens_per_second(param_bytes, bandwidth):
     return 71.4
-""", r"hard-coded"),
-    "time_one_step_too_few": ("decode_time", """
+""",
+        r"hard-coded",
+    ),
+    "time_one_step_too_few": (
+        "decode_time",
+        """
 def decode_time(n_tokens, param_bytes, bandwidth):
     return (n_tokens - 1) * decode_step_seconds(param_bytes, bandwidth)
-""", r"one step too few"),
-    "time_twice": ("decode_time", """
+""",
+        r"one step too few",
+    ),
+    "time_twice": (
+        "decode_time",
+        """
 def decode_time(n_tokens, param_bytes, bandwidth):
     return 2 * n_tokens * decode_step_seconds(param_bytes, bandwidth)
-""", r"factor of 2"),
-    "request_one_too_many": ("request_time", """
+""",
+        r"factor of 2",
+    ),
+    "request_one_too_many": (
+        "request_time",
+        """
 def request_time(ttft, itl, n_out):
     return ttft + n_out * itl
-""", r"a token too many"),
-    "request_hard_coded": ("request_time", """
+""",
+        r"a token too many",
+    ),
+    "request_hard_coded": (
+        "request_time",
+        """
 def request_time(ttft, itl, n_out):
     return 0.40
-""", r"hard-coded"),
-    "batch_list": ("batch_throughput", """
+""",
+        r"hard-coded",
+    ),
+    "batch_list": (
+        "batch_throughput",
+        """
 def batch_throughput(param_bytes, bandwidth, batch):
     tps = tokens_per_second(param_bytes, bandwidth)
     return [batch * tps, tps]
-""", r"tuple"),
-    "batch_both_multiplied": ("batch_throughput", """
+""",
+        r"tuple",
+    ),
+    "batch_both_multiplied": (
+        "batch_throughput",
+        """
 def batch_throughput(param_bytes, bandwidth, batch):
     tps = tokens_per_second(param_bytes, bandwidth)
     return (batch * tps, batch * tps)
-""", r"multiplied by the batch"),
-    "kv_step_in_ms": ("kv_step_seconds", """
+""",
+        r"multiplied by the batch",
+    ),
+    "kv_step_in_ms": (
+        "kv_step_seconds",
+        """
 def kv_step_seconds(param_bytes, kv_bytes_per_token, context_len, bandwidth):
     return (param_bytes + kv_bytes_per_token * context_len) / bandwidth * 1e3
-""", r"milliseconds"),
-    "kv_decode_off_by_one": ("kv_decode_time", """
+""",
+        r"milliseconds",
+    ),
+    "kv_decode_off_by_one": (
+        "kv_decode_time",
+        """
 def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth):
     return sum(kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len + k + 1, bandwidth) for k in range(n_tokens))
-""", r"off by one"),
+""",
+        r"off by one",
+    ),
     "gb_in_bits": ("gb_per_step", "gb_per_step = 112", r"bits instead of bytes"),
     "gb_one_byte": ("gb_per_step", "gb_per_step = 7", r"2 bytes"),
     "ms_in_seconds": ("ms_per_token", "ms_per_token = 0.014", r"milliseconds"),

@@ -27,7 +27,9 @@ def squares() -> SuiteSession:
 
 
 def test_correct_answers_pass_every_test(squares: SuiteSession) -> None:
-    ns = namespace('answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)')
+    ns = namespace(
+        'answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)'
+    )
     outcomes = squares.run(NamespaceTarget(ns))
     assert outcomes and all(o.status == "passed" for o in outcomes)
 
@@ -44,10 +46,7 @@ def test_each_function_is_graded_with_the_reference_behind_it(squares: SuiteSess
 
 
 def test_forged_equality_cannot_pass(squares: SuiteSession) -> None:
-    ns = namespace(
-        "class Always(float):\n    def __eq__(self, other): return True\n"
-        "def square(x): return Always(0.0)"
-    )
+    ns = namespace("class Always(float):\n    def __eq__(self, other): return True\ndef square(x): return Always(0.0)")
     outcomes = squares.run(NamespaceTarget(ns), frozenset({"square"}))
     assert all(o.status == "failed" for o in outcomes)
 
@@ -84,13 +83,17 @@ def test_lessons_whose_suites_share_file_names_keep_their_own_modules(tmp_path: 
         root = tmp_path / flavour
         shutil.copytree(FIXTURE_LESSONS / "squares", root / "squares")
         suites = root / "squares" / "suites"
-        (suites / "conftest.py").write_text(f"import pytest\n\n@pytest.fixture\ndef flavour():\n    return {flavour!r}\n")
+        (suites / "conftest.py").write_text(
+            f"import pytest\n\n@pytest.fixture\ndef flavour():\n    return {flavour!r}\n"
+        )
         (suites / "test_flavour.py").write_text(
             "from grader.testing import question\n\n"
             f"@question('square')\ndef test_flavour_{flavour}(flavour):\n    assert flavour == {flavour!r}\n"
         )
         lessons[flavour] = load_lesson("squares", root)
-    ns = namespace('answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)')
+    ns = namespace(
+        'answer_even = "a"\ndef square(x): return x * x\ndef sum_of_squares(xs): return sum(square(x) for x in xs)'
+    )
     with SuiteSession(lessons["a"]) as a, SuiteSession(lessons["b"]) as b:
         for flavour, session in (("a", a), ("b", b)):
             outcomes = {o.name: o.status for o in session.run(NamespaceTarget(ns))}

@@ -9,9 +9,10 @@ get two scores, or feedback that shows a learner's tuple as a list.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,15 @@ def check_contract(call: Call_, value: Callable[[str], Any]) -> None:
     assert call("echo", (1, [2])).value != [1, [2]]
     assert value("PAIR") == (1, 2) and type(value("PAIR")) is tuple
     # arguments keep their types on the way in
-    assert call("kind", (1, 2), [1], 1, 1.0, True, None, x=(3,)).value == ["tuple", "list", "int", "float", "bool", "NoneType", "tuple"]
+    assert call("kind", (1, 2), [1], 1, 1.0, True, None, x=(3,)).value == [
+        "tuple",
+        "list",
+        "int",
+        "float",
+        "bool",
+        "NoneType",
+        "tuple",
+    ]
     # numpy scalars arrive as the Python numbers they hold
     numbers = call("numbers").value
     assert numbers == [1, 1.0, True, 3, 0.5, False, 2.0]
@@ -78,8 +87,19 @@ def check_contract(call: Call_, value: Callable[[str], Any]) -> None:
     assert array != [0, 1, 2] and array != (0, 1, 2)
     zeros, (small,) = call("arrays").value
     assert zeros.text == "a numpy array of shape (2, 3) and dtype float64" and isinstance(small, Opaque)
-    assert [o.type_name for o in call("others").value] == ["range", "collections.deque", "set", "generator", "object", "dict"]
-    assert [o.text for o in call("others").value][:3] == ["a range of 3 items", "a collections.deque of 1 item", "a set of 2 items"]
+    assert [o.type_name for o in call("others").value] == [
+        "range",
+        "collections.deque",
+        "set",
+        "generator",
+        "object",
+        "dict",
+    ]
+    assert [o.text for o in call("others").value][:3] == [
+        "a range of 3 items",
+        "a collections.deque of 1 item",
+        "a set of 2 items",
+    ]
     # a learner's dict that looks like a wire tag is still a dict
     assert call("forged").value == [{"$fn": 1}, {"$t": [1]}, {}]
     # identity: an argument handed back, by position or keyword, and an object returned again
@@ -131,7 +151,10 @@ def test_show_renders_tuples_and_opaque_values() -> None:
     assert show((1, 2)) == "(1, 2)"
     assert show([1, 2]) == "[1, 2]"
     assert show(tuple(range(10))) == "(0, 1, 2, 3, 4, 5, 6, 7, ...) (10 items)"
-    assert show(Opaque("numpy.ndarray", "a numpy array of shape (3,) and dtype int64")) == "a numpy array of shape (3,) and dtype int64"
+    assert (
+        show(Opaque("numpy.ndarray", "a numpy array of shape (3,) and dtype int64"))
+        == "a numpy array of shape (3,) and dtype int64"
+    )
     assert show(Call("f()", (1.5, 2.5)).value) == "(1.5, 2.5)"
 
 

@@ -16,7 +16,7 @@ def _promised_floor() -> str:
     """The oldest Python pyproject.toml's ``requires-python`` (">=3.10") promises."""
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     match = re.search(r'requires-python\s*=\s*">=\s*([0-9]+\.[0-9]+)"', text)
-    assert match, "pyproject.toml should say requires-python = \">=X.Y\""
+    assert match, 'pyproject.toml should say requires-python = ">=X.Y"'
     return match.group(1)
 
 
@@ -27,6 +27,9 @@ def test_mypy_strict_finds_nothing(tmp_path: Path, floor: str | None) -> None:
     version = ["--python-version", floor] if floor else []
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", *version, "--cache-dir", str(tmp_path / "mypy"), "grader"],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

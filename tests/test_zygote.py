@@ -12,9 +12,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -50,7 +50,7 @@ def run(zygote: Zygote, path: Path, *names: str) -> dict[str, object]:
         return {name: worker.value(name) for name in names}
 
 
-FIRST = '''
+FIRST = """
 import os, random, statistics, subprocess, time
 before = sorted(os.listdir("/tmp"))
 open("/tmp/left-by-first", "w").write("secret")
@@ -65,9 +65,9 @@ os.waitpid(daemon, 0)
 statistics.mean = lambda *a, **k: "patched"
 draw = random.random()
 home = os.environ["HOME"]
-'''
+"""
 
-SECOND = '''
+SECOND = """
 import os, random, statistics
 now = sorted(os.listdir("/tmp"))
 shm = os.listdir("/dev/shm")
@@ -83,12 +83,22 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
 patched = statistics.mean([1]) == "patched"
 draw = random.random()
 home = os.environ["HOME"]
-'''
+"""
 
 
 def test_the_next_learner_finds_nothing_the_last_one_left(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
     first = run(zygote, write_notebook([FIRST], name="first.ipynb"), "draw", "home", "before")
-    second = run(zygote, write_notebook([SECOND], name="second.ipynb"), "now", "shm", "temp", "sleepers", "patched", "draw", "home")
+    second = run(
+        zygote,
+        write_notebook([SECOND], name="second.ipynb"),
+        "now",
+        "shm",
+        "temp",
+        "sleepers",
+        "patched",
+        "draw",
+        "home",
+    )
     assert second["now"] == first["before"] and second["shm"] == []  # /tmp and /dev/shm as the zygote left them
     assert second["temp"] == second["home"]  # tempfile writes in the learner's own folder, as in a spawned worker
     assert second["sleepers"] == []  # the daemon that left the session was killed
@@ -97,16 +107,26 @@ def test_the_next_learner_finds_nothing_the_last_one_left(zygote: Zygote, write_
     assert second["home"] != first["home"] and not Path(str(first["home"])).exists()
 
 
-def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
-    spy = write_notebook([
-        "import os\nparent = os.getppid()\nreads = {}\n"
-        "for name in ('environ', 'mem', 'maps'):\n"
-        "    try:\n        open(f'/proc/{parent}/{name}', 'rb').read(1)\n        reads[name] = 'read'\n"
-        "    except OSError as err:\n        reads[name] = type(err).__name__"
-    ], name="spy.ipynb")
+def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(
+    zygote: Zygote, write_notebook: Callable[..., Path]
+) -> None:
+    spy = write_notebook(
+        [
+            "import os\nparent = os.getppid()\nreads = {}\n"
+            "for name in ('environ', 'mem', 'maps'):\n"
+            "    try:\n        open(f'/proc/{parent}/{name}', 'rb').read(1)\n        reads[name] = 'read'\n"
+            "    except OSError as err:\n        reads[name] = type(err).__name__"
+        ],
+        name="spy.ipynb",
+    )
     reads = run(zygote, spy, "reads")["reads"]
     assert isinstance(reads, dict) and "read" not in reads.values(), reads
-    killer = read_submission(write_notebook(["import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError:\n    pass"], name="killer.ipynb"))
+    killer = read_submission(
+        write_notebook(
+            ["import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError:\n    pass"],
+            name="killer.ipynb",
+        )
+    )
     worker = LearnerProcess(killer, LIMITS, zygote)
     with worker:
         try:
@@ -122,11 +142,15 @@ def test_workers_are_spawned_when_asked_or_when_there_is_no_sandbox(monkeypatch:
     monkeypatch.setenv(WORKERS_ENV, "fork")
     assert Zygote.start(replace(LIMITS, isolation="process")) is None
     monkeypatch.setenv(WORKERS_ENV, "clone")
-    with pytest.raises(UsageError, match="GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn"):
+    with pytest.raises(
+        UsageError, match="GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn"
+    ):
         Zygote.start(LIMITS)
 
 
-def test_a_dead_zygote_falls_back_to_spawning(zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dead_zygote_falls_back_to_spawning(
+    zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def cannot_boot() -> None:
         raise ZygoteUnavailable("bwrap failed")
 
@@ -139,16 +163,24 @@ def test_a_dead_zygote_falls_back_to_spawning(zygote: Zygote, write_notebook: Ca
 
 
 def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
-    loop = LearnerProcess(read_submission(write_notebook(["x = 1", "while True:\n    pass"], name="loop.ipynb")), replace(LIMITS, timeout=1.0), zygote)
+    loop = LearnerProcess(
+        read_submission(write_notebook(["x = 1", "while True:\n    pass"], name="loop.ipynb")),
+        replace(LIMITS, timeout=1.0),
+        zygote,
+    )
     with pytest.raises(ExecutionTimeout, match="in cell 3: `while True:`"):
         loop.run_notebook()
-    crash = LearnerProcess(read_submission(write_notebook(["import ctypes\nctypes.string_at(0)"], name="crash.ipynb")), LIMITS, zygote)
+    crash = LearnerProcess(
+        read_submission(write_notebook(["import ctypes\nctypes.string_at(0)"], name="crash.ipynb")), LIMITS, zygote
+    )
     with pytest.raises(WorkerCrashed, match=r"segmentation fault \(SIGSEGV\)\) in cell 2"):
         crash.run_notebook()
     assert run(zygote, write_notebook(["z = 3"], name="fine.ipynb"), "z") == {"z": 3}  # the zygote lives on
 
 
-def test_a_zygote_is_replaced_after_its_quota_of_learners(zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_zygote_is_replaced_after_its_quota_of_learners(
+    zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("grader.execute.zygote.ZYGOTE_FORKS", 2)
     path = write_notebook(["x = 1"])
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from grader.errors import LessonError, UsageError
 from grader.model import Cell
@@ -102,7 +103,9 @@ def _operators() -> list[tuple[str, Any]]:
     try:
         from cosmic_ray.operators.provider import OperatorProvider
     except ImportError:
-        raise UsageError(f"`grade audit` mutates the solution with cosmic-ray, which is not installed: run {INSTALL_HINT}.") from None
+        raise UsageError(
+            f"`grade audit` mutates the solution with cosmic-ray, which is not installed: run {INSTALL_HINT}."
+        ) from None
     provider = OperatorProvider()
     return [(name, provider[name]) for name in provider if not provider[name].arguments()]
 

@@ -10,7 +10,11 @@ from grader.audit.run import AuditReport, FunctionAudit, Survivor
 def _counts(f: FunctionAudit) -> str:
     if f.unaudited:
         return f"{f.function}: NOT AUDITED: {f.unaudited}."
-    dropped = f"; dropped: {f.uncompilable} not valid Python, {f.unchanged} unchanged or repeated" if f.uncompilable or f.unchanged else ""
+    dropped = (
+        f"; dropped: {f.uncompilable} not valid Python, {f.unchanged} unchanged or repeated"
+        if f.uncompilable or f.unchanged
+        else ""
+    )
     return (
         f"{f.function}: {f.graded} mutants ({f.slips} of the lesson's slips), {f.killed} killed, "
         f"{len(f.survivors) - f.equivalent} survived, {f.equivalent} equivalent; score {f.score:.0%}{dropped}"
@@ -73,12 +77,21 @@ def as_json(report: AuditReport) -> dict[str, Any]:
                 "dropped_unchanged": f.unchanged,
                 "survivors": [survivor(s) for s in f.survivors],
                 "kills": [
-                    {"id": k.mutant.id, "origin": k.mutant.origin, "score": k.score, "feedback": list(k.feedback), "diff": k.mutant.diff}
+                    {
+                        "id": k.mutant.id,
+                        "origin": k.mutant.origin,
+                        "score": k.score,
+                        "feedback": list(k.feedback),
+                        "diff": k.mutant.diff,
+                    }
                     for k in f.kills
                 ],
                 "unaudited": f.unaudited,
             }
             for f in report.functions
         ],
-        "stale": [{"function": s.entry.function, "mutant": s.entry.mutant, "reason": s.entry.reason, "why": s.why} for s in report.stale],
+        "stale": [
+            {"function": s.entry.function, "mutant": s.entry.mutant, "reason": s.entry.reason, "why": s.why}
+            for s in report.stale
+        ],
     }

@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from grader.audit.mutants import Mutant, diff, function_source, generate_mutants, mutant_id
 from grader.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
@@ -236,9 +237,13 @@ def _stale(spec: AuditSpec, plans: Sequence[_Plan], functions: Sequence[Function
         if entry.function in unaudited:
             continue
         if key not in made:
-            stale.append(StaleEntry(entry, "no such mutant any more (the solution or the operators changed): remove the entry"))
+            stale.append(
+                StaleEntry(entry, "no such mutant any more (the solution or the operators changed): remove the entry")
+            )
         elif key not in survived:
-            stale.append(StaleEntry(entry, "the suites kill it, so it is not equivalent (or a suite rejects correct behaviour)"))
+            stale.append(
+                StaleEntry(entry, "the suites kill it, so it is not equivalent (or a suite rejects correct behaviour)")
+            )
     return tuple(stale)
 
 

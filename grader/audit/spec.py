@@ -78,7 +78,9 @@ def read_spec(lesson: Lesson) -> AuditSpec:
             ),
         )
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
-        raise LessonError(f"The audit file {path} cannot be read ({err!r}); see the README, 'Auditing a lesson's suites'.") from None
+        raise LessonError(
+            f"The audit file {path} cannot be read ({err!r}); see the README, 'Auditing a lesson's suites'."
+        ) from None
     _check(spec, lesson, path)
     return spec
 

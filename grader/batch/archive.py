@@ -74,7 +74,9 @@ def _copy_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, budge
         while chunk := source.read(1 << 20):
             read += len(chunk)
             if read > budget:
-                raise UsageError(f"{name} unpacks to more than {MAX_TOTAL_BYTES >> 30} GB; it is refused (a zip bomb?).")
+                raise UsageError(
+                    f"{name} unpacks to more than {MAX_TOTAL_BYTES >> 30} GB; it is refused (a zip bomb?)."
+                )
             if read > MAX_NOTEBOOK_BYTES:
                 sink.truncate(MAX_NOTEBOOK_BYTES + 1)
                 break

@@ -5,7 +5,7 @@ Every label is escaped; numbers are formatted here.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from grader.text import for_html
 
@@ -28,7 +28,9 @@ def histogram_svg(fractions: Sequence[float], bins: int = 10, width: int = 560, 
         parts.append(f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{slot - 4:.1f}" height="{h:.1f}" fill="{_BAR}"/>')
         if count:
             parts.append(_text(x + slot / 2, y - 4, str(count), "middle"))
-        parts.append(_text(x + slot / 2, height - bottom + 14, f"{i * 100 // bins}-{(i + 1) * 100 // bins}%", "middle", 10))
+        parts.append(
+            _text(x + slot / 2, height - bottom + 14, f"{i * 100 // bins}-{(i + 1) * 100 // bins}%", "middle", 10)
+        )
     parts.append(f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#888"/>')
     parts.append(_text(width / 2, height - 8, "score (% of maximum)", "middle", 11))
     return "".join(parts) + "</svg>"
@@ -58,4 +60,6 @@ def _svg_open(width: int, height: int, title: str) -> str:
 
 
 def _text(x: float, y: float, text: str, anchor: str, size: int = 12) -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="#222">{for_html(text)}</text>'
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="#222">{for_html(text)}</text>'
+    )

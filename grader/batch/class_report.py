@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 from grader.batch.lms import row_reason
 from grader.batch.markup import inline_html
@@ -102,7 +102,10 @@ def misconceptions(rows: Sequence[Row]) -> tuple[Misconception, ...]:
                 if text and key[1]:
                     learners[key].add(row.learner)
                     wordings[key][text] += 1
-    found = [Misconception(qid, wordings[(qid, norm)].most_common(1)[0][0], tuple(sorted(who))) for (qid, norm), who in learners.items()]
+    found = [
+        Misconception(qid, wordings[(qid, norm)].most_common(1)[0][0], tuple(sorted(who)))
+        for (qid, norm), who in learners.items()
+    ]
     return tuple(sorted(found, key=lambda m: (order.index(m.question), -len(m.learners), m.text)))
 
 
@@ -168,7 +171,9 @@ def report_html(report: ClassReport) -> str:
     """The class report's sections of summary.html (every text escaped; feedback's `code` rendered)."""
     parts = ["<h2>What to re-teach: misconceptions per question</h2>"]
     if report.misconceptions:
-        parts.append('<table><tr><th>question</th><th class="num">learners</th><th>misconception, as the feedback named it</th></tr>')
+        parts.append(
+            '<table><tr><th>question</th><th class="num">learners</th><th>misconception, as the feedback named it</th></tr>'
+        )
         for m in report.misconceptions:
             who = ", ".join(m.learners[:8]) + (", ..." if len(m.learners) > 8 else "")
             parts.append(
@@ -181,7 +186,10 @@ def report_html(report: ClassReport) -> str:
     parts.append("<h2>Learners who are stuck</h2>")
     if report.stuck:
         parts.append("<table><tr><th>learner</th><th>why</th></tr>")
-        parts += [f'<tr><td><a href="{for_html(s.feedback)}">{for_html(s.learner)}</a></td><td>{inline_html(s.why)}</td></tr>' for s in report.stuck]
+        parts += [
+            f'<tr><td><a href="{for_html(s.feedback)}">{for_html(s.learner)}</a></td><td>{inline_html(s.why)}</td></tr>'
+            for s in report.stuck
+        ]
         parts.append("</table>")
     else:
         parts.append("<p>Nobody: every notebook ran, and every learner attempted most questions.</p>")
@@ -192,13 +200,18 @@ def report_html(report: ClassReport) -> str:
 def _similar_html(pairs: Sequence[Pair]) -> str:
     parts = ["<h2>Similar submissions, to look at</h2>"]
     if not pairs:
-        return parts[0] + "\n<p>No two submissions' answer cells are near-identical once names, comments and layout are set aside.</p>"
-    parts.append("<p>Answer cells that are near-identical once names, comments and layout are set aside. This never changes a score: "
-                 "similar code can be honest (a short answer has few ways to be written); look before you act.</p>")
+        return (
+            parts[0]
+            + "\n<p>No two submissions' answer cells are near-identical once names, comments and layout are set aside.</p>"
+        )
+    parts.append(
+        "<p>Answer cells that are near-identical once names, comments and layout are set aside. This never changes a score: "
+        "similar code can be honest (a short answer has few ways to be written); look before you act.</p>"
+    )
     for p in pairs[:SIMILAR_SHOWN]:
         parts.append(
             f"<h3>{for_html(p.first)} and {for_html(p.second)}: {p.similarity:.0%} similar</h3>"
-            f'<table><tr><th>{for_html(p.first)}</th><th>{for_html(p.second)}</th></tr>'
+            f"<table><tr><th>{for_html(p.first)}</th><th>{for_html(p.second)}</th></tr>"
             f"<tr><td><pre>{for_html(p.first_code)}</pre></td><td><pre>{for_html(p.second_code)}</pre></td></tr></table>"
         )
     if len(pairs) > SIMILAR_SHOWN:

@@ -8,9 +8,9 @@ need this package installed and the lessons at the same paths as the machine run
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from typing import Iterator
 
 from grader.errors import UsageError
 

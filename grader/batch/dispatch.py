@@ -18,11 +18,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import tempfile
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
-from typing import Generator, Iterable, Iterator, Union
+from typing import Union
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
@@ -49,7 +50,9 @@ def run_on(executor: Executor, tasks: Iterable[Task]) -> Iterator[tuple[Task, Re
         except GraderError:
             raise
         except BrokenExecutor as err:
-            raise GraderError(f"The executor stopped working ({err}); graded rows are kept: run the batch again.") from None
+            raise GraderError(
+                f"The executor stopped working ({err}); graded rows are kept: run the batch again."
+            ) from None
         except Exception as err:  # e.g. Dask's KilledWorker: this task kept killing its workers
             result = f"The worker grading this notebook failed ({type(err).__name__}: {err})."[:500]
         yield futures[future], result

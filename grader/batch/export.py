@@ -8,7 +8,7 @@ starts, so a batch never grades 300 notebooks and then fails to export them.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from grader.batch.rows import Row
 from grader.errors import GraderError, UsageError
@@ -28,7 +28,9 @@ def nbgrader_exporter() -> Exporter:
     return export_to_gradebook
 
 
-def export_rows(exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesson, assignment: str | None = None) -> None:
+def export_rows(
+    exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesson, assignment: str | None = None
+) -> None:
     """Call the exporter with the ``(learner_id, Report)`` pairs of ``lesson``, the one lesson the batch graded.
 
     A report of another lesson (none should be left: the batch regrades them) is never exported, so no
@@ -42,4 +44,6 @@ def export_rows(exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesso
     except GraderError:
         raise
     except Exception as err:
-        raise GraderError(f"Writing grades to the nbgrader gradebook {url} failed ({type(err).__name__}: {err}).") from None
+        raise GraderError(
+            f"Writing grades to the nbgrader gradebook {url} failed ({type(err).__name__}: {err})."
+        ) from None

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from grader.batch.markup import inline_html
 from grader.batch.page import html_page
 from grader.batch.rows import Row
-from grader.model import Lesson, Question, QuestionResult
-
 from grader.config import FeedbackMode
+from grader.model import Lesson, Question, QuestionResult
 from grader.text import for_html, for_markdown, num
 
 _GENERIC = {
@@ -86,7 +85,9 @@ def _question_view(q: QuestionResult, definition: Question | None, mode: Feedbac
 def feedback_html(view: FeedbackView) -> str:
     parts = [f"<h1>Feedback for {for_html(view.learner)}</h1>"]
     score = f"Score: {num(view.score)} / {num(view.max_score)}" if view.max_score is not None else "Not graded"
-    parts.append(f"<p>{for_html(view.heading)}{' &middot; ' if view.heading else ''}<strong>{for_html(score)}</strong></p>")
+    parts.append(
+        f"<p>{for_html(view.heading)}{' &middot; ' if view.heading else ''}<strong>{for_html(score)}</strong></p>"
+    )
     if view.note:
         parts.append(f'<p class="note">{inline_html(view.note)}</p>')
     if view.questions:
@@ -96,13 +97,17 @@ def feedback_html(view: FeedbackView) -> str:
             lines = "".join(f"<li>{inline_html(line)}</li>" for line in q.lines if line)
             hint = f'<p class="hint">Hint: {inline_html(q.hint)}</p>' if q.hint else ""
             parts.append(
-                f"<tr><td><code>{for_html(q.id)}</code>{title}</td><td class=\"num\">{num(q.score)} / {num(q.max_score)}</td>"
+                f'<tr><td><code>{for_html(q.id)}</code>{title}</td><td class="num">{num(q.score)} / {num(q.max_score)}</td>'
                 f'<td class="{for_html(q.status)}">{for_html(q.status.replace("-", " "))}</td>'
                 f'<td><ul class="feedback">{lines}</ul>{hint}</td></tr>'
             )
         parts.append("</table>")
     if view.errors:
-        parts.append("<h2>While your notebook ran</h2>\n<ul>" + "".join(f"<li>{inline_html(e)}</li>" for e in view.errors) + "</ul>")
+        parts.append(
+            "<h2>While your notebook ran</h2>\n<ul>"
+            + "".join(f"<li>{inline_html(e)}</li>" for e in view.errors)
+            + "</ul>"
+        )
     return html_page(f"Feedback for {view.learner}", "\n".join(parts))
 
 
@@ -123,4 +128,3 @@ def feedback_markdown(view: FeedbackView) -> str:
     if view.errors:
         out += ["## While your notebook ran", ""] + [f"- {for_markdown(e)}" for e in view.errors] + [""]
     return "\n".join(out)
-

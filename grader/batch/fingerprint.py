@@ -51,4 +51,14 @@ def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
 
 
 #: The limits a notebook runs under that can change its score (the rest only bound what is kept of it).
-_SCORED_LIMITS = ("timeout", "call_timeout", "boot_timeout", "memory_mb", "max_processes", "max_file_mb", "max_open_files", "max_message_kb", "tmpfs_mb")
+_SCORED_LIMITS = (
+    "timeout",
+    "call_timeout",
+    "boot_timeout",
+    "memory_mb",
+    "max_processes",
+    "max_file_mb",
+    "max_open_files",
+    "max_message_kb",
+    "tmpfs_mb",
+)

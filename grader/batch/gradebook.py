@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from grader import __version__
 from grader.batch.rows import Row, row_from_dict, row_to_dict
@@ -120,7 +120,9 @@ class Gradebook:
 
     def previous_run_unfinished(self, run_id: int) -> bool:
         """Whether the run before ``run_id`` never finished (killed or interrupted); its graded rows are kept."""
-        row = self._db.execute("SELECT finished_at FROM runs WHERE id < ? ORDER BY id DESC LIMIT 1", (run_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT finished_at FROM runs WHERE id < ? ORDER BY id DESC LIMIT 1", (run_id,)
+        ).fetchone()
         return row is not None and row[0] is None
 
     def is_current(self, learner: str, digest: str, suites_hash: str) -> bool:
@@ -137,7 +139,8 @@ class Gradebook:
     def latest_grading(self, learner: str) -> Latest | None:
         """The learner's latest grading's hashes, status and options; None if they were never graded here."""
         found = self._db.execute(
-            "SELECT digest, suites_hash, status, options FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
+            "SELECT digest, suites_hash, status, options FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1",
+            (learner,),
         ).fetchone()
         return None if found is None else Latest(found[0], found[1], found[2], json.loads(found[3] or "{}"))
 
@@ -148,7 +151,9 @@ class Gradebook:
     def roster(self) -> list[str]:
         """The learners of the latest run over a whole submissions folder, in its order (for a gradebook older
         than rosters: every learner it holds)."""
-        found = self._db.execute("SELECT learners FROM runs WHERE learners IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        found = self._db.execute(
+            "SELECT learners FROM runs WHERE learners IS NOT NULL ORDER BY id DESC LIMIT 1"
+        ).fetchone()
         if found is not None:
             return list(json.loads(found[0]))
         return [r[0] for r in self._db.execute("SELECT learner FROM gradings GROUP BY learner ORDER BY MIN(id)")]
@@ -165,7 +170,9 @@ class Gradebook:
         to, name = json.loads(found[0])
         return str(to), name
 
-    def record(self, run_id: int, row: Row, digest: str, suites_hash: str, options: Mapping[str, str] | None = None) -> None:
+    def record(
+        self, run_id: int, row: Row, digest: str, suites_hash: str, options: Mapping[str, str] | None = None
+    ) -> None:
         """Store one grading and its questions in one transaction, committed before this returns.
 
         Its texts are stored :func:`~grader.text.plain` (SQLite refuses a lone surrogate), as
@@ -178,9 +185,26 @@ class Gradebook:
                 "INSERT INTO gradings (run_id, learner, path, lesson, digest, suites_hash, grader_version, graded_at,"
                 " status, reason, score, max_score, late, result, options, lms, lms_id, name)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, plain(row.learner), plain(row.path), row.lesson, digest, suites_hash, __version__, _now(), row.status,
-                 plain(row.reason), row.score, row.max_score, int(row.late), json.dumps(row_to_dict(row)),
-                 json.dumps(dict(options or {})), plain(row.identity.lms), plain(row.identity.lms_id), plain(row.identity.name)),
+                (
+                    run_id,
+                    plain(row.learner),
+                    plain(row.path),
+                    row.lesson,
+                    digest,
+                    suites_hash,
+                    __version__,
+                    _now(),
+                    row.status,
+                    plain(row.reason),
+                    row.score,
+                    row.max_score,
+                    int(row.late),
+                    json.dumps(row_to_dict(row)),
+                    json.dumps(dict(options or {})),
+                    plain(row.identity.lms),
+                    plain(row.identity.lms_id),
+                    plain(row.identity.name),
+                ),
             )
             self._db.executemany(
                 "INSERT INTO question_grades (grading_id, question, score, max_score, status) VALUES (?, ?, ?, ?, ?)",
@@ -201,7 +225,7 @@ class Gradebook:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "Gradebook":
+    def __enter__(self) -> Gradebook:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
 
 from grader.batch.archive import unpack_zip
 from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, lms_names, safe_id
@@ -99,7 +99,9 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
         layout = "flat folder"
     else:
         lms_name, names = lms
-        entries = [Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity) for p, n in zip(notebooks, names)]
+        entries = [
+            Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity) for p, n in zip(notebooks, names, strict=False)
+        ]
         layout = f"{lms_name} download"
     skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != ".ipynb" and not _hidden(p)]
     notes = (f"ignored {len(skipped)} file(s) that are not .ipynb: {', '.join(skipped[:5])}",) if skipped else ()
@@ -114,8 +116,11 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
         return None
     lms_name, names = lms
     entries: list[Entry] = []
-    for folder, name in zip(folders, names):
-        entries += [Entry(name.learner, p, _shown(p, top, shown_root), name.late, name.identity) for p in _notebooks_under(folder)]
+    for folder, name in zip(folders, names, strict=False):
+        entries += [
+            Entry(name.learner, p, _shown(p, top, shown_root), name.late, name.identity)
+            for p in _notebooks_under(folder)
+        ]
     without = sorted({n.learner for n in names} - {e.learner for e in entries})
     notes = (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
     return _unique(entries, f"{lms_name} download (a folder per learner)", notes)
@@ -135,7 +140,12 @@ def _unwrap(root: Path) -> Path:
     while True:
         children = [c for c in root.iterdir() if not _ignored(c)]
         only = children[0] if len(children) == 1 else None
-        if only is not None and only.is_dir() and only.name != "submitted" and lms_names([only.name], LMS_FOLDER_PATTERNS) is None:
+        if (
+            only is not None
+            and only.is_dir()
+            and only.name != "submitted"
+            and lms_names([only.name], LMS_FOLDER_PATTERNS) is None
+        ):
             root = only  # a wrapper, not the one learner's folder of an LMS download
         else:
             return root
@@ -147,10 +157,14 @@ def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: st
     )
     assignments = sorted({p.parent.name for p in found})
     if assignment is None and len(assignments) > 1:
-        raise UsageError(f"{submitted} holds several assignments ({', '.join(assignments)}); choose one with --assignment.")
+        raise UsageError(
+            f"{submitted} holds several assignments ({', '.join(assignments)}); choose one with --assignment."
+        )
     if assignment is not None:
         if assignment not in assignments:
-            raise UsageError(f"{submitted} has no assignment {assignment!r} (found: {', '.join(assignments) or 'none'}).")
+            raise UsageError(
+                f"{submitted} has no assignment {assignment!r} (found: {', '.join(assignments) or 'none'})."
+            )
         found = [p for p in found if p.parent.name == assignment]
     entries = [Entry(safe_id(p.parent.parent.name), p, _shown(p, top, shown_root)) for p in found]
     return _unique(entries, "nbgrader course", ())
@@ -176,12 +190,16 @@ def _shown(path: Path, top: Path, shown_root: str | None) -> str:
 def _unique(entries: list[Entry], layout: str, notes: tuple[str, ...]) -> Found:
     """A learner with several notebooks gets ``<learner>-<stem>`` ids (then ``-2``, ``-3`` if still shared)."""
     counts = Counter(e.learner for e in entries)
-    renamed = [replace(e, learner=safe_id(f"{e.learner}-{e.path.stem}")) if counts[e.learner] > 1 else e for e in entries]
+    renamed = [
+        replace(e, learner=safe_id(f"{e.learner}-{e.path.stem}")) if counts[e.learner] > 1 else e for e in entries
+    ]
     seen: Counter[str] = Counter()
     unique = []
     for entry in renamed:
         seen[entry.learner] += 1
-        unique.append(entry if seen[entry.learner] == 1 else replace(entry, learner=f"{entry.learner}-{seen[entry.learner]}"))
+        unique.append(
+            entry if seen[entry.learner] == 1 else replace(entry, learner=f"{entry.learner}-{seen[entry.learner]}")
+        )
     shared = sorted(name for name, n in counts.items() if n > 1)
     if shared:
         notes += (f"several notebooks for {', '.join(shared[:5])}: each is graded under <learner>-<notebook>",)

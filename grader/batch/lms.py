@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Protocol
 
 from grader.batch.names import Identity
 from grader.batch.rows import Row
@@ -47,7 +48,7 @@ class Column:
     max_score: float
 
     @classmethod
-    def of(cls, lesson: Lesson, name: str | None = None) -> "Column":
+    def of(cls, lesson: Lesson, name: str | None = None) -> Column:
         return cls(name or lesson.title, lesson.max_score)
 
 
@@ -130,7 +131,9 @@ def _moodle(writer: _CsvWriter, rows: Sequence[Row], column: Column) -> None:
     writer.writerow(["Identifier", "Full name", "Grade", "Maximum Grade"])
     for row in rows:
         who = row.identity
-        writer.writerow([f"Participant {for_csv(who.lms_id)}", for_csv(who.name), score_cell(row), num(column.max_score)])
+        writer.writerow(
+            [f"Participant {for_csv(who.lms_id)}", for_csv(who.name), score_cell(row), num(column.max_score)]
+        )
 
 
 def _blackboard(writer: _CsvWriter, rows: Sequence[Row], column: Column) -> None:
@@ -153,11 +156,20 @@ def _grades(writer: _CsvWriter, rows: Sequence[Row], column: Column | None = Non
         for q in row.report.questions if row.report else ():
             if q.id not in questions:
                 questions.append(q.id)
-    writer.writerow(["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason", *map(for_csv, questions)])
+    writer.writerow(
+        ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason", *map(for_csv, questions)]
+    )
     for row in rows:
         scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
         who = row.identity
-        cells = [for_csv(row.learner), for_csv(who.name), who.lms, for_csv(who.lms_id), num(row.score), num(row.max_score)]
+        cells = [
+            for_csv(row.learner),
+            for_csv(who.name),
+            who.lms,
+            for_csv(who.lms_id),
+            num(row.score),
+            num(row.max_score),
+        ]
         cells += ["yes" if row.late else "no", row.status, for_csv(row_reason(row))]
         writer.writerow([*cells, *(scores.get(q, "") for q in questions)])
 
@@ -165,7 +177,9 @@ def _grades(writer: _CsvWriter, rows: Sequence[Row], column: Column | None = Non
 _WRITERS: dict[str, Writer] = {"canvas": _canvas, "moodle": _moodle, "blackboard": _blackboard, "csv": _grades}
 
 
-def export_results(results: Path, to: str, name: str | None = None, path: Path | None = None, lessons_root: Path | None = None) -> Export:
+def export_results(
+    results: Path, to: str, name: str | None = None, path: Path | None = None, lessons_root: Path | None = None
+) -> Export:
     """``grade export``: the import file of an existing results folder, from its gradebook (nothing is regraded).
 
     The column is named after the lesson's title when the lesson can be found (``lessons_root``), else its id.
@@ -180,7 +194,9 @@ def export_results(results: Path, to: str, name: str | None = None, path: Path |
         rows = book.latest(book.roster())
     lesson_ids = sorted({r.lesson for r in rows if r.lesson})
     if len(lesson_ids) != 1:
-        raise UsageError(f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids)}); export one results folder per lesson.")
+        raise UsageError(
+            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids)}); export one results folder per lesson."
+        )
     try:
         column = Column.of(load_lesson(lesson_ids[0], lessons_root), name)
     except GraderError:

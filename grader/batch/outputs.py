@@ -9,14 +9,14 @@ that would start a spreadsheet formula is made text.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from grader.batch.class_report import class_report, report_html, report_json
-from grader.batch.lms import grades_csv as lms_grades_csv
-from grader.batch.similar import Pair
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
+from grader.batch.lms import grades_csv as lms_grades_csv
 from grader.batch.rows import Row, row_to_dict
+from grader.batch.similar import Pair
 from grader.batch.summary import summary_html
 from grader.config import FeedbackMode
 from grader.files import write_atomic
@@ -29,7 +29,9 @@ SUMMARY = "summary.html"
 SUMMARY_JSON = "summary.json"
 
 
-def write_outputs(out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()) -> None:
+def write_outputs(
+    out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()
+) -> None:
     write_atomic(out / GRADES, grades_csv(rows))
     write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
     folder = out / FEEDBACK

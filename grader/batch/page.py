@@ -23,6 +23,6 @@ ul.feedback { margin: .25rem 0; padding-left: 1.2rem; } code, pre { font-family:
 def html_page(title: str, body: str) -> str:
     """A complete page around ``body`` (already-escaped HTML); ``title`` is escaped here."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{for_html(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )

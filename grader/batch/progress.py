@@ -8,6 +8,7 @@ from typing import IO, Protocol
 from grader.batch.rows import STATUSES, BatchSummary, Row
 from grader.text import num, plain
 
+
 class Progress(Protocol):
     """What a batch reports while it runs; the library never prints by itself."""
 
@@ -103,13 +104,16 @@ def format_summary(summary: BatchSummary) -> str:
     scored = [r for r in summary.rows if r.max_score]
     line = (
         f"{len(summary.rows)} submissions ({summary.layout}): {summary.graded} graded now, {summary.skipped} unchanged and kept, "
-        f"in {summary.seconds:.1f} s; of the {len(summary.rows)}: " + ", ".join(f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES)
+        f"in {summary.seconds:.1f} s; of the {len(summary.rows)}: "
+        + ", ".join(f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES)
     )
     if scored:
         line += f"; mean score {sum(r.score / (r.max_score or 1) for r in scored) / len(scored):.0%} of the maximum"
     lines = [line + "."]
     lines += [f"  note: {note}" for note in summary.notes]
-    lines.append(f"Results in {summary.out}: grades.csv, results.jsonl, feedback/, summary.html, summary.json, gradebook.sqlite")
+    lines.append(
+        f"Results in {summary.out}: grades.csv, results.jsonl, feedback/, summary.html, summary.json, gradebook.sqlite"
+    )
     return "\n".join(lines)
 
 

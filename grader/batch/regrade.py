@@ -10,7 +10,7 @@ rerun with another ``--timeout`` regrades everyone graded under the old one and 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Collection, Mapping
+from collections.abc import Collection, Mapping
 
 from grader.batch.gradebook import Gradebook, Latest
 from grader.errors import UsageError
@@ -41,14 +41,20 @@ def why_regrade(latest: Latest | None, digest: str, suites_hash: str, now: Mappi
         return "their notebook changed"
     if latest.suites_hash != suites_hash:  # also for gradings stored before options were
         return describe_change("lesson", "", "")
-    changed = [describe_change(k, latest.options[k], v) for k, v in now.items() if k in latest.options and latest.options[k] != v]
+    changed = [
+        describe_change(k, latest.options[k], v)
+        for k, v in now.items()
+        if k in latest.options and latest.options[k] != v
+    ]
     return " and ".join(changed) or None
 
 
 class RegradePlan:
     """Whom this run grades: asked once per submission, then :meth:`notes` says how many were regraded and why."""
 
-    def __init__(self, book: Gradebook, fingerprint: Mapping[str, str], everyone: str | None = None, only: Collection[str] = ()) -> None:
+    def __init__(
+        self, book: Gradebook, fingerprint: Mapping[str, str], everyone: str | None = None, only: Collection[str] = ()
+    ) -> None:
         """``everyone``: why every learner is regraded (``--regrade``), or None; ``only``: the learners ``--only`` names."""
         self.book = book
         self.fingerprint = dict(fingerprint)

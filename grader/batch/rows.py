@@ -30,7 +30,7 @@ class Row:
     """Who the learner is to their LMS (kept apart from ``learner``): what an LMS import file is keyed on."""
 
     @classmethod
-    def of(cls, learner: str, report: Report, late: bool = False) -> "Row":
+    def of(cls, learner: str, report: Report, late: bool = False) -> Row:
         reason = report.errors[-1] if report.status != "graded" and report.errors else ""
         return cls(learner, report.path, report.status, reason, report, late)
 

@@ -13,19 +13,19 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.batch.class_report import previous_similar
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import file_digest, grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
 from grader.batch.lms import Column, check_export, import_path, write_export
-from grader.batch.regrade import RegradePlan
-from grader.batch.class_report import previous_similar
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
-from grader.batch.similar import find_similar
 from grader.batch.progress import NoProgress, Progress
+from grader.batch.regrade import RegradePlan
 from grader.batch.rows import BatchSummary as BatchSummary  # what run_batch returns
 from grader.batch.rows import Row
+from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, FeedbackMode
 from grader.errors import NotebookUnreadable, UsageError
@@ -79,7 +79,7 @@ class _BatchLesson:
     suites_hash: str
 
     @classmethod
-    def load(cls, options: GradeOptions) -> "_BatchLesson":
+    def load(cls, options: GradeOptions) -> _BatchLesson:
         """Raises :class:`UsageError` (no lesson chosen) or :class:`LessonError` (a broken one) before any grading."""
         lesson = load_lesson(batch_lesson_id(options), options.lessons_root, options.suites)
         return cls(lesson, suites_fingerprint(lesson))
@@ -107,7 +107,9 @@ def run_batch(
     fingerprint = grading_fingerprint(options.grading.limits, batch.suites_hash)
     with open_submissions(submissions, options.assignment) as found:
         if not found.entries:
-            raise UsageError(f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts.")
+            raise UsageError(
+                f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
+            )
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
         with Gradebook(out / FILE_NAME) as book:
@@ -144,7 +146,9 @@ def run_batch(
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
 
 
-def _export(book: Gradebook, run_id: int, out: Path, rows: list[Row], lesson: Lesson, options: BatchOptions) -> tuple[str, ...]:
+def _export(
+    book: Gradebook, run_id: int, out: Path, rows: list[Row], lesson: Lesson, options: BatchOptions
+) -> tuple[str, ...]:
     """Write the LMS import file asked for, or keep the one an earlier run wrote up to date (never a stale one)."""
     if options.export:
         book.set_export(run_id, options.export, options.export_name)
@@ -185,7 +189,9 @@ def _grade_all(
         else:
             pending[entry.learner] = prepared
     tasks = [p.task for p in pending.values() if p.task is not None]
-    results = (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
+    results = (
+        (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
+    )
     for task, result in results:
         prepared = pending[task.learner]
         _record(book, run_id, prepared, _row(prepared, result), progress, plan.fingerprint)
@@ -222,7 +228,9 @@ def _row(prepared: _Prepared, result: Result) -> Row:
     return Row.of(prepared.entry.learner, result, prepared.entry.late)
 
 
-def _record(book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress, options: dict[str, str]) -> None:
+def _record(
+    book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress, options: dict[str, str]
+) -> None:
     row = replace(row, identity=prepared.entry.identity)
     book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)

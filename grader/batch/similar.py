@@ -31,10 +31,10 @@ import builtins
 import functools
 import zlib
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from grader.config import SIMILARITY_COMMON_SHARE, SIMILARITY_MIN_FINGERPRINTS, SIMILARITY_THRESHOLD, WINNOW_K, WINNOW_W
 from grader.errors import NotebookUnreadable
@@ -100,7 +100,9 @@ def _cached_tokens(source: str) -> tuple[str, ...]:
             out.append(node.attr)
         elif isinstance(node, ast.Constant):
             out.append(repr(node.value)[:40])
-        children = [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_docstring(node, c)]
+        children = [
+            c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_docstring(node, c)
+        ]
         stack.extend(reversed(children))
     return tuple(out)
 
@@ -109,8 +111,12 @@ def _is_docstring(parent: ast.AST, child: ast.AST) -> bool:
     body = getattr(parent, "body", None)
     return (
         isinstance(parent, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and isinstance(body, list) and bool(body) and body[0] is child
-        and isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant) and isinstance(child.value.value, str)
+        and isinstance(body, list)
+        and bool(body)
+        and body[0] is child
+        and isinstance(child, ast.Expr)
+        and isinstance(child.value, ast.Constant)
+        and isinstance(child.value.value, str)
     )
 
 

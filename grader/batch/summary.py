@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from grader.batch.charts import bars_svg, histogram_svg
 from grader.batch.markup import inline_html
@@ -24,7 +24,10 @@ _WRONG = ("failed", "partial", "error", "missing")
 def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_report: str = "") -> str:
     """The page; ``class_report``: the sections of :mod:`grader.batch.class_report` (already-escaped HTML)."""
     counts = Counter(r.status for r in rows)
-    parts = ["<h1>Batch summary</h1>", f"<p>{len(rows)} submissions: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES) + ".</p>"]
+    parts = [
+        "<h1>Batch summary</h1>",
+        f"<p>{len(rows)} submissions: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES) + ".</p>",
+    ]
     for lesson_id in sorted({r.lesson for r in rows if r.lesson}):
         lesson = lessons.get(lesson_id)
         parts.append(_lesson_section(lesson_id, lesson, [r for r in rows if r.lesson == lesson_id]))
@@ -32,7 +35,10 @@ def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_repor
     trouble = [r for r in rows if r.status != "graded"]
     if trouble:
         parts.append("<h2>Not graded normally</h2>\n<table><tr><th>learner</th><th>status</th><th>reason</th></tr>")
-        parts += [f"<tr><td>{for_html(r.learner)}</td><td>{for_html(r.status)}</td><td>{for_html(r.reason)}</td></tr>" for r in trouble]
+        parts += [
+            f"<tr><td>{for_html(r.learner)}</td><td>{for_html(r.status)}</td><td>{for_html(r.reason)}</td></tr>"
+            for r in trouble
+        ]
         parts.append("</table>")
     return html_page("Batch summary", "\n".join(parts))
 
@@ -45,7 +51,9 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
     parts = [
         f"<h2>{for_html(title)}</h2>",
         f"<p>{len(reports)} submissions (those that did not run count as 0): mean {num(round(statistics.fmean(scores), 2))} / "
-        f"{num(top)}, median {num(statistics.median(scores))} / {num(top)}.</p>" if scores else "<p>No submissions.</p>",
+        f"{num(top)}, median {num(statistics.median(scores))} / {num(top)}.</p>"
+        if scores
+        else "<p>No submissions.</p>",
         "<h3>Scores</h3>",
         histogram_svg([s / top if top else 0.0 for s in scores]),
     ]
@@ -59,13 +67,20 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
         idle = sum(q.status == "not-attempted" for q in results)
         wrong = Counter(q.staff[0] for q in results if q.status in _WRONG and q.staff)
         stats.append((qid, passed, mean, results[0].max_score, idle, wrong.most_common(1)))
-    parts += [f"<h3>Pass rate per question, over the {len(ran)} notebooks that ran</h3>", bars_svg([(qid, passed) for qid, passed, *_ in stats])]
+    parts += [
+        f"<h3>Pass rate per question, over the {len(ran)} notebooks that ran</h3>",
+        bars_svg([(qid, passed) for qid, passed, *_ in stats]),
+    ]
     parts.append(
         '<h3>Per question</h3>\n<table><tr><th>question</th><th class="num">passed</th><th class="num">mean</th>'
         '<th class="num">not attempted</th><th>most common failure</th></tr>'
     )
     for qid, passed, mean, max_score, idle, common in stats:
-        failure = f"{inline_html(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>" if common else ""
+        failure = (
+            f"{inline_html(common[0][0])} <small>({common[0][1]} learner{'s' if common[0][1] != 1 else ''})</small>"
+            if common
+            else ""
+        )
         parts.append(
             f'<tr><td><code>{for_html(qid)}</code></td><td class="num">{passed:.0%}</td>'
             f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td><td class="num">{idle}</td><td>{failure}</td></tr>'

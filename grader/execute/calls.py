@@ -11,8 +11,9 @@ Standard library only: the worker imports it inside the sandbox, and self-check 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from grader.execute.channel import to_plain
 
@@ -41,13 +42,15 @@ def stood_in(namespace: dict[str, Any], replacements: dict[str, Any]) -> Iterato
                 namespace[name] = old
 
 
-def changed_arguments(args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]) -> list[str]:
+def changed_arguments(
+    args: list[Any], kwargs: dict[str, Any], args_before: list[Any], kwargs_before: dict[str, Any]
+) -> list[str]:
     """Which arguments a call modified in place (positions as "0", "1", ...; keywords by name).
 
     Arguments reach learner code as copies, so a function that changes the caller's list (a mutated prompt)
     would otherwise go unseen; the grader turns this into feedback.
     """
-    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before)) if not _equal(now, then)]
+    changed = [str(i) for i, (now, then) in enumerate(zip(args, args_before, strict=False)) if not _equal(now, then)]
     return changed + [k for k in kwargs if not _equal(kwargs[k], kwargs_before.get(k))]
 
 

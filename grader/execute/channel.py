@@ -35,10 +35,25 @@ import re
 import select
 import sys
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from grader.execute.protocol import CALL, RAISE, RETURN, TYPE, BadMessage, CallBack, ChannelClosed, ChannelError, ChannelTimeout, Opaque, Raise, RemoteError, Return
+from grader.execute.protocol import (
+    CALL,
+    RAISE,
+    RETURN,
+    TYPE,
+    BadMessage,
+    CallBack,
+    ChannelClosed,
+    ChannelError,
+    ChannelTimeout,
+    Opaque,
+    Raise,
+    RemoteError,
+    Return,
+)
 
 FN_KEY = "$fn"
 TUPLE_KEY = "$t"
@@ -83,7 +98,9 @@ class Endpoint:
     it receives, as the worker may: the grader is the trusted side.
     """
 
-    def __init__(self, rfd: int, wfd: int, handler: Handler, *, max_bytes: int = 1 << 20, guard: Guard | None = None) -> None:
+    def __init__(
+        self, rfd: int, wfd: int, handler: Handler, *, max_bytes: int = 1 << 20, guard: Guard | None = None
+    ) -> None:
         self._rfd = rfd
         self._wfd = wfd
         self._handler = handler
@@ -239,7 +256,9 @@ class Endpoint:
             elif kind in (RETURN, RAISE) and reply.get("id") == call_id:
                 if kind == RETURN:
                     return self.decode(reply.get("value"))
-                raise RemoteError(str(reply.get("type", "Error")), str(reply.get("message", "")), str(reply.get("traceback", "")))
+                raise RemoteError(
+                    str(reply.get("type", "Error")), str(reply.get("message", "")), str(reply.get("traceback", ""))
+                )
             else:
                 self._handler(reply)  # a notice (e.g. which cell runs now); the handler decides what it means
 
@@ -273,7 +292,11 @@ class Endpoint:
             raise
         except Exception as err:  # reported to the caller, who decides what it means
             if self._guard is None:
-                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)))
+                self.send(
+                    Raise(
+                        t=RAISE, id=call_id, type=type(err).__name__, message=_safe_str(err), traceback=_traceback(err)
+                    )
+                )
             else:
                 self._expire()
                 self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=without_paths(_safe_str(err))))

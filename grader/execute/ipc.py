@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from grader.execute.sandbox import Launch
 
@@ -30,8 +30,10 @@ _prctl = getattr(_LIBC, "prctl", None)  # Linux only
 #: queues and semaphores (shm*, msg*, sem*), POSIX message queues (mq_*) and memfd_create.
 _CALLS = {
     "x86_64": (0xC000003E, (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 240, 241, 242, 243, 244, 245, 319)),
-    "aarch64": (0xC00000B7, (194, 195, 196, 197, 190, 191, 192, 193, 186, 187, 188, 189,
-                             180, 181, 182, 183, 184, 185, 279)),
+    "aarch64": (
+        0xC00000B7,
+        (194, 195, 196, 197, 190, 191, 192, 193, 186, 187, 188, 189, 180, 181, 182, 183, 184, 185, 279),
+    ),
 }
 
 

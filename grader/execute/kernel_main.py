@@ -54,7 +54,11 @@ def _error(index: int, outputs: list[Any]) -> wire.CellRaised | None:
     if error is None:
         return None
     ename = str(error.get("ename", "Error"))
-    return wire.CellRaised(index=index, ename="MemoryError" if ename.endswith("MemoryError") else ename, evalue=str(error.get("evalue", ""))[:300])
+    return wire.CellRaised(
+        index=index,
+        ename="MemoryError" if ename.endswith("MemoryError") else ename,
+        evalue=str(error.get("evalue", ""))[:300],
+    )
 
 
 async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
@@ -64,7 +68,9 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
     from nbclient.exceptions import DeadKernelError
 
     nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
-    client = NotebookClient(nb, timeout=None, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": os.getcwd()}})
+    client = NotebookClient(
+        nb, timeout=None, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": os.getcwd()}}
+    )
     async with client.async_setup_kernel(pass_fds=(rfd, wfd), cleanup_kc=False):
         assert client.kc is not None and client.km is not None
         await client.async_wait_for_reply(await _maybe_await(client.kc.kernel_info()))

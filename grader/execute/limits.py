@@ -20,8 +20,8 @@ import signal
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from grader.config import WORKER_UID_BASE, Limits
 from grader.execute import ipc
@@ -72,7 +72,9 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
                     _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give root back
         elif os.getuid() != 0:  # root ignores RLIMIT_NPROC
             _set(resource.RLIMIT_NPROC, limits.max_processes + _running_processes())
-        if process_level and _prctl is not None:  # after any change of uid, which clears it; bwrap has --die-with-parent
+        if (
+            process_level and _prctl is not None
+        ):  # after any change of uid, which clears it; bwrap has --die-with-parent
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a grader killed outright takes its worker with it
 
     return apply
@@ -291,7 +293,7 @@ def remove_stale(prefix: str) -> None:
     of this user, or of a worker's uid, are removed: never a link, never someone else's.
     """
     for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
-        pid = folder.name[len(prefix):].split("-", 1)[0]
+        pid = folder.name[len(prefix) :].split("-", 1)[0]
         if not pid.isdigit() or Path(f"/proc/{pid}").exists():
             continue
         try:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from grader.config import Limits
 from grader.execute.limits import kill_group, live_processes

@@ -44,8 +44,21 @@ _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _PACKAGE_PARENT = str(_PACKAGE_DIR.parent)
 
 #: Parts of /etc a Python process needs; the rest of /etc (credentials, site configuration) stays out of view.
-_ETC = ("passwd", "group", "nsswitch.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-        "timezone", "alternatives", "fonts", "mime.types", "ssl")
+_ETC = (
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hosts",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "alternatives",
+    "fonts",
+    "mime.types",
+    "ssl",
+)
 _ROOT_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID")
 _NAMESPACES = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 
@@ -124,8 +137,10 @@ def launch(workdir: Path, limits: Limits, program: str | None = None) -> Launch:
     if blocker is None:
         text = f"process limits, as an unprivileged user: files every user may read stay readable; network open ({why_not_bwrap})"
         return Launch(worker_command(program), env, text, level, DROP_AT_EXEC)
-    text = (f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "
-            f"grader can and signal it; network open ({why_not_bwrap})")
+    text = (
+        f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "
+        f"grader can and signal it; network open ({why_not_bwrap})"
+    )
     return Launch(worker_command(program), env, text, level, DROP_NONE)
 
 
@@ -133,7 +148,9 @@ def choose_level(limits: Limits) -> tuple[str, str]:
     """The isolation level to use and, for ``process``, why not bubblewrap."""
     wanted = limits.isolation or os.environ.get(ISOLATION_ENV) or "auto"
     if wanted not in ISOLATION_LEVELS:
-        raise UsageError(f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join(ISOLATION_LEVELS)}.")
+        raise UsageError(
+            f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join(ISOLATION_LEVELS)}."
+        )
     if wanted == "process":
         return "process", f"{ISOLATION_ENV}=process"
     problem = bwrap_problem()
@@ -148,7 +165,9 @@ def worker_start() -> str:
     """How long-lived graders start workers: ``fork`` (from a zygote) or ``spawn`` (``GRADER_WORKERS``)."""
     wanted = os.environ.get(WORKERS_ENV) or WORKER_STARTS[0]
     if wanted not in WORKER_STARTS:
-        raise UsageError(f"{WORKERS_ENV}={wanted!r} is not a way to start workers; use one of {', '.join(WORKER_STARTS)}.")
+        raise UsageError(
+            f"{WORKERS_ENV}={wanted!r} is not a way to start workers; use one of {', '.join(WORKER_STARTS)}."
+        )
     return wanted
 
 
@@ -170,7 +189,20 @@ def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
         args += ["--cap-drop", "ALL", *(a for cap in _ROOT_CAPS for a in ("--cap-add", cap))]
     tmpfs = str(limits.tmpfs_mb * 1024 * 1024)  # first: a Python or workdir below /tmp is bound on top of it
     args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--perms", "1777", "--size", tmpfs, "--tmpfs", "/tmp", "--perms", "1777", "--size", tmpfs, "--tmpfs", "/dev/shm"]
+    args += [
+        "--perms",
+        "1777",
+        "--size",
+        tmpfs,
+        "--tmpfs",
+        "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        tmpfs,
+        "--tmpfs",
+        "/dev/shm",
+    ]
     made = {"/tmp", "/dev", "/proc"}  # mounted already; never re-created with other permissions
 
     def bind(option: str, path: Path | str) -> None:
@@ -233,7 +265,7 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bwrap_problem() -> str | None:
     """None if bubblewrap can start a worker's sandbox here; otherwise why not. Tried once per process."""
     if shutil.which("bwrap") is None:
@@ -257,7 +289,12 @@ def _is_root() -> bool:
 
 def _drop_blocker(workdir: Path) -> str | None:
     """Why a fresh unprivileged uid could not run the worker (its Python is in a private folder), or None."""
-    needed = [Path(sys.executable), *(Path(p) for p in sysconfig.get_paths().values() if os.path.isdir(p)), _PACKAGE_DIR, workdir.parent]
+    needed = [
+        Path(sys.executable),
+        *(Path(p) for p in sysconfig.get_paths().values() if os.path.isdir(p)),
+        _PACKAGE_DIR,
+        workdir.parent,
+    ]
     for path in needed:
         blocked = _first_private_dir(Path(os.path.realpath(path)))
         if blocked is not None:

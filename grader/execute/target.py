@@ -6,7 +6,8 @@ the notebook again. If the notebook itself cannot be run again, every later call
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from grader.config import Limits
 from grader.errors import GraderError
@@ -19,7 +20,9 @@ from grader.model import Submission
 class WorkerTarget:
     """A :class:`grader.testing.Target` backed by a worker process that holds the executed notebook."""
 
-    def __init__(self, submission: Submission, limits: Limits, worker: LearnerProcess, zygote: Zygote | None = None) -> None:
+    def __init__(
+        self, submission: Submission, limits: Limits, worker: LearnerProcess, zygote: Zygote | None = None
+    ) -> None:
         self._submission = submission
         self._zygote = zygote
         self._limits = limits
@@ -48,7 +51,9 @@ class WorkerTarget:
             self._worker = None
             raise
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> Returned:
         return self._guard(lambda w: w.call(name, args, kwargs, swaps))  # type: ignore[no-any-return]
 
     def value(self, name: str) -> Any:

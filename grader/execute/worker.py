@@ -18,15 +18,16 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from grader.config import ISOLATION_ENV, Limits
 from grader.errors import ExecutionTimeout, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
-from grader.execute.protocol import BadMessage, ChannelError, ChannelTimeout, Returned
 from grader.execute.process import Spawned, WorkerOS
+from grader.execute.protocol import BadMessage, ChannelError, ChannelTimeout, Returned
 from grader.execute.worker_main import NO_INPUT
 from grader.execute.zygote import Zygote, ZygoteUnavailable
 from grader.model import Cell, CellError, Execution, Submission
@@ -76,7 +77,9 @@ class LearnerProcess:
         self.isolation, self.level = self._os.isolation, self._os.level
         self.workdir: Path = self._os.workdir
         self._output = _OutputCap(self._os.output, limits.output_kb * 1024)
-        self._endpoint = Endpoint(from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024, guard=guard(limits))
+        self._endpoint = Endpoint(
+            from_worker_r, to_worker_w, self._notice, max_bytes=limits.max_message_kb * 1024, guard=guard(limits)
+        )
         self._fds = (from_worker_r, to_worker_w)
         self._spawned = time.monotonic()
         self._closed = False
@@ -151,14 +154,16 @@ class LearnerProcess:
         """What the learner's code printed (capped), and whether some was thrown away."""
         return self._output.text(), self._output.truncated
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- calls from hidden tests -------------------------------------------------------------------------
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]) -> Returned:
+    def call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+    ) -> Returned:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
         Returns the value, which arguments the call modified in place and whether the result is an object the
@@ -207,7 +212,9 @@ class LearnerProcess:
         elif ename == "SystemExit":
             evalue = f"{evalue or 'exit()'}; exit() and sys.exit() do not stop grading, so remove them"
         else:
-            evalue += next((f": {why}" for code, why in self._limit_errors().items() if evalue.startswith(f"[Errno {code}]")), "")
+            evalue += next(
+                (f": {why}" for code, why in self._limit_errors().items() if evalue.startswith(f"[Errno {code}]")), ""
+            )
         return CellError(index=index, ename=ename, evalue=evalue, preview=preview(cell.source) if cell else "")
 
     def _limit_errors(self) -> dict[int, str]:
@@ -270,8 +277,14 @@ def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
         signal.SIGILL: ("it crashed Python with an illegal instruction (SIGILL)", _CRASH_ADVICE),
         signal.SIGABRT: ("it aborted (SIGABRT), often because a library ran out of memory", memory),
         signal.SIGKILL: ("it was killed (SIGKILL), usually because it used too much memory", memory),
-        signal.SIGXCPU: ("it used more processor time than allowed (SIGXCPU)", "Look there for a loop that never ends, then run the notebook again."),
-        signal.SIGXFSZ: (f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)", "Write smaller files there, then run the notebook again."),
+        signal.SIGXCPU: (
+            "it used more processor time than allowed (SIGXCPU)",
+            "Look there for a loop that never ends, then run the notebook again.",
+        ),
+        signal.SIGXFSZ: (
+            f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)",
+            "Write smaller files there, then run the notebook again.",
+        ),
     }
     return reasons.get(sig, (f"it was killed by signal {sig.name}", _EXIT_ADVICE))
 
@@ -309,7 +322,9 @@ def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerO
     return Spawned(limits, rfd, wfd)
 
 
-def start_worker(submission: Submission, limits: Limits, zygote: Zygote | None = None) -> tuple[LearnerProcess, Execution]:
+def start_worker(
+    submission: Submission, limits: Limits, zygote: Zygote | None = None
+) -> tuple[LearnerProcess, Execution]:
     """Start a worker and run the notebook in it. The caller owns the worker and must close it."""
     worker = LearnerProcess(submission, limits, zygote)
     execution = worker.run_notebook()

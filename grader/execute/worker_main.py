@@ -17,9 +17,9 @@ import os
 import sys
 from typing import Any
 
-from grader.execute.cells import run_cell
 from grader.execute import protocol as wire
 from grader.execute.calls import ResultIdentity, changed_arguments, stood_in
+from grader.execute.cells import run_cell
 from grader.execute.channel import Endpoint
 
 

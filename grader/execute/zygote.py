@@ -28,8 +28,9 @@ import socket
 import subprocess
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, Any
 
 from grader.config import ZYGOTE_FORKS, Limits
 from grader.execute import protocol as wire
@@ -52,7 +53,7 @@ class ZygoteUnavailable(Exception):
 class Forked:
     """A :class:`grader.execute.process.WorkerOS` for a child of a zygote."""
 
-    def __init__(self, zygote: "Zygote", pid: int, workdir: Path, output: IO[bytes]) -> None:
+    def __init__(self, zygote: Zygote, pid: int, workdir: Path, output: IO[bytes]) -> None:
         self._zygote, self._pid, self.workdir, self.output = zygote, pid, workdir, output
         self.isolation, self.level = zygote.isolation, zygote.level
         self._status: int | None = None
@@ -90,7 +91,7 @@ class Zygote:
         self.uid: int | None = None
 
     @classmethod
-    def start(cls, limits: Limits) -> "Zygote | None":
+    def start(cls, limits: Limits) -> Zygote | None:
         """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, a real
         kernel per notebook, or it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
         if limits.kernel or worker_start() == "spawn" or choose_level(limits)[0] != "bubblewrap":

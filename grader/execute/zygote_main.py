@@ -36,8 +36,9 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any, Mapping
+from typing import Any
 
 from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
@@ -103,12 +104,14 @@ class ZygoteServer:
         os.dup2(out, 1)
         os.dup2(out, 2)
         keep = sorted({0, 1, 2, rfd, wfd})
-        for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")]):
+        for low, high in zip(keep, [*keep[1:], os.sysconf("SC_OPEN_MAX")], strict=False):
             os.closerange(low + 1, high)  # the control socket and every other descriptor of the zygote
         os.setsid()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.chdir(workdir)
-        os.environ.update(HOME=workdir, TMPDIR=workdir, MPLCONFIGDIR=f"{workdir}/.matplotlib", IPYTHONDIR=f"{workdir}/.ipython")
+        os.environ.update(
+            HOME=workdir, TMPDIR=workdir, MPLCONFIGDIR=f"{workdir}/.matplotlib", IPYTHONDIR=f"{workdir}/.ipython"
+        )
         leave_root()
         tempfile.tempdir = None  # found again from TMPDIR, as in a spawned worker (the zygote's was cached)
         serve(rfd, wfd, self.shell)
@@ -201,7 +204,9 @@ def main() -> None:
     del sys.argv[1:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    home = tempfile.mkdtemp(dir="/tmp")  # the sandbox's private /tmp; IPython writes its profile while the shell is built
+    home = tempfile.mkdtemp(
+        dir="/tmp"
+    )  # the sandbox's private /tmp; IPython writes its profile while the shell is built
     os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
     zygote = ZygoteServer(control)
     remove_tree(home)  # so that the first learner, too, finds /tmp as empty as the sweep leaves it for the next

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from grader.config import GRADESCOPE_VISIBILITY
 from grader.files import write_atomic
@@ -40,13 +41,18 @@ def find_notebook(submission: Path) -> Path:
     found = sorted(
         p
         for p in candidates
-        if p.is_file() and not any(part in _IGNORED_PARTS or part.startswith(".") for part in p.relative_to(submission).parts)
+        if p.is_file()
+        and not any(part in _IGNORED_PARTS or part.startswith(".") for part in p.relative_to(submission).parts)
     )
     if not found:
-        raise SubmissionProblem(f"No notebook ({NOTEBOOK_SUFFIX} file) was found in your submission. Upload your notebook and submit again.")
+        raise SubmissionProblem(
+            f"No notebook ({NOTEBOOK_SUFFIX} file) was found in your submission. Upload your notebook and submit again."
+        )
     if len(found) > 1:
         names = ", ".join(str(p.relative_to(submission)) for p in found)
-        raise SubmissionProblem(f"Your submission has {len(found)} notebooks ({names}); submit exactly one {NOTEBOOK_SUFFIX} file.")
+        raise SubmissionProblem(
+            f"Your submission has {len(found)} notebooks ({names}); submit exactly one {NOTEBOOK_SUFFIX} file."
+        )
     return found[0]
 
 
@@ -55,14 +61,18 @@ def question_name(lesson: Lesson, question_id: str) -> str:
     return f"{question_id}: {title}" if title else question_id
 
 
-def results_from_report(report: Report, lesson: Lesson, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+def results_from_report(
+    report: Report, lesson: Lesson, seconds: float, visibility: str = GRADESCOPE_VISIBILITY
+) -> dict[str, Any]:
     """Gradescope's results.json for a graded notebook: one test per question, in lesson order."""
     summary = f"{Path(report.path).name}: {report.score:g} / {report.max_score:g} points."
     output = "\n".join(plain(line) for line in (summary, *report.errors))
     return _results(report.score, seconds, output, _tests(report.questions, lesson, visibility), visibility)
 
 
-def ungraded_results(reason: str, lesson: Lesson | None, seconds: float, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+def ungraded_results(
+    reason: str, lesson: Lesson | None, seconds: float, visibility: str = GRADESCOPE_VISIBILITY
+) -> dict[str, Any]:
     """Score 0 with ``reason``; every question of ``lesson`` (when known) listed as failed, so totals match."""
     reason = plain(reason)
     zeros = [QuestionResult(q.id, 0.0, q.points, "error", (reason,)) for q in lesson.questions] if lesson else []
@@ -94,7 +104,7 @@ def _results(score: float, seconds: float, output: str, tests: list[dict[str, An
     }
 
 
-def grade_for_gradescope(root: Path, options: "GradeOptions", visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
+def grade_for_gradescope(root: Path, options: GradeOptions, visibility: str = GRADESCOPE_VISIBILITY) -> dict[str, Any]:
     """Grade ``root/submission`` and return the results.json object; never raises for what it finds there.
 
     ``options.lesson`` (``--lesson``) names the lesson when the notebook does not, and lets every question be
@@ -117,7 +127,7 @@ def grade_for_gradescope(root: Path, options: "GradeOptions", visibility: str = 
         return ungraded_results(reason, lesson, time.monotonic() - start, visibility)
 
 
-def _known_lesson(options: "GradeOptions") -> Lesson | None:
+def _known_lesson(options: GradeOptions) -> Lesson | None:
     if not options.lesson:
         return None
     from grader.errors import GraderError

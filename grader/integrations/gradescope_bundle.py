@@ -95,14 +95,22 @@ def _tree(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.rglob("*")
-        if p.is_file() and not p.name.endswith(_SKIP_SUFFIXES) and not _SKIP_DIRS.intersection(p.relative_to(folder).parts)
+        if p.is_file()
+        and not p.name.endswith(_SKIP_SUFFIXES)
+        and not _SKIP_DIRS.intersection(p.relative_to(folder).parts)
     )
 
 
-def build_bundle(lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBILITY, package_root: Path = PACKAGE_ROOT) -> list[str]:
+def build_bundle(
+    lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBILITY, package_root: Path = PACKAGE_ROOT
+) -> list[str]:
     """Write the autograder zip for ``lesson`` to ``out``; return the archive's names."""
     run = RUN_AUTOGRADER.format(
-        root_env=GRADESCOPE_ROOT_ENV, default_root=GRADESCOPE_ROOT, venv=VENV, lesson=shlex.quote(lesson.id), visibility=shlex.quote(visibility)
+        root_env=GRADESCOPE_ROOT_ENV,
+        default_root=GRADESCOPE_ROOT,
+        venv=VENV,
+        lesson=shlex.quote(lesson.id),
+        visibility=shlex.quote(visibility),
     )
     files = bundle_files(lesson, package_root)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,9 @@ def grade_cell_id(question_id: str) -> str:
     return f"test_{question_id}"
 
 
-def cell_result(lesson_id: str, question_id: str, namespace: dict[str, Any], lessons: str | Path | None = None) -> QuestionResult:
+def cell_result(
+    lesson_id: str, question_id: str, namespace: dict[str, Any], lessons: str | Path | None = None
+) -> QuestionResult:
     """Score one question against a live namespace, exactly as ``grade`` scores it from the same tests."""
     from grader.lessons import load_lesson
     from grader.selfcheck import NamespaceTarget, question_results
@@ -121,7 +123,7 @@ def export_to_gradebook(
             gb.db.commit()
 
 
-def _grade(gb: "Gradebook", cell: str, notebook: str, assignment: str, student: str) -> Any:
+def _grade(gb: Gradebook, cell: str, notebook: str, assignment: str, student: str) -> Any:
     """The grade row of one cell; created if the submission predates the cell (another tool made it first)."""
     from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
 
@@ -139,4 +141,3 @@ def _grade(gb: "Gradebook", cell: str, notebook: str, assignment: str, student: 
     gb.db.add(grade)
     gb.db.flush()
     return grade
-

@@ -15,16 +15,18 @@ from grader.text import for_json
 def report_to_dict(report: Report, *, staff: bool = False) -> dict[str, Any]:
     """``staff``: the teaching assistant's object (results.jsonl, the gradebook): ``feedback`` with the expected
     values, and ``learner_feedback``, what the learner was shown. Otherwise the learner's (``grade --json``)."""
-    return for_json({
-        "lesson": report.lesson,
-        "path": report.path,
-        "score": report.score,
-        "max_score": report.max_score,
-        "status": report.status,
-        "questions": [_question(q, staff) for q in report.questions],
-        "errors": list(report.errors),
-        "isolation": report.isolation,
-    })
+    return for_json(
+        {
+            "lesson": report.lesson,
+            "path": report.path,
+            "score": report.score,
+            "max_score": report.max_score,
+            "status": report.status,
+            "questions": [_question(q, staff) for q in report.questions],
+            "errors": list(report.errors),
+            "isolation": report.isolation,
+        }
+    )
 
 
 def _question(q: QuestionResult, staff: bool) -> dict[str, Any]:
@@ -43,9 +45,7 @@ def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
         path=data["path"],
         score=float(data["score"]),
         max_score=float(data["max_score"]),
-        questions=tuple(
-            _question_from(q) for q in data["questions"]
-        ),
+        questions=tuple(_question_from(q) for q in data["questions"]),
         errors=tuple(data["errors"]),
         isolation=data.get("isolation", ""),
         digest=digest,
@@ -58,9 +58,13 @@ def _question_from(q: dict[str, Any]) -> QuestionResult:
     if "learner_feedback" not in q:
         return QuestionResult(q["id"], float(q["score"]), float(q["max_score"]), q["status"], tuple(q["feedback"]))
     learner, staff = tuple(q["learner_feedback"]), tuple(q["feedback"])
-    return QuestionResult(q["id"], float(q["score"]), float(q["max_score"]), q["status"], learner, () if staff == learner else staff)
+    return QuestionResult(
+        q["id"], float(q["score"]), float(q["max_score"]), q["status"], learner, () if staff == learner else staff
+    )
 
 
 def ungraded_to_dict(path: str, reason: str, status: str = "ungraded") -> dict[str, Any]:
     """The JSON of a notebook that could not be graded at all (no lesson to score it against)."""
-    return for_json({"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]})
+    return for_json(
+        {"path": path, "score": 0, "max_score": None, "status": status, "questions": [], "errors": [reason]}
+    )

@@ -17,20 +17,27 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "not-attempted": "dim", "missing": "red", "error": "red"}
+_STYLE = {
+    "passed": "green",
+    "partial": "yellow",
+    "failed": "red",
+    "not-attempted": "dim",
+    "missing": "red",
+    "error": "red",
+}
 
 
 def _num(x: float) -> str:
     return num(x)  # two decimals at most, as the batch's pages write scores
 
 
-def _text(text: str, style: str = "") -> "Text":
+def _text(text: str, style: str = "") -> Text:
     from rich.text import Text
 
     return Text(plain(text), style=style)
 
 
-def print_report(report: Report, console: "Console") -> None:
+def print_report(report: Report, console: Console) -> None:
     from rich.table import Table
     from rich.text import Text
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from grader.config import EXIT_UNGRADED
 from grader.errors import GraderError, UsageError
-from grader.model import Report
 from grader.grader import grade_notebook
+from grader.model import Report
 from grader.pipeline import GradeOptions
 from grader.serve.protocol import Answer, NotebookRequest
 from grader.text import plain
@@ -29,7 +29,9 @@ def _path(value: str | None) -> Path | None:
 
 
 def options_for(request: NotebookRequest) -> GradeOptions:
-    return GradeOptions.of(request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout, request.kernel)
+    return GradeOptions.of(
+        request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout, request.kernel
+    )
 
 
 def answer(request: NotebookRequest, grade: Grade) -> Answer:
@@ -60,7 +62,9 @@ def render(report: Report, request: NotebookRequest) -> Answer:
 
     out = io.StringIO()
     term = request.terminal
-    console = Console(file=out, force_terminal=True if term.is_terminal else None, width=term.columns, _environ=term.env)
+    console = Console(
+        file=out, force_terminal=True if term.is_terminal else None, width=term.columns, _environ=term.env
+    )
     print_report(report, console)
     return Answer(out.getvalue(), "", 0)
 

@@ -83,7 +83,9 @@ class Daemon:
         graded = False  # a status request does not count as use: asking must not keep an idle daemon alive
         with conn:
             try:
-                pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+                pid, uid, gid = struct.unpack(
+                    "3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+                )
                 if uid != os.getuid():
                     return
                 data = _read_all(conn)
@@ -108,7 +110,11 @@ class Daemon:
                     elif reply != _json(STALE):
                         self.answered += 1
                 conn.sendall(reply)
-                print(f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s", file=sys.stderr, flush=True)
+                print(
+                    f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             except Exception:
                 traceback.print_exc()  # to the daemon's log; the client grades cold
             finally:
@@ -184,7 +190,11 @@ def run(path: Path, warm: NotebookRequest) -> None:
         with daemon._lock:
             daemon.ready = True
         idle = _idle_seconds()
-        print(f"{time.strftime('%H:%M:%S')} daemon {os.getpid()} ready (exits after {idle:g} s idle)", file=sys.stderr, flush=True)
+        print(
+            f"{time.strftime('%H:%M:%S')} daemon {os.getpid()} ready (exits after {idle:g} s idle)",
+            file=sys.stderr,
+            flush=True,
+        )
         while True:
             with daemon._lock:
                 quiet = daemon.busy == 0 and (daemon.stale.is_set() or time.monotonic() - daemon.last_used > idle)
@@ -192,7 +202,7 @@ def run(path: Path, warm: NotebookRequest) -> None:
                 return
             try:
                 conn, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             if daemon.stale.is_set():
                 conn.close()  # the client grades cold

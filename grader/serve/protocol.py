@@ -28,7 +28,16 @@ ANSWER, STALE_KIND, COLD_KIND, STATUS = "answer", "stale", "cold", "status"
 """The kinds of message: the reply :class:`Answer`, the replies :data:`STALE` and :data:`COLD`, and
 :data:`STATUS_REQUEST` with its reply :class:`Status`."""
 #: Environment variables that change how rich renders (read on the learner's side, applied on the daemon's).
-TERMINAL_ENV = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+TERMINAL_ENV = (
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "JUPYTER_COLUMNS",
+    "JUPYTER_LINES",
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,7 @@ class Terminal:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def here(cls) -> "Terminal":
+    def here(cls) -> Terminal:
         return cls(
             is_terminal=sys.stdout.isatty(),
             columns=shutil.get_terminal_size().columns,
@@ -66,7 +75,7 @@ class NotebookRequest:
         return json.dumps(asdict(self)).encode()
 
     @classmethod
-    def from_json(cls, data: bytes) -> "NotebookRequest":
+    def from_json(cls, data: bytes) -> NotebookRequest:
         raw: dict[str, Any] = json.loads(data)
         raw["terminal"] = Terminal(**raw["terminal"])
         return cls(**raw)
@@ -112,13 +121,15 @@ class Status:
         return json.dumps({TYPE: STATUS, **asdict(self)}).encode()
 
     @classmethod
-    def from_json(cls, data: bytes) -> "Status | None":
+    def from_json(cls, data: bytes) -> Status | None:
         """The status in a reply, or None for anything else."""
         try:
             raw = json.loads(data)
             if raw.get(TYPE) != STATUS:
                 return None
-            return cls(int(raw["pid"]), bool(raw["ready"]), int(raw["answered"]), int(raw["left_cold"]), bool(raw["stale"]))
+            return cls(
+                int(raw["pid"]), bool(raw["ready"]), int(raw["answered"]), int(raw["left_cold"]), bool(raw["stale"])
+            )
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
 

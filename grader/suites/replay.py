@@ -26,10 +26,11 @@ import copy
 import functools
 import random
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 

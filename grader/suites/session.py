@@ -13,11 +13,12 @@ import os
 import queue
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator, Literal, cast
+from typing import Any, Literal, cast
 
 import pytest
 
@@ -25,7 +26,7 @@ from grader.errors import LessonError
 from grader.model import Lesson, TestOutcome
 from grader.suites.reference import load_reference
 from grader.suites.replay import ExampleReplay
-from grader.testing import Learner, LearnerHung, LearnerRaised, MissingAnswer, Mismatch, NotAttempted, Target
+from grader.testing import Learner, LearnerHung, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, Target
 
 _INI = Path(__file__).with_name("pytest.ini")
 
@@ -43,7 +44,7 @@ _IMPORTING = threading.Lock()
 class _Job:
     target: Target
     questions: frozenset[str] | None
-    result: "Future[tuple[TestOutcome, ...]]"
+    result: Future[tuple[TestOutcome, ...]]
 
 
 class _Plugin:
@@ -52,8 +53,8 @@ class _Plugin:
     def __init__(self, lesson: Lesson, reference: SimpleNamespace, replay: bool) -> None:
         self.lesson = lesson
         self._reference = reference
-        self.jobs: "queue.Queue[_Job | None]" = queue.Queue()
-        self.ready: "Future[list[Any]]" = Future()
+        self.jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.ready: Future[list[Any]] = Future()
         self.current: Target | None = None
         self.current_learner: Learner | None = None
         """The ``learner`` fixture of the test running now: it knows which stand-ins were called."""
@@ -101,7 +102,9 @@ class _Plugin:
             reason = f"{call.excinfo.typename}: {call.excinfo.value}"[:500]
             longrepr = (str(item.path), 0, reason) if skipped else reason
         when = cast(Literal["setup", "call", "teardown"], call.when)  # makereport is never called for "collect"
-        return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, when, [], call.duration, call.start, call.stop)
+        return pytest.TestReport(
+            item.nodeid, item.location, {}, outcome, longrepr, when, [], call.duration, call.start, call.stop
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
@@ -126,7 +129,9 @@ class _Plugin:
         while (job := self.jobs.get()) is not None:
             try:
                 selected = [(i, m) for i, m in items if job.questions is None or m[0] in job.questions]
-                job.result.set_result(tuple(self._run(item, qid, weight, job.target) for item, (qid, weight) in selected))
+                job.result.set_result(
+                    tuple(self._run(item, qid, weight, job.target) for item, (qid, weight) in selected)
+                )
             except BaseException as err:  # never leave a caller waiting
                 job.result.set_exception(err)
         return True
@@ -182,7 +187,9 @@ def _outcome(qid: str, name: str, weight: float, error: BaseException | None, re
     if error is not None:
         return TestOutcome(qid, name, weight, "failed", f"the check stopped with {type(error).__name__}: {error}"[:500])
     skipped = any(r.skipped for r in reports)
-    return TestOutcome(qid, name, weight, "error", "the test was skipped" if skipped else "the test did not report a pass")
+    return TestOutcome(
+        qid, name, weight, "error", "the test was skipped" if skipped else "the test did not report a pass"
+    )
 
 
 def _forget_modules_under(folder: Path) -> None:
@@ -212,7 +219,10 @@ def _pin_hypothesis_seeds(items: Iterator[pytest.Item]) -> None:
         if test is None or hasattr(item, "callspec") or not is_hypothesis_test(test):
             continue
         settings = getattr(test, "_hypothesis_internal_use_settings", None)
-        if not getattr(settings, "derandomize", False) or getattr(test, "_hypothesis_internal_use_seed", None) is not None:
+        if (
+            not getattr(settings, "derandomize", False)
+            or getattr(test, "_hypothesis_internal_use_seed", None) is not None
+        ):
             continue
         digest = function_digest(test.hypothesis.inner_test)
         seed(int.from_bytes(digest, "big"))(test)
@@ -263,22 +273,31 @@ class SuiteSession:
         self.lesson = lesson
         self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
         self._thread: threading.Thread | None = None
-        self._exit: "Future[int]" = Future()
+        self._exit: Future[int] = Future()
 
-    def __enter__(self) -> "SuiteSession":
+    def __enter__(self) -> SuiteSession:
         args = [
             str(self.lesson.suites),
-            "-c", str(_INI),
-            "--rootdir", str(self.lesson.suites),
-            "--confcutdir", str(self.lesson.suites),  # no conftest.py from folders above the suites (a course repo's)
+            "-c",
+            str(_INI),
+            "--rootdir",
+            str(self.lesson.suites),
+            "--confcutdir",
+            str(self.lesson.suites),  # no conftest.py from folders above the suites (a course repo's)
             "--import-mode=importlib",
-            "-p", "no:cacheprovider",
-            "-p", "no:faulthandler",
-            "-p", "no:logging",  # its capture handlers, set up and torn down around every phase of every test, were ~15%
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:faulthandler",
+            "-p",
+            "no:logging",  # its capture handlers, set up and torn down around every phase of every test, were ~15%
             # of the suites' time; the learner's logging happens in the worker, out of its reach anyway
-            "-p", "no:stepwise",
-            "-p", "no:terminal",
-            "-p", "no:unraisableexception",  # its session-end garbage collection costs ~0.1 s per session
+            "-p",
+            "no:stepwise",
+            "-p",
+            "no:terminal",
+            "-p",
+            "no:unraisableexception",  # its session-end garbage collection costs ~0.1 s per session
             "--capture=no",
             *_plugin_args(),
         ]
@@ -303,7 +322,9 @@ class SuiteSession:
             if not self._plugin.ready.done():
                 self._plugin.ready.set_exception(LessonError(f"The hidden suites could not start: {err!r}"))
         if not self._plugin.ready.done():
-            self._plugin.ready.set_exception(LessonError(f"The hidden suites in {self.lesson.suites} did not start (pytest exit {code})."))
+            self._plugin.ready.set_exception(
+                LessonError(f"The hidden suites in {self.lesson.suites} did not start (pytest exit {code}).")
+            )
         self._exit.set_result(int(code))
 
     def run(self, target: Target, questions: frozenset[str] | None = None) -> tuple[TestOutcome, ...]:
