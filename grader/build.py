@@ -171,7 +171,8 @@ def learner_source(cell: SourceCell) -> str:
     """The answer cell as the learner gets it: the solution region replaced by the stub."""
     before, _, after, stubs, indent = _split(cell.source)
     stub = stubs or [
-        f'{indent}raise NotImplementedError("Write {cell.question} here: replace this line with your code, then run the cell.")'
+        f'{indent}raise NotImplementedError("Write {cell.question} here: '
+        'replace this line with your code, then run the cell.")'
     ]
     return "\n".join(before + stub + after)
 
@@ -193,7 +194,8 @@ def test_cell_source(lesson: Lesson, question: str) -> str:
     """An nbgrader autograder test cell: the question's hidden tests, scored as ``grade`` scores them."""
     points = lesson.question(question).points
     return (
-        f"# nbgrader autograder test for `{question}` ({points:g} point{'s' if points != 1 else ''}): the same hidden checks as `grade`.\n"
+        f"# nbgrader autograder test for `{question}` ({points:g} point{'s' if points != 1 else ''}): "
+        "the same hidden checks as `grade`.\n"
         "from grader.integrations.nbgrader import nbgrader_cell_score\n"
         f'nbgrader_cell_score("{lesson.id}", "{question}", globals())'
     )

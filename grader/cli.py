@@ -106,7 +106,10 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option(
             "--kernel",
             is_flag=True,
-            help="Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: for checking fidelity; slower, as a kernel starts for every notebook.",
+            help=(
+                "Run the cells in a real Jupyter kernel (as Jupyter and nbgrader do), in the same sandbox: "
+                "for checking fidelity; slower, as a kernel starts for every notebook."
+            ),
         ),
     ]
     for decorator in reversed(decorators):
@@ -286,7 +289,10 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
 @click.option(
     "--assignment",
     metavar="NAME",
-    help="The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, its header as the LMS's own export writes it.",
+    help=(
+        "The assignment column (default: the lesson's title); for an existing Canvas or Blackboard column, "
+        "its header as the LMS's own export writes it."
+    ),
 )
 @click.option(
     "-o",

@@ -19,7 +19,8 @@ from tests.fixtures.decode_mistakes import MISTAKES
 SOLUTION = REPO / "solutions" / "decode.ipynb"
 NOTEBOOK = REPO / "notebooks" / "decode.ipynb"
 
-#: Mistakes that score 0 on their question (gb_per_step, kv_decode_time) and partial credit (generate, batch_throughput).
+#: Mistakes that score 0 on their question (gb_per_step, kv_decode_time) and partial credit
+#: (generate, batch_throughput).
 PARTLY_WRONG = ("gb_per_step", "generate", "batch_throughput", "kv_decode_time")
 MIX = ("solution", "untouched", "partly_wrong")
 

@@ -106,7 +106,8 @@ def test_the_gradebook_keeps_every_grading_and_answers_with_the_latest(tmp_path:
     db = sqlite3.connect(tmp_path / "g.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     grades = db.execute(
-        "SELECT learner, question, score, digest, suites_hash, grader_version, graded_at FROM grades WHERE learner = 'cy' ORDER BY graded_at, score"
+        "SELECT learner, question, score, digest, suites_hash, grader_version, graded_at FROM grades "
+        "WHERE learner = 'cy' ORDER BY graded_at, score"
     ).fetchall()
     assert len(grades) == 6 and {g[1] for g in grades} == {"answer_even", "square", "sum_of_squares"}
     assert all(g[4] == "suites-1" and g[5] and g[6] for g in grades)

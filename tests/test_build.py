@@ -42,7 +42,8 @@ def test_the_committed_notebooks_are_a_fresh_build_of_the_source(name: str) -> N
     path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[name]
     fresh = artefact_texts(LESSON)[path]
     assert path.read_text(encoding="utf-8") == fresh, (
-        f"{path.relative_to(REPO)} is not what `grade build exercises/decode` makes from {source_path(LESSON).relative_to(REPO)}: "
+        f"{path.relative_to(REPO)} is not what `grade build exercises/decode` makes from "
+        f"{source_path(LESSON).relative_to(REPO)}: "
         "edit the source, not the notebook, then run grade build."
     )
 
@@ -234,14 +235,17 @@ def test_the_texts_other_sums_add_up() -> None:
 
 
 def _matches(shown: str, value: Any) -> bool:
-    """Whether a docstring's result (``0.014``, ``71.428...``, ``(571.428..., 71.428...)``, ``True (...)``) is ``value``."""
+    """Whether a docstring's result (``0.014``, ``71.428...``, ``(571.428..., 71.428...)``, ``True (...)``) is
+    ``value``."""
     numbers = re.findall(r"-?\d+\.\d+\.\.\.|-?\d+(?:\.\d+)?(?:e-?\d+)?", shown)
     if "..." in shown:
         values = list(value) if isinstance(value, (list, tuple)) else [value]
         truncated = [
             (float(n.rstrip(".")), len(n.rstrip(".").split(".")[1]) if "." in n.rstrip(".") else 0) for n in numbers
         ]
-        return len(values) == len(truncated) and all(x <= v < x + 10.0**-d for v, (x, d) in zip(values, truncated, strict=False))
+        return len(values) == len(truncated) and all(
+            x <= v < x + 10.0**-d for v, (x, d) in zip(values, truncated, strict=False)
+        )
     literal = ast.literal_eval(shown.split(" (")[0])
     if isinstance(literal, float):
         return bool(math.isclose(value, literal, rel_tol=1e-9))

@@ -544,7 +544,10 @@ def batch_notebooks(mark: str) -> dict[str, list[Any]]:
         "loop_top": [ANSWER, "while True:\n    pass", SQUARE, SUM],
         "loop_function": [
             ANSWER,
-            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef square(x):\n    while True:\n        pass",
+            (
+                "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "def square(x):\n    while True:\n        pass"
+            ),
             SUM,
         ],
         "sigterm_loop": [ANSWER, SIGTERM_LOOP.format(mark=mark), SQUARE, SUM],
@@ -822,5 +825,6 @@ def test_ipython_magics_and_an_early_failing_cell(tmp_path: Path) -> None:
     report = grade_cli(path)
     assert report["score"] == 5.0
     assert report["errors"] == [
-        "Cell 2 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); the cells after it still ran."
+        "Cell 2 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); "
+        "the cells after it still ran."
     ]

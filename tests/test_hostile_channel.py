@@ -347,7 +347,7 @@ def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(bat
     assert full_marks_except(report, "call_order_is_sequential")
 
 
-# -- entry: text from the worker is valid UTF-8; item 12: no trusted traceback crosses to the worker --------------------
+# -- entry: text from the worker is valid UTF-8; item 12: no trusted traceback crosses to the worker -------------------
 def test_lone_surrogates_never_reach_the_report(batch: Batch) -> None:
     report = batch.reports["surrogates"]
     for text in strings(asdict(report)):

@@ -345,8 +345,9 @@ still_there = [path for path in {left!r} if os.path.lexists(path)]
 
 def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_level: str, shared_tmp: Path) -> None:
     """A learner leaves read-only folders (one of them unreadable, one 1,500 deep) and read-only files in /tmp,
-    /dev/shm and its own folder; the next learner of the same zygote finds none of them, and neither does the host (at the
-    process level as the grader's own user, what it left in the host's /tmp and /dev/shm stays: SECURITY.md)."""
+    /dev/shm and its own folder; the next learner of the same zygote finds none of them, and neither does the host
+    (at the process level as the grader's own user, what it left in the host's /tmp and /dev/shm stays:
+    SECURITY.md)."""
     mark = marker().replace(".", "")
     limits = replace(DEFAULT_LIMITS, timeout=30.0, isolation=isolation_of(worker_level))
     first_path = write_nb(shared_tmp, f"leave-{worker_level}", [LEAVE.format(mark=mark)])

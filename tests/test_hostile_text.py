@@ -41,7 +41,10 @@ SURROGATE_CALL = [ANSWER, 'def square(x):\n    raise ValueError("bad byte \\udcf
 SURROGATE_VALUE = ['answer_even = "\\udcff"', 'def square(x):\n    return "\\udcff"', SUM]
 MARKUP = [
     ANSWER,
-    'def square(x):\n    raise ValueError("[/] [link=http://x]click[/link] [blink]blink[/blink] <script>alert(1)</script>")',
+    (
+        'def square(x):\n    raise ValueError("[/] [link=http://x]click[/link] '
+        '[blink]blink[/blink] <script>alert(1)</script>")'
+    ),
     SUM,
     'raise type("[/]<b>Err", (Exception,), {})("[bold red]=cmd|\' /C calc\'!A0")',
 ]

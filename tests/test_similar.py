@@ -1,4 +1,5 @@
-"""Similar submissions flagged: renamed and reformatted copies are, independent solutions are not, scores never change."""
+"""Similar submissions flagged: renamed and reformatted copies are, independent solutions are not, scores never
+change."""
 
 from __future__ import annotations
 
@@ -13,19 +14,28 @@ from tests.batch_support import LESSONS, batch, grades, write_nb
 ORIGINAL = [
     'answer_even = "A"',
     "def square(x):\n    value = x\n    product = value * value\n    return product",
-    "def sum_of_squares(xs):\n    total = 0\n    for item in xs:\n        if item is not None:\n            total = total + square(item)\n    return total",
+    (
+        "def sum_of_squares(xs):\n    total = 0\n    for item in xs:\n        if item is not None:\n"
+        "            total = total + square(item)\n    return total"
+    ),
 ]
 # The same answers with every name but the lesson's signatures changed, comments, a docstring and other spacing.
 COPY = [
     'answer_even="A"',
     'def square(x):\n    """Square x."""\n    v = x  # keep it\n    p = v*v\n    return p',
-    "def sum_of_squares(values):\n    # add them all up\n    acc = 0\n    for element in values:\n        if element is not None:  # skip gaps\n            acc = acc + square(element)\n\n    return acc",
+    (
+        "def sum_of_squares(values):\n    # add them all up\n    acc = 0\n    for element in values:\n"
+        "        if element is not None:  # skip gaps\n            acc = acc + square(element)\n\n    return acc"
+    ),
 ]
 # Two learners who solved it their own way.
 OWN_1 = [
     'answer_even = "A"',
     "def square(x):\n    return x ** 2",
-    "def sum_of_squares(xs):\n    result = []\n    for x in xs:\n        result.append(square(x))\n    return sum(result)",
+    (
+        "def sum_of_squares(xs):\n    result = []\n    for x in xs:\n"
+        "        result.append(square(x))\n    return sum(result)"
+    ),
 ]
 OWN_2 = [
     'answer_even = "a"',

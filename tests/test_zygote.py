@@ -194,7 +194,10 @@ def test_a_zygote_is_replaced_after_its_quota_of_learners(
 
 
 def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
-    code = "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS; z = Zygote.start(DEFAULT_LIMITS); print(z.root, flush=True); import time; time.sleep(60)"
+    code = (
+        "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS; "
+        "z = Zygote.start(DEFAULT_LIMITS); print(z.root, flush=True); import time; time.sleep(60)"
+    )
     grader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         root = Path(grader.stdout.readline().strip())  # type: ignore[union-attr]

@@ -200,7 +200,10 @@ def _control_failure(row: dict[str, Any], function: str) -> str | None:
         return None
     question = _question(row, function)
     said = " ".join(question.get("feedback", ())) if question else ""
-    return f"the solution itself does not get full marks on it ({said or row.get('status')}); fix the suites or the solution"
+    return (
+        f"the solution itself does not get full marks on it ({said or row.get('status')}); "
+        "fix the suites or the solution"
+    )
 
 
 def _judge(plan: _Plan, rows: dict[str, dict[str, Any]], reasons: dict[tuple[str, str], str]) -> FunctionAudit:

@@ -172,7 +172,8 @@ def report_html(report: ClassReport) -> str:
     parts = ["<h2>What to re-teach: misconceptions per question</h2>"]
     if report.misconceptions:
         parts.append(
-            '<table><tr><th>question</th><th class="num">learners</th><th>misconception, as the feedback named it</th></tr>'
+            '<table><tr><th>question</th><th class="num">learners</th>'
+            "<th>misconception, as the feedback named it</th></tr>"
         )
         for m in report.misconceptions:
             who = ", ".join(m.learners[:8]) + (", ..." if len(m.learners) > 8 else "")
@@ -201,11 +202,12 @@ def _similar_html(pairs: Sequence[Pair]) -> str:
     parts = ["<h2>Similar submissions, to look at</h2>"]
     if not pairs:
         return (
-            parts[0]
-            + "\n<p>No two submissions' answer cells are near-identical once names, comments and layout are set aside.</p>"
+            parts[0] + "\n<p>No two submissions' answer cells are near-identical once names, comments and layout "
+            "are set aside.</p>"
         )
     parts.append(
-        "<p>Answer cells that are near-identical once names, comments and layout are set aside. This never changes a score: "
+        "<p>Answer cells that are near-identical once names, comments and layout are set aside. "
+        "This never changes a score: "
         "similar code can be honest (a short answer has few ways to be written); look before you act.</p>"
     )
     for p in pairs[:SIMILAR_SHOWN]:

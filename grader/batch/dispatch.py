@@ -23,14 +23,13 @@ from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExec
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
-from typing import Union
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
 from grader.execute.runner import remove_leftovers, remove_stale
 from grader.model import Report
 
-Result = Union[Report, str]
+Result = Report | str
 
 KILLED_REASON = "Grading this notebook stopped the process grading it (did the notebook kill its parent process?)."
 INFLIGHT_PREFIX = "grade-inflight-"

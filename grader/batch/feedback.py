@@ -73,7 +73,8 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
 
 
 def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
-    """A question's lines: its feedback (full) or a generic sentence (summary); nothing to add if the notebook never ran."""
+    """A question's lines: its feedback (full) or a generic sentence (summary); nothing to add if the notebook
+    never ran."""
     if not ran:
         lines: tuple[str, ...] = (_NOT_CHECKED,)
     else:
@@ -97,7 +98,8 @@ def feedback_html(view: FeedbackView) -> str:
             lines = "".join(f"<li>{inline_html(line)}</li>" for line in q.lines if line)
             hint = f'<p class="hint">Hint: {inline_html(q.hint)}</p>' if q.hint else ""
             parts.append(
-                f'<tr><td><code>{for_html(q.id)}</code>{title}</td><td class="num">{num(q.score)} / {num(q.max_score)}</td>'
+                f"<tr><td><code>{for_html(q.id)}</code>{title}</td>"
+                f'<td class="num">{num(q.score)} / {num(q.max_score)}</td>'
                 f'<td class="{for_html(q.status)}">{for_html(q.status.replace("-", " "))}</td>'
                 f'<td><ul class="feedback">{lines}</ul>{hint}</td></tr>'
             )

@@ -100,7 +100,8 @@ def find_submissions(top: Path, assignment: str | None = None, shown_root: str |
     else:
         lms_name, names = lms
         entries = [
-            Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity) for p, n in zip(notebooks, names, strict=False)
+            Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity)
+            for p, n in zip(notebooks, names, strict=False)
         ]
         layout = f"{lms_name} download"
     skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != ".ipynb" and not _hidden(p)]

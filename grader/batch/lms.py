@@ -144,7 +144,8 @@ def _blackboard(writer: _CsvWriter, rows: Sequence[Row], column: Column) -> None
 
 
 def grades_csv(rows: Sequence[Row]) -> str:
-    """``grades.csv``: learner, name, lms, lms_id, score, max_score, late, status, reason, then a column per question."""
+    """``grades.csv``: learner, name, lms, lms_id, score, max_score, late, status, reason, then a column per
+    question."""
     buffer = io.StringIO()
     _grades(csv.writer(buffer, lineterminator="\n"), rows)
     return buffer.getvalue()
@@ -195,7 +196,8 @@ def export_results(
     lesson_ids = sorted({r.lesson for r in rows if r.lesson})
     if len(lesson_ids) != 1:
         raise UsageError(
-            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids)}); export one results folder per lesson."
+            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids)}); "
+            "export one results folder per lesson."
         )
     try:
         column = Column.of(load_lesson(lesson_ids[0], lessons_root), name)

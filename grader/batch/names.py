@@ -30,7 +30,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class LmsName:
-    """What an LMS file name says: the learner id, who they are to the LMS, and whether it marked the submission late."""
+    """What an LMS file name says: the learner id, who they are to the LMS, and whether it marked the submission
+    late."""
 
     learner: str
     late: bool = False
@@ -41,7 +42,8 @@ class LmsName:
 class LmsPattern:
     name: str
     regex: re.Pattern[str]
-    """Named groups: ``learner`` (the display name; and optionally ``id``, joined to it in the learner id) and ``late``."""
+    """Named groups: ``learner`` (the display name; and optionally ``id``, joined to it in the learner id) and
+    ``late``."""
 
     def parse(self, stem: str) -> LmsName | None:
         match = self.regex.fullmatch(stem)
@@ -72,7 +74,8 @@ LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
 
 
 def lms_names(stems: list[str], patterns: tuple[LmsPattern, ...] = LMS_PATTERNS) -> tuple[str, list[LmsName]] | None:
-    """The first LMS pattern that every stem (or folder name) matches, with what each says; ``None`` if none fits all."""
+    """The first LMS pattern that every stem (or folder name) matches, with what each says; ``None`` if none
+    fits all."""
     if not stems:
         return None
     for pattern in patterns:

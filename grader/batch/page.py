@@ -8,16 +8,21 @@ from __future__ import annotations
 
 from grader.text import for_html
 
-_STYLE = """
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
-td.num, th.num { text-align: right; white-space: nowrap; }
-.passed { color: #1a7f37; } .partial { color: #9a6700; } .failed, .missing, .error { color: #cf222e; } .not-attempted { color: #666; }
-.note { background: #fff8c5; padding: .5rem .75rem; border-radius: 4px; }
-.hint { color: #444; font-style: italic; }
-ul.feedback { margin: .25rem 0; padding-left: 1.2rem; } code, pre { font-family: ui-monospace, monospace; white-space: pre-wrap; }
-"""
+_STYLE = (
+    "\n"
+    "body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; "
+    "padding: 0 1rem; color: #222; }\n"
+    "h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }\n"
+    "table { border-collapse: collapse; width: 100%; } "
+    "th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }\n"
+    "td.num, th.num { text-align: right; white-space: nowrap; }\n"
+    ".passed { color: #1a7f37; } .partial { color: #9a6700; } .failed, .missing, .error { color: #cf222e; } "
+    ".not-attempted { color: #666; }\n"
+    ".note { background: #fff8c5; padding: .5rem .75rem; border-radius: 4px; }\n"
+    ".hint { color: #444; font-style: italic; }\n"
+    "ul.feedback { margin: .25rem 0; padding-left: 1.2rem; } "
+    "code, pre { font-family: ui-monospace, monospace; white-space: pre-wrap; }\n"
+)
 
 
 def html_page(title: str, body: str) -> str:

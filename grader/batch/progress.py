@@ -103,7 +103,8 @@ def format_summary(summary: BatchSummary) -> str:
     counts = Counter(r.status for r in summary.rows)
     scored = [r for r in summary.rows if r.max_score]
     line = (
-        f"{len(summary.rows)} submissions ({summary.layout}): {summary.graded} graded now, {summary.skipped} unchanged and kept, "
+        f"{len(summary.rows)} submissions ({summary.layout}): {summary.graded} graded now, "
+        f"{summary.skipped} unchanged and kept, "
         f"in {summary.seconds:.1f} s; of the {len(summary.rows)}: "
         + ", ".join(f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES)
     )

@@ -55,7 +55,8 @@ class RegradePlan:
     def __init__(
         self, book: Gradebook, fingerprint: Mapping[str, str], everyone: str | None = None, only: Collection[str] = ()
     ) -> None:
-        """``everyone``: why every learner is regraded (``--regrade``), or None; ``only``: the learners ``--only`` names."""
+        """``everyone``: why every learner is regraded (``--regrade``), or None; ``only``: the learners ``--only``
+        names."""
         self.book = book
         self.fingerprint = dict(fingerprint)
         self.everyone = everyone

@@ -53,7 +53,8 @@ class BatchOptions:
     only: tuple[str, ...] = ()
     """Regrade just these learners (by learner id); everyone else keeps their stored grade."""
     export: str | None = None
-    """Also write this LMS's grade-import file (``canvas``, ``moodle``, ``blackboard``, ``csv``; see :mod:`grader.batch.lms`)."""
+    """Also write this LMS's grade-import file (``canvas``, ``moodle``, ``blackboard``, ``csv``; see
+    :mod:`grader.batch.lms`)."""
     export_name: str | None = None
     """The assignment (column) name in that file; default the lesson's title."""
 

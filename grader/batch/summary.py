@@ -50,7 +50,8 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
     title = lesson.title if lesson else lesson_id
     parts = [
         f"<h2>{for_html(title)}</h2>",
-        f"<p>{len(reports)} submissions (those that did not run count as 0): mean {num(round(statistics.fmean(scores), 2))} / "
+        f"<p>{len(reports)} submissions (those that did not run count as 0): "
+        f"mean {num(round(statistics.fmean(scores), 2))} / "
         f"{num(top)}, median {num(statistics.median(scores))} / {num(top)}.</p>"
         if scores
         else "<p>No submissions.</p>",
@@ -83,7 +84,8 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
         )
         parts.append(
             f'<tr><td><code>{for_html(qid)}</code></td><td class="num">{passed:.0%}</td>'
-            f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td><td class="num">{idle}</td><td>{failure}</td></tr>'
+            f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td>'
+            f'<td class="num">{idle}</td><td>{failure}</td></tr>'
         )
     parts.append("</table>")
     return "\n".join(parts)

@@ -88,7 +88,8 @@ def context_for(settings: Settings) -> GradingContext:
 
 
 def grade_task(task: Task) -> Report:
-    """The function executors run. Raises only :class:`LessonError`, which stops the batch (an instructor must fix it)."""
+    """The function executors run. Raises only :class:`LessonError`, which stops the batch (an instructor must
+    fix it)."""
     context = context_for(task.settings)
     marker = task.settings.inflight / task.learner if task.settings.inflight else None
     if marker is not None:

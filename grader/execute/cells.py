@@ -9,9 +9,9 @@ rest of its work (transforming IPython syntax, which tokenizes the cell, checkin
 compiling node by node, history) costs ~0.5 ms a cell, and twice that in a worker just forked from the
 zygote: more than running the cells. So :func:`run_cell` does those four things itself for a cell that
 compiles as plain Python (and fires the shell's ``pre_execute``/``post_execute`` events, which plotting
-backends listen to), and hands anything else (magics, ``!commands``, ``?``, top-level ``await``, an indented cell, a cell
-ending in ``;``) to ``run_cell`` unchanged. ``tests/test_cells.py`` runs tricky cells both ways and requires
-the same namespace, errors and output.
+backends listen to), and hands anything else (magics, ``!commands``, ``?``, top-level ``await``, an indented
+cell, a cell ending in ``;``) to ``run_cell`` unchanged. ``tests/test_cells.py`` runs tricky cells both ways and
+requires the same namespace, errors and output.
 """
 
 from __future__ import annotations

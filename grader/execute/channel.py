@@ -305,7 +305,8 @@ class Endpoint:
         self.send(Return(t=RETURN, id=call_id, value=value))
 
     def _expire(self) -> None:
-        """On the grader's end, time spent answering counts: past the call's deadline, stop (the learner's budget is spent)."""
+        """On the grader's end, time spent answering counts: past the call's deadline, stop (the learner's budget
+        is spent)."""
         if self._guard is not None and self._deadline is not None and time.monotonic() > self._deadline:
             raise ChannelTimeout("no answer in time")
 

@@ -111,7 +111,8 @@ def worker_program(limits: Limits) -> str:
     if missing:
         raise UsageError(
             f"--kernel runs notebooks in a real Jupyter kernel, which needs {' and '.join(missing)}: install "
-            f"{'it' if len(missing) == 1 else 'them'} with  python3 -m pip install 'inference-grader[kernel]'  or grade without --kernel."
+            f"{'it' if len(missing) == 1 else 'them'} with  python3 -m pip install 'inference-grader[kernel]'  "
+            "or grade without --kernel."
         )
     return KERNEL_PROGRAM
 
@@ -135,7 +136,10 @@ def launch(workdir: Path, limits: Limits, program: str | None = None) -> Launch:
         return Launch(argv, env, text, level, DROP_IN_WORKER if root else DROP_NONE)
     blocker = _drop_blocker(workdir) if root else "the grader does not run as root"
     if blocker is None:
-        text = f"process limits, as an unprivileged user: files every user may read stay readable; network open ({why_not_bwrap})"
+        text = (
+            "process limits, as an unprivileged user: files every user may read stay readable; "
+            f"network open ({why_not_bwrap})"
+        )
         return Launch(worker_command(program), env, text, level, DROP_AT_EXEC)
     text = (
         f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "

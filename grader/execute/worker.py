@@ -86,7 +86,8 @@ class LearnerProcess:
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def run_notebook(self) -> Execution:
-        """Run every non-self-check cell; raise :class:`ExecutionTimeout` or :class:`WorkerCrashed` if it can't finish."""
+        """Run every non-self-check cell; raise :class:`ExecutionTimeout` or :class:`WorkerCrashed` if it can't
+        finish."""
         cells = [wire.CellSource(index=c.index, source=c.source) for c in self.submission.cells if not c.skip]
         self._wait_until_ready()
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
@@ -206,7 +207,10 @@ class LearnerProcess:
         cell = self._cell(index)
         ename, evalue = str(raw.get("ename", "Error"))[:100], str(raw.get("evalue", ""))[:300]
         if ename == "MemoryError":
-            evalue = f"it needed more than the {self.limits.memory_mb} MB of memory a notebook may use; use smaller data there"
+            evalue = (
+                f"it needed more than the {self.limits.memory_mb} MB of memory a notebook may use; "
+                "use smaller data there"
+            )
         elif ename == "StdinNotImplementedError":  # how a real kernel (--kernel) refuses input()
             evalue = NO_INPUT
         elif ename == "SystemExit":
@@ -223,7 +227,9 @@ class LearnerProcess:
             errno.EFBIG: f"a notebook may write files of up to {self.limits.max_file_mb} MB",
             errno.EMFILE: f"a notebook may have {self.limits.max_open_files} files open at once",
             errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
-            errno.ENOSYS: "shared memory and message queues between processes (System V IPC, memfd) are turned off while grading",
+            errno.ENOSYS: (
+                "shared memory and message queues between processes (System V IPC, memfd) are turned off while grading"
+            ),
         }
 
     def _where(self, prefer_loop: bool = False) -> str:
@@ -302,7 +308,8 @@ def preview(source: str, width: int = 60, prefer_loop: bool = False) -> str:
 
 
 def guard(limits: Limits) -> Guard:
-    """What the grader's end of the channel allows a learner's worker (SECURITY.md, "The trusted side of the channel")."""
+    """What the grader's end of the channel allows a learner's worker (SECURITY.md, "The trusted side of the
+    channel")."""
     return Guard(
         timeout=limits.call_timeout,
         max_call_depth=limits.max_call_depth,
@@ -313,7 +320,8 @@ def guard(limits: Limits) -> Guard:
 
 
 def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
-    """Fork from the zygote when there is one that answers; otherwise (and for a real kernel) spawn a new interpreter."""
+    """Fork from the zygote when there is one that answers; otherwise (and for a real kernel) spawn a new
+    interpreter."""
     if zygote is not None and not limits.kernel:
         try:
             return zygote.fork(rfd, wfd)

@@ -3,8 +3,8 @@
 Started in the background by ``grade`` (:func:`grader.serve.client.start`) as
 ``python -m grader.serve.daemon SOCKET WARM_REQUEST``. It grades exactly as a cold ``grade`` does, with
 a :class:`grader.grader.Grader` per set of grading options (suites collected once, each learner's worker
-forked from a warm sandboxed zygote), as a batch's grading process does, and renders the answer for the learner's terminal
-(:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
+forked from a warm sandboxed zygote), as a batch's grading process does, and renders the answer for the learner's
+terminal (:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
 uid is checked), one connection per thread, and exits when idle for ``DAEMON_IDLE_SECONDS``, on SIGTERM, or
 after telling a client it is stale (a lesson it holds changed on disk). It also answers a status request
 (:data:`grader.serve.protocol.STATUS_REQUEST`) with its counters; asking does not keep it alive.
