@@ -449,6 +449,36 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     sys.exit(0 if report.ok else 1)
 
 
+@main.command("corpus")
+@click.argument("lesson")
+@click.option(
+    "--lessons",
+    "lessons_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of lesson definitions (default: the bundled exercises/).",
+)
+@click.option("--jobs", type=click.IntRange(min=1), help="Answers graded at once (default: one per core).")
+def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> None:
+    """Grade LESSON's mistakes corpus: is every wrong answer caught and named, every right one kept?
+
+    \b
+    Grades each file of <lesson folder>/mistakes/ (one answer, with the verdict
+    and the misconception its feedback must name) in one batch, and lists every
+    wrong verdict and unnamed misconception. Exit status 0 when there is none,
+    1 otherwise or when the lesson or a corpus file is broken.
+    """
+    from grader.corpus import check_lesson
+    from grader.errors import GraderError
+
+    try:
+        report = check_lesson(lesson, lessons_root=lessons_root, jobs=jobs)
+    except GraderError as err:
+        click.echo(f"grade corpus: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo("\n".join(report.lines()))
+    sys.exit(0 if report.ok else 1)
+
+
 @main.command("build")
 @click.argument("lesson_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option(

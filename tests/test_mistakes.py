@@ -194,3 +194,26 @@ def test_a_mislabelled_corpus_is_reported() -> None:
         ("names_nothing", "square", "unnamed misconception"),
     }, "\n".join(report.lines())
     assert not report.ok and report.correct_kept == 0 and report.wrong_caught == 1
+
+
+@pytest.mark.slow
+def test_grade_corpus_exits_0_on_a_sound_corpus_and_1_on_a_mislabelled_one(tmp_path: Path) -> None:
+    """The command a lesson author runs: its exit status is the verdict, and a broken promise is named."""
+    import shutil
+    import subprocess
+
+    sound = subprocess.run(
+        ["grade", "corpus", "squares", "--lessons", str(FIXTURE_LESSONS)], capture_output=True, text=True, timeout=300
+    )
+    assert sound.returncode == 0, sound.stdout + sound.stderr
+    assert "no problems" in sound.stdout
+    lessons = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "squares")
+    (lessons / "squares" / "mistakes" / "mislabelled.py").write_text(
+        "# kind: correct\n# about: doubles, yet declared right\n\ndef square(x):\n    return x * 2\n", encoding="utf-8"
+    )
+    broken = subprocess.run(
+        ["grade", "corpus", "squares", "--lessons", str(lessons)], capture_output=True, text=True, timeout=300
+    )
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "mislabelled" in broken.stdout and "square" in broken.stdout
