@@ -52,8 +52,8 @@ DAEMON_STATUS_SECONDS = 2.0
 
 #: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
 #: called; ``summary`` hides it.
-FeedbackMode = Literal["full", "summary"]
-FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "summary")
+FeedbackMode = Literal["full", "learner", "summary"]
+FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "learner", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
 
 #: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).

@@ -162,3 +162,20 @@ def test_marks_a_learner_injects_cannot_reveal_the_answer(injected: str) -> None
     sentence = f"f() returned {injected}, which is not right" + withheld(" (expected 14)") + f". {injected}"
     assert "expected 14" not in learner_view(sentence)
     assert "expected 14" in staff_view(sentence)
+
+
+@pytest.mark.slow
+def test_feedback_pages_in_learner_mode_are_what_grade_shows(tmp_path: Path) -> None:
+    """`grade batch --feedback learner` writes pages a teaching assistant can send before answers are released."""
+    submissions = tmp_path / "subs"
+    submissions.mkdir()
+    _notebook(submissions, "ada.ipynb")
+    out = tmp_path / "out"
+    done = batch(str(submissions), "--out", str(out), "--lesson", "decode", "--feedback", "learner")
+    assert done.returncode == 0, done.stderr
+    page = (out / "feedback" / "ada.html").read_text(encoding="utf-8")
+    assert "gb_per_step" in page and "factor" in page  # the misconception is still named
+    assert "expected 14" not in page and "right letter" not in page and "71.4" not in page
+    shown = " ".join(_by_id(grade_json(_notebook(tmp_path), "--lesson", "decode"))["gb_per_step"]["feedback"])
+    assert "is 7, which is not right" in shown and "is 7, which is not right" in page  # what `grade` shows
+    assert "expected 14" in " ".join(_by_id(results(out)["ada"])["gb_per_step"]["feedback"])  # results.jsonl: TA's

@@ -73,12 +73,16 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
 
 
 def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
-    """A question's lines: its feedback (full) or a generic sentence (summary); nothing to add if the notebook
-    never ran."""
+    """A question's lines: the teaching assistant's feedback (full), what ``grade`` shows the learner, with the
+    lesson's reveal policy applied (learner), or a generic sentence (summary); nothing to add if it never ran."""
     if not ran:
         lines: tuple[str, ...] = (_NOT_CHECKED,)
+    elif mode == "full":
+        lines = q.staff
+    elif mode == "learner":
+        lines = q.feedback
     else:
-        lines = q.staff if mode == "full" else (_GENERIC.get(q.status, ""),)
+        lines = (_GENERIC.get(q.status, ""),)
     hint = definition.hint if definition and ran and q.status != "passed" else ""
     return QuestionView(q.id, definition.title if definition else "", q.score, q.max_score, q.status, lines, hint)
 
