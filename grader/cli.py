@@ -79,9 +79,19 @@ def main() -> None:
     _clean_up_when_stopped()
 
 
+def _lessons_option(purpose: str = "") -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--lessons DIR``, the folder of lesson definitions, as every command that reads lessons takes it."""
+    return click.option(
+        "--lessons",
+        "lessons_root",
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        help=f"Folder of lesson definitions{purpose} (default: the bundled exercises/).",
+    )
+
+
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options every grading command shares, defined once."""
-    decorators = [
+    decorators: list[Callable[[Callable[..., None]], Callable[..., None]]] = [
         click.option(
             "--lesson", help="Lesson id (default: the notebook's metadata; for a batch, the course's only lesson)."
         ),
@@ -90,12 +100,7 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             type=click.Path(path_type=Path, file_okay=False, exists=True),
             help="Use a private copy of the hidden suites.",
         ),
-        click.option(
-            "--lessons",
-            "lessons_root",
-            type=click.Path(path_type=Path, file_okay=False, exists=True),
-            help="Folder of lesson definitions (default: the bundled exercises/).",
-        ),
+        _lessons_option(),
         click.option(
             "--timeout",
             type=click.FloatRange(min=0.1),
@@ -301,12 +306,7 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
     type=click.Path(path_type=Path, dir_okay=False),
     help="The file to write (default: RESULTS/<LMS>-import.csv).",
 )
-@click.option(
-    "--lessons",
-    "lessons_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of lesson definitions, for the lesson's title (default: the bundled exercises/).",
-)
+@_lessons_option(", for the lesson's title")
 def export_command(
     results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None
 ) -> None:
@@ -384,12 +384,7 @@ def gradescope_command(
     show_default=True,
     help="The zip to write.",
 )
-@click.option(
-    "--lessons",
-    "lessons_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of lesson definitions (default: the bundled exercises/).",
-)
+@_lessons_option()
 @_visibility_option
 def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
     """Build the autograder zip to upload to a Gradescope programming assignment."""
@@ -407,12 +402,7 @@ def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None,
 
 @main.command("audit")
 @click.argument("lesson")
-@click.option(
-    "--lessons",
-    "lessons_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of lesson definitions (default: the bundled exercises/).",
-)
+@_lessons_option()
 @click.option(
     "--suites",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
@@ -452,12 +442,7 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
 
 @main.command("corpus")
 @click.argument("lesson")
-@click.option(
-    "--lessons",
-    "lessons_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of lesson definitions (default: the bundled exercises/).",
-)
+@_lessons_option()
 @click.option("--jobs", type=click.IntRange(min=1), help="Answers graded at once (default: one per core).")
 def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> None:
     """Grade LESSON's mistakes corpus: is every wrong answer caught and named, every right one kept?
