@@ -652,6 +652,11 @@ def _diagnose_result(value: Any, prompt: list[int], n: int, expected: list[int],
         return f"It returned {kind(value)}; generate must return a list of token ids (a new list)."
     if prompt and n and value == new:
         return "It returned only the new tokens: return the prompt followed by the new tokens."
+    if prompt and not n and value == []:
+        return (
+            "With n = 0 it returned an empty list, as if it returned only the new tokens: generate returns the "
+            "prompt followed by the new tokens, so with n = 0 that is a copy of the prompt."
+        )
     if n and value == expected + new:
         return (
             "The new tokens appear twice. Your loop appended to the caller's prompt list itself (`seq = prompt` "
