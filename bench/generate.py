@@ -64,12 +64,18 @@ WRONG: dict[str, list[str]] = {
         "    generate(lambda s: seen.append(len(s)) or next_token(s), prompt, n)\n"
         "    return len(seen) == n",
     ],
+    "intensity_4bit": ["intensity_4bit = 2", "intensity_4bit = 0.5"],
+    "ridge_point": [
+        "def ridge_point(peak_flops, bandwidth):\n    return bandwidth / peak_flops",
+        "def ridge_point(peak_flops, bandwidth):\n    return round(peak_flops / bandwidth)",
+    ],
     "answer_prefill_vs_decode": ['answer_prefill_vs_decode = "A"', 'answer_prefill_vs_decode = "c) weights"'],
     "answer_batching_bug": ['answer_batching_bug = "C"', "answer_batching_bug = 2"],
     "request_time": [
         "def request_time(ttft, itl, n_out):\n    return ttft + n_out * itl",
         "def request_time(ttft, itl, n_out):\n    return n_out * itl",
     ],
+    "answer_rate_definitions": ['answer_rate_definitions = "A"', 'answer_rate_definitions = "B"'],
     "batch_throughput": [
         "def batch_throughput(param_bytes, bandwidth, batch):\n"
         "    tps = tokens_per_second(param_bytes, bandwidth)\n"
@@ -89,6 +95,10 @@ WRONG: dict[str, list[str]] = {
         "    return n_tokens * kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len, bandwidth)",
         "def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwidth):\n"
         "    return sum(kv_step_seconds(param_bytes, kv_bytes_per_token, k, bandwidth) for k in range(n_tokens))",
+    ],
+    "expected_tokens_per_pass": [
+        "def expected_tokens_per_pass(k, a):\n    return k * a + 1",
+        "def expected_tokens_per_pass(k, a):\n    return (1 - a ** k) / (1 - a)",
     ],
 }
 
@@ -120,25 +130,32 @@ def _answer_cells(nb: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {cell["id"]: cell for cell in nb["cells"] if cell["cell_type"] == "code" and cell.get("id") in questions}
 
 
-def plan(n: int, seed: int) -> list[Learner]:
-    """Who gets what: a seeded mix, with exactly one slow learner when ``n >= 2``."""
+def plan(n: int, seed: int, questions: list[str] | None = None) -> list[Learner]:
+    """Who gets what: a seeded mix, with exactly one slow learner when ``n >= 2``.
+
+    Each learner's kind, and each of their answers, is drawn from its own seeded stream, so adding a question
+    to the lesson changes no other draw: a bench of a lesson that grew grades the same learners, with the
+    same answers to the questions both versions share (an A/B against an older checkout stays fair).
+    """
+    questions = list(WRONG) if questions is None else questions
     rng = random.Random(seed)
-    questions = list(WRONG)
-    learners = []
     slow_at = rng.randrange(n) if n >= 2 else -1
-    for i in range(n):
-        roll = rng.random()
+    rolls = [rng.random() for _ in range(n)]
+    learners = []
+    for i, roll in enumerate(rolls):
         kind = "slow" if i == slow_at else "correct" if roll < 0.3 else "partial" if roll < 0.8 else "untouched"
+        own = random.Random(f"{seed}:{i}")
+        filled = set(own.sample(questions, own.randint(0, 2))) if kind == "untouched" else set()
         answers = {}
-        filled = set(rng.sample(questions, rng.randint(0, 2))) if kind == "untouched" else set()
         for q in questions:
+            draw = random.Random(f"{seed}:{i}:{q}")
             if kind in ("correct", "slow") or q in filled:
                 answers[q] = "right"
             elif kind == "untouched":
                 answers[q] = "stub"
             else:
-                r = rng.random()
-                answers[q] = "right" if r < 0.6 else f"wrong{rng.randrange(len(WRONG[q]))}" if r < 0.9 else "stub"
+                r = draw.random()
+                answers[q] = "right" if r < 0.6 else f"wrong{draw.randrange(len(WRONG[q]))}" if r < 0.9 else "stub"
         learners.append(Learner(f"learner{i + 1:04d}", kind, answers))
     return learners
 
@@ -162,9 +179,12 @@ def notebook_for(learner: Learner, template: dict[str, Any], solution: dict[str,
 def generate(n: int, out: Path, seed: int = 1) -> list[Learner]:
     """Write ``out/<learner>.ipynb`` for ``n`` learners and ``out/manifest.json``; return the plan."""
     template, solution = _load(NOTEBOOK), _load(SOLUTION)
-    missing = set(WRONG) - set(_answer_cells(template))
-    if missing:
-        raise SystemExit(f"bench: notebooks/decode.ipynb has no answer cells for {sorted(missing)}")
+    cells = set(_answer_cells(template))
+    if set(WRONG) != cells:  # a bench that skips questions would time less grading than a class gets
+        raise SystemExit(
+            f"bench: WRONG must cover exactly the lesson's questions: missing {sorted(cells - set(WRONG))}, "
+            f"unknown {sorted(set(WRONG) - cells)}"
+        )
     out.mkdir(parents=True, exist_ok=True)
     learners = plan(n, seed)
     for learner in learners:
