@@ -139,12 +139,32 @@ def describe_call(name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> 
 class Learner:
     """What a hidden test sees of one learner's notebook."""
 
-    def __init__(self, target: Target, stand_ins: Mapping[str, Iterable[str]], reference: SimpleNamespace) -> None:
+    def __init__(
+        self,
+        target: Target,
+        stand_ins: Mapping[str, Iterable[str]],
+        reference: SimpleNamespace,
+        notes: dict[str, Any] | None = None,
+    ) -> None:
+        """``notes``: what :meth:`once` keeps, shared by every test of one run of the suites on one notebook."""
         self._target = target
         self._lent = {name: tuple(lent) for name, lent in stand_ins.items()}
         self._reference = reference
+        self._notes = {} if notes is None else notes
         self.stood_in: set[str] = set()
         """The names whose stand-in the learner's code actually called, over every call of this test."""
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, run once per notebook graded and kept for every later test that asks for ``key``.
+
+        For work that depends only on the learner's code, not on a test's inputs, and costs many calls: a
+        diagnosis that calls the learner's function on a fixed panel of cases to name the misconception (the
+        Decode suites' ``wrong_check``) runs once, not once per failing test. An exception is not kept.
+        Never use it for what decides a test's pass or fail: each test must make its own calls.
+        """
+        if key not in self._notes:
+            self._notes[key] = compute()
+        return self._notes[key]
 
     def call(
         self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any

@@ -871,8 +871,14 @@ WRONG_CHECKS: tuple[tuple[Callable[[list[int], int, int], bool], str], ...] = (
 def wrong_check(learner: Any) -> str:
     """What the learner's call_order_is_sequential checks instead, from its verdicts on :data:`PANEL`, or ''.
 
-    Run only after a wrong verdict: one call per panel entry, each with a stand-in generate passing fixed lengths.
+    Run only after a wrong verdict, and once per notebook (``learner.once``): the panel is ~150 calls through
+    the channel, and its answer depends only on the learner's code.
     """
+    return learner.once("call_order_is_sequential: wrong check", lambda: _wrong_check(learner))
+
+
+def _wrong_check(learner: Any) -> str:
+    """One call per panel entry, each with a stand-in generate passing fixed lengths."""
     verdicts = []
     for p, n, lengths in PANEL:
         stand_in = GenerateStandIn(lambda _p, _n, fixed=lengths: list(fixed), "passes fixed lengths")
