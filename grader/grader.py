@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, Limits
+from grader.config import DEFAULT_LIMITS, Limits, cache_dir
 from grader.execute.runner import Runner
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
@@ -62,7 +62,8 @@ class Grader:
 
                 lesson = load_lesson(lesson_id, self.lessons_root, self.suites)
                 fingerprint = suites_fingerprint(lesson)  # before collecting: what the collected suites were made from
-                self._sessions[lesson_id] = (lesson, SuiteSession(lesson).__enter__(), fingerprint)
+                examples = cache_dir() / "examples" / f"{lesson.id}-{fingerprint[:32]}.json"
+                self._sessions[lesson_id] = (lesson, SuiteSession(lesson, examples=examples).__enter__(), fingerprint)
             return self._sessions[lesson_id]
 
     def changed(self, lesson_id: str) -> bool:

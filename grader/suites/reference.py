@@ -29,13 +29,15 @@ def load_reference(solution: Path) -> SimpleNamespace:
     with _lock:
         answers = _cache.get(key) if key else None
         if answers is None:
-            answers = _execute(solution)
+            answers = {k: v for k, v in solution_namespace(solution).items() if not k.startswith("__")}
             if key:
                 _cache[key] = answers
     return SimpleNamespace(**answers)
 
 
-def _execute(solution: Path) -> dict[str, object]:
+def solution_namespace(solution: Path) -> dict[str, object]:
+    """A fresh run of the solution notebook: the globals its functions look each other up in, so a stand-in
+    put into it reaches them (as a learner's notebook namespace does), without touching the shared reference."""
     submission = read_submission(solution)
     namespace: dict[str, object] = {"__name__": "reference"}
     for cell in submission.cells:
@@ -45,5 +47,4 @@ def _execute(solution: Path) -> dict[str, object]:
             exec(compile(cell.source, f"{solution.name}[cell {cell.index + 1}]", "exec"), namespace)
         except Exception as err:
             raise LessonError(f"The solution notebook {solution} fails in cell {cell.index + 1}: {err!r}.") from err
-    namespace.pop("__builtins__", None)
-    return {k: v for k, v in namespace.items() if not k.startswith("__")}
+    return namespace

@@ -18,6 +18,12 @@ through the engine from then on. A property is never recorded if another learner
 draw differently: not derandomized, with a deadline or an example database, drawing in its body
 (``st.data()``), rejecting examples, or run by a class that customises how examples execute.
 ``tests/test_replay.py`` checks that every outcome and message is the engine's.
+
+The examples do not depend on the process either, so a session can keep them on disk (:meth:`ExampleReplay.
+export`, :meth:`ExampleReplay.load`): :class:`grader.suites.session.SuiteSession` records them once per lesson
+version by running the reference solution, and every later process replays from its first notebook on. Only
+plain data is kept (None, bool, int, float, str, and lists, tuples and string-keyed dicts of them, each with
+its type); a property that drew anything else is recorded in memory only, as before.
 """
 
 from __future__ import annotations
@@ -105,6 +111,30 @@ class ExampleReplay:
         finally:
             _CURRENT.reset(token)
 
+    def export(self) -> dict[str, list[Any]]:
+        """The complete records of plain data, by test node id, encoded for JSON (see :meth:`load`)."""
+        return {
+            nodeid: [_encode(example) for example in examples]
+            for nodeid, examples in self._examples.items()
+            if examples and all(_plain(example) for example in examples)
+        }
+
+    def load(self, records: object) -> int:
+        """Take the records :meth:`export` made (in any process) for tests this session can replay; how many."""
+        if not self._enabled or not isinstance(records, dict):
+            return 0
+        loaded = 0
+        for nodeid, encoded in records.items():
+            if nodeid in self._bodies and nodeid not in self._examples and isinstance(encoded, list) and encoded:
+                try:
+                    examples = tuple(_decode(e) for e in encoded)
+                except ValueError:
+                    continue
+                if all(isinstance(e, dict) for e in examples):
+                    self._examples[nodeid] = examples
+                    loaded += 1
+        return loaded
+
     def run(self, item: pytest.Function) -> bool:
         """Run ``item`` from its recorded examples: True if it passed, its failure raised if it failed, False if
         it must run through hypothesis instead (nothing recorded, or its body uses hypothesis's API)."""
@@ -143,6 +173,47 @@ class ExampleReplay:
 
 #: What hypothesis counts as a failing example (``hypothesis.core.failure_exceptions_to_catch``).
 _FAILURES = (Exception, SystemExit, GeneratorExit, pytest.fail.Exception)
+
+
+_SCALARS = (type(None), bool, int, float, str)
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is plain data that :func:`_encode` keeps exactly, types included."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is list or kind is tuple:
+        return all(_plain(v) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    return False
+
+
+def _encode(value: Any) -> Any:
+    """JSON for plain data: a tuple is ``{"t": [...]}``, a dict ``{"d": {...}}``, a list a JSON array."""
+    if type(value) is tuple:
+        return {"t": [_encode(v) for v in value]}
+    if type(value) is dict:
+        return {"d": {k: _encode(v) for k, v in value.items()}}
+    if type(value) is list:
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    """What :func:`_encode` was given; ValueError for anything it does not make."""
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict) and len(value) == 1:
+        ((tag, inner),) = value.items()
+        if tag == "t" and isinstance(inner, list):
+            return tuple(_decode(v) for v in inner)
+        if tag == "d" and isinstance(inner, dict):
+            return {k: _decode(v) for k, v in inner.items()}
+    if type(value) in _SCALARS:
+        return value
+    raise ValueError("not a recorded example")
 
 
 def _recorder(body: Callable[..., Any]) -> Callable[..., Any]:

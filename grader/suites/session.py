@@ -9,13 +9,14 @@ once, not once per notebook.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal, cast
@@ -23,8 +24,10 @@ from typing import Any, Literal, cast
 import pytest
 
 from grader.errors import LessonError
+from grader.files import write_atomic
 from grader.model import Lesson, TestOutcome
-from grader.suites.reference import load_reference
+from grader.suites.namespace import NamespaceTarget
+from grader.suites.reference import load_reference, solution_namespace
 from grader.suites.replay import ExampleReplay
 from grader.testing import Learner, LearnerHung, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, Target
 
@@ -45,6 +48,8 @@ class _Job:
     target: Target
     questions: frozenset[str] | None
     result: Future[tuple[TestOutcome, ...]]
+    notes: dict[str, Any] = field(default_factory=dict)
+    """What ``Learner.once`` keeps while this job's tests run: one notebook's, never another's."""
 
 
 class _Plugin:
@@ -56,6 +61,7 @@ class _Plugin:
         self.jobs: queue.Queue[_Job | None] = queue.Queue()
         self.ready: Future[list[Any]] = Future()
         self.current: Target | None = None
+        self.current_notes: dict[str, Any] = {}
         self.current_learner: Learner | None = None
         """The ``learner`` fixture of the test running now: it knows which stand-ins were called."""
         self.collect_errors: list[str] = []
@@ -66,7 +72,9 @@ class _Plugin:
     @pytest.fixture
     def learner(self) -> Learner:
         assert self.current is not None
-        learner = self.current_learner = Learner(self.current, self.lesson.stand_ins, self._reference)
+        learner = self.current_learner = Learner(
+            self.current, self.lesson.stand_ins, self._reference, self.current_notes
+        )
         return learner
 
     @pytest.fixture
@@ -129,6 +137,7 @@ class _Plugin:
         while (job := self.jobs.get()) is not None:
             try:
                 selected = [(i, m) for i, m in items if job.questions is None or m[0] in job.questions]
+                self.current_notes = job.notes
                 job.result.set_result(
                     tuple(self._run(item, qid, weight, job.target) for item, (qid, weight) in selected)
                 )
@@ -268,12 +277,20 @@ def _plugin_args() -> list[str]:
 class SuiteSession:
     """One lesson's hidden suites, collected once, ready to run against any number of targets."""
 
-    def __init__(self, lesson: Lesson, *, replay: bool = True) -> None:
-        """``replay=False`` runs every property through hypothesis's engine every time (see replay.py)."""
+    def __init__(self, lesson: Lesson, *, replay: bool = True, examples: Path | None = None) -> None:
+        """``replay=False`` runs every property through hypothesis's engine every time (see replay.py).
+
+        ``examples``: a file that keeps the properties' examples between processes, for this version of the
+        lesson (the caller names it by the lesson's fingerprint). If it is missing or was made by another
+        hypothesis or Python, opening the session records the examples by running the reference solution
+        once in this process (~0.3 s), and writes the file: from then on every process replays from its first
+        notebook, instead of drawing through hypothesis's engine for each property until some learner passes it.
+        """
         self.lesson = lesson
         self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
         self._thread: threading.Thread | None = None
         self._exit: Future[int] = Future()
+        self._examples_file = examples if replay else None
 
     def __enter__(self) -> SuiteSession:
         args = [
@@ -309,10 +326,31 @@ class SuiteSession:
                     self._plugin.ready.result()
                 finally:
                     _forget_modules_under(self.lesson.suites)
+            if self._examples_file is not None:
+                self._keep_examples(self._examples_file)
         except BaseException:
             self.__exit__()
             raise
         return self
+
+    def _keep_examples(self, path: Path) -> None:
+        """Load the examples kept in ``path``; if there are none for this environment, record and keep them."""
+        import hypothesis
+
+        stamp = {"format": 1, "hypothesis": hypothesis.__version__, "python": list(sys.version_info[:2])}
+        replay = self._plugin.replay
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(kept, dict) and kept.get("stamp") == stamp and replay.load(kept.get("examples")):
+                return
+        except (OSError, ValueError):
+            pass
+        try:
+            self.run(NamespaceTarget(solution_namespace(self.lesson.solution)))  # it passes: every property recorded
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, json.dumps({"stamp": stamp, "examples": replay.export()}, separators=(",", ":")))
+        except Exception:  # noqa: BLE001 - only a speed-up: without the file, properties run through the engine
+            pass
 
     def _main(self, args: list[str]) -> None:
         try:
