@@ -26,7 +26,7 @@ from pathlib import Path
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
-from grader.execute.runner import remove_leftovers, remove_stale
+from grader.execute.runner import cpu_count, remove_leftovers, remove_stale
 from grader.model import Report
 
 Result = Report | str
@@ -37,7 +37,7 @@ INFLIGHT_PREFIX = "grade-inflight-"
 
 
 def default_jobs() -> int:
-    return os.cpu_count() or 1
+    return cpu_count()
 
 
 def run_on(executor: Executor, tasks: Iterable[Task]) -> Iterator[tuple[Task, Result]]:
@@ -92,11 +92,15 @@ def _take_markers(folder: Path) -> set[str]:
 
 def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], None, list[Task]]:
     """Run tasks in one fresh pool; return those left unfinished because the pool broke."""
+    processes = min(jobs, len(tasks))
+    context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
+    # One CPU per grading process, when there are CPUs enough for each to have its own (runner.keep_to_one_cpu).
+    slots = context.Value("i", 0) if processes <= cpu_count() else None
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(tasks)),
-        mp_context=multiprocessing.get_context("spawn"),  # no inherited threads or state from the batch process
+        max_workers=processes,
+        mp_context=context,
         initializer=start_grading_process,
-        initargs=(tasks[0].settings, os.getpid()),
+        initargs=(tasks[0].settings, os.getpid(), slots),
     )
     unfinished: list[Task] = []
     try:

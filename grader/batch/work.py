@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from pathlib import Path
+from typing import Any
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute.runner import kill_workers
+from grader.execute.runner import keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
 
@@ -101,14 +102,20 @@ def grade_task(task: Task) -> Report:
             marker.unlink(missing_ok=True)
 
 
-def start_grading_process(settings: Settings, parent_pid: int) -> None:
+def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None) -> None:
     """Initializer of a local pool worker: build the context now, and never leave learner code running behind.
 
     Ctrl-C is left to the batch process, which stops the pool. If the pool is torn down (SIGTERM) or the
     batch process is killed (``kill -9``), this worker kills the learner processes it started, then exits.
+    ``slots``: a shared counter (``multiprocessing.Value``) from which each grading process takes the next
+    CPU to keep to, with the workers it starts; None leaves placement to the scheduler.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: _exit_now())
+    if slots is not None:
+        with slots.get_lock():
+            slot, slots.value = slots.value, slots.value + 1
+        keep_to_one_cpu(slot)  # before any thread or zygote is started: they inherit it
     context = context_for(settings)
     context.grader.warm_soon()
     Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
