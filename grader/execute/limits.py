@@ -6,7 +6,7 @@ the grader runs as root, a uid of the worker's own. :func:`end_worker` kills the
 process descended from it, every process running as its uid, and waits until they are gone;
 :func:`remove_files_of` deletes what that uid left in shared temporary folders, :func:`remove_tree` a folder
 whatever permissions and depth a learner left it with, and :func:`remove_stale` the folders of graders that
-were killed outright.
+were killed outright. Each reads which processes there are from one list, :func:`process_ids`.
 """
 
 from __future__ import annotations
