@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from grader.config import DEFAULT_LIMITS  # noqa: E402
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE  # noqa: E402
 from grader.execute.process import Spawned  # noqa: E402
 from grader.execute.worker import LearnerProcess  # noqa: E402
 from grader.execute.zygote import Zygote  # noqa: E402
@@ -34,7 +34,7 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 def _life(submission, zygote: Zygote | None) -> float:  # type: ignore[no-untyped-def]
     t = time.perf_counter()
-    worker = LearnerProcess(submission, DEFAULT_LIMITS, zygote)
+    worker = LearnerProcess(submission, DEFAULT_LIMITS, DEFAULT_MODE, zygote)
     try:
         worker.run_notebook()
         worker.call("tokens_per_second", [14e9, 1e12], {}, {})
@@ -55,7 +55,7 @@ def main(n: int) -> dict[str, object]:
         bare.append(time.perf_counter() - t)
     spawn = [_life(submission, None) for _ in range(n)]
     t = time.perf_counter()
-    zygote = Zygote.start(DEFAULT_LIMITS)
+    zygote = Zygote.start(DEFAULT_LIMITS, DEFAULT_MODE)
     boot = time.perf_counter() - t
     if zygote is None:
         return {"bare_python_s": _stats(bare), "spawn_worker_s": _stats(spawn), "fork_worker_s": None,

@@ -83,7 +83,7 @@ WORKER_UID_BASE = 1_900_000_000
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for the process that runs learner code."""
+    """Resource limits for the process that runs learner code (how it runs is its :class:`WorkerMode`)."""
 
     timeout: float = 30.0
     """Wall-clock seconds for running the whole notebook."""
@@ -118,6 +118,16 @@ class Limits:
     ``CallDepthExceeded``."""
     tmpfs_mb: int = 64
     """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class WorkerMode:
+    """How the process that runs learner code runs (:class:`Limits` say how much it may use): its isolation level,
+    and whether the cells run in a real Jupyter kernel. Carried beside the limits to everything that starts one."""
+
     isolation: str | None = None
     """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
     kernel: bool = False
@@ -125,7 +135,7 @@ class Limits:
     fidelity with Jupyter and nbgrader; a kernel started per notebook makes it much slower (bench/RESULTS.md)."""
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_MODE = WorkerMode()
 
 #: Longest sequence a hidden suite's stand-in builds or records for learner code in one call (a ``generate``'s
 #: prompt plus its ``n`` new tokens; every token a recording ``next_token`` keeps in one test). The tests pass a

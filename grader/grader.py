@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, Limits, cache_dir
+from grader.config import cache_dir
 from grader.execute.runner import Runner
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
@@ -29,26 +29,20 @@ if TYPE_CHECKING:
 class Grader:
     """Lessons and their open suites, and the runner of learners' workers, for one set of grading options."""
 
-    def __init__(
-        self,
-        lessons_root: Path | None = None,
-        suites: Path | None = None,
-        limits: Limits = DEFAULT_LIMITS,
-        *,
-        fork: bool = True,
-    ) -> None:
-        """``fork`` False: spawn every worker (one notebook, for which booting a zygote would not pay)."""
-        self.lessons_root = lessons_root
-        self.suites = suites
-        self.limits = limits
-        self.runner = Runner(limits, fork=fork)
+    def __init__(self, options: GradeOptions, *, fork: bool = True) -> None:
+        """``options.lesson`` plays no part: a Grader grades any lesson, named notebook by notebook.
+
+        ``fork`` False: spawn every worker (one notebook, for which booting a zygote would not pay).
+        """
+        self.options = options
+        self.runner = Runner(options.limits, options.mode, fork=fork)
         self._sessions: dict[str, tuple[Lesson, SuiteSession, str]] = {}
         self._lock = threading.Lock()  # Dask, and the daemon, may grade several notebooks of one process in threads
 
     @classmethod
     def cold(cls, options: GradeOptions) -> Grader:
         """A Grader for one notebook: workers are spawned, nothing is kept warm."""
-        return cls(options.lessons_root, options.suites, options.limits, fork=False)
+        return cls(options, fork=False)
 
     def session(self, lesson_id: str) -> tuple[Lesson, SuiteSession]:
         """The lesson and its open suites; raises :class:`LessonError` if the lesson or its suites are broken."""
@@ -60,7 +54,7 @@ class Grader:
             if lesson_id not in self._sessions:
                 from grader.suites.session import SuiteSession
 
-                lesson = load_lesson(lesson_id, self.lessons_root, self.suites)
+                lesson = load_lesson(lesson_id, self.options.lessons_root, self.options.suites)
                 fingerprint = suites_fingerprint(lesson)  # before collecting: what the collected suites were made from
                 examples = cache_dir() / "examples" / f"{lesson.id}-{fingerprint[:32]}.json"
                 self._sessions[lesson_id] = (lesson, SuiteSession(lesson, examples=examples).__enter__(), fingerprint)
@@ -83,7 +77,7 @@ class Grader:
             workers.boot(submission)  # boots while the suites are imported and collected, if that is still to do
             lesson, suites = self.session(lesson_id)
             try:
-                return grade_submission(submission, lesson, suites, self.limits, workers)
+                return grade_submission(submission, lesson, suites, workers)
             except Exception as err:
                 if not contain:
                     raise

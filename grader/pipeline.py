@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, Limits
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
@@ -26,14 +26,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class GradeOptions:
-    """Everything a caller can choose; each default is defined here or in :mod:`grader.config`."""
+    """How to grade: everything a caller can choose about grading a notebook, defined once (each default is
+    None or :mod:`grader.config`'s). Plain, picklable, hashable data: a batch sends it to its grading processes
+    (:class:`grader.batch.work.Settings`), and a :class:`grader.grader.Grader` is built from it."""
 
     lesson: str | None = None
     """Lesson id; by default the notebook's ``metadata.grader.lesson``."""
     suites: Path | None = None
     """A private copy of the hidden suites to use instead of the lesson's own."""
     lessons_root: Path | None = None
+    """Where lesson definitions live; None: :func:`grader.config.lessons_root`."""
     limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+    """How much a learner's worker may use."""
+    mode: WorkerMode = field(default_factory=lambda: DEFAULT_MODE)
+    """How a learner's worker runs: its isolation level, a real kernel or not."""
 
     @classmethod
     def of(
@@ -45,8 +51,14 @@ class GradeOptions:
         kernel: bool = False,
     ) -> GradeOptions:
         """The options from what a command line gives (``timeout`` None: the default)."""
-        limits = replace(DEFAULT_LIMITS, timeout=DEFAULT_LIMITS.timeout if timeout is None else timeout, kernel=kernel)
-        return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits)
+        limits = replace(DEFAULT_LIMITS, timeout=DEFAULT_LIMITS.timeout if timeout is None else timeout)
+        mode = replace(DEFAULT_MODE, kernel=kernel)
+        return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits, mode=mode)
+
+    def for_any_lesson(self) -> GradeOptions:
+        """These options without ``lesson``: what a :class:`grader.grader.Grader` is built from, since one Grader
+        grades notebooks of any lesson (the caller says which, notebook by notebook)."""
+        return replace(self, lesson=None)
 
 
 def lesson_id_for(submission: Submission, options: GradeOptions) -> str:
@@ -100,19 +112,12 @@ def other_lesson(submission: Submission, lesson_id: str) -> str | None:
     )
 
 
-def grade_submission(
-    submission: Submission,
-    lesson: Lesson,
-    suites: SuiteSession,
-    limits: Limits,
-    workers: Workers | None = None,
-) -> Report:
+def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSession, workers: Workers) -> Report:
     """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
 
-    ``workers`` (from a :class:`Runner`, under the same ``limits``) say how the worker starts: forked from a
-    warm zygote, or (by default) spawned.
+    ``workers`` (a :class:`Runner` lends them) say how the worker starts (forked from a warm zygote, or
+    spawned), how it runs (its :class:`WorkerMode`) and under which :class:`Limits`.
     """
-    workers = workers or Workers(limits)
     worker = workers.start(submission)
     try:
         execution = worker.run_notebook()

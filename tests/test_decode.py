@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
+from grader.execute.runner import Workers
 from grader.lessons import load_lesson
 from grader.model import Report
 from grader.pipeline import grade_submission
@@ -81,7 +82,9 @@ def decode_suites() -> Iterator[SuiteSession]:
 def test_each_mistake_costs_its_own_question_only(tmp_path: Path, decode_suites: SuiteSession, qid: str) -> None:
     source, phrase = MISTAKES[qid]
     submission = read_submission(with_answers(tmp_path, {qid: source}))
-    report: Report = grade_submission(submission, decode_suites.lesson, decode_suites, DEFAULT_LIMITS)
+    report: Report = grade_submission(
+        submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+    )
     for q in report.questions:
         if q.id == qid:
             assert q.score < q.max_score, f"{qid}: the mistake was not caught"
@@ -109,7 +112,7 @@ def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_s
         "    return prompt"
     )
     submission = read_submission(with_answers(tmp_path, {"generate": mutating}))
-    report = grade_submission(submission, decode_suites.lesson, decode_suites, DEFAULT_LIMITS)
+    report = grade_submission(submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE))
     generate = next(q for q in report.questions if q.id == "generate")
     assert generate.score < generate.max_score
     assert any("changed the caller's prompt list" in line for line in generate.feedback), generate.feedback

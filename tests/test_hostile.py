@@ -30,7 +30,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits
+from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode
 from grader.errors import WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.runner import Workers
@@ -78,18 +78,23 @@ def isolation_of(level: str) -> str:
     return "bubblewrap" if level == "zygote" else level
 
 
+def mode_of(level: str) -> WorkerMode:
+    """How workers run at a test's ``level`` (``zygote``: bubblewrap, forked from zygotes)."""
+    return WorkerMode(isolation=isolation_of(level))
+
+
 def zygotes(level: str, count: int, limits: Limits) -> list[Zygote]:
     """``count`` warm zygotes for the "zygote" level (each grades one learner at a time), else none."""
     if level != "zygote":
         return []
-    started = [Zygote.start(limits) for _ in range(count)]
+    started = [Zygote.start(limits, mode_of(level)) for _ in range(count)]
     assert all(started), "bubblewrap works here, so a zygote must start"
     return started  # type: ignore[return-value]
 
 
 def defences(level: str) -> Defences:
     level = isolation_of(level)
-    spec = sandbox.launch(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(isolation=level))
+    spec = sandbox.launch(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), WorkerMode(isolation=level))
     return Defences(level, spec.isolation, spec.level == "bubblewrap", spec.drop != sandbox.DROP_NONE)
 
 
@@ -295,12 +300,12 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
         PROBE_PROCESSES.format(mark=mark),  # last: it uses up the process limit
     ]
     path = write_nb(shared_tmp, f"probe-{level}", cells)
-    limits = replace(DEFAULT_LIMITS, timeout=20.0, max_processes=12, isolation=isolation_of(level))
+    limits = replace(DEFAULT_LIMITS, timeout=20.0, max_processes=12)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GRADER_TEST_SECRET", "xyzzy-secret")
         mp.setattr(tempfile, "tempdir", str(shared_tmp))
         started = zygotes(level, 1, limits)
-        worker, execution = start_worker(read_submission(path), limits, *started)
+        worker, execution = start_worker(read_submission(path), limits, mode_of(level), *started)
     try:
         assert not execution.cell_errors, execution.cell_errors
         values = worker.value("probe")
@@ -457,7 +462,7 @@ def test_lessons_inside_a_visible_folder_are_masked(shared_tmp: Path, monkeypatc
         "    except OSError as err:\n        seen[name] = type(err).__name__"
     )
     worker, _ = start_worker(
-        read_submission(write_nb(shared_tmp, "masked", [reader])), replace(DEFAULT_LIMITS, isolation="bubblewrap")
+        read_submission(write_nb(shared_tmp, "masked", [reader])), DEFAULT_LIMITS, WorkerMode(isolation="bubblewrap")
     )
     with worker:
         assert worker.value("seen") == {
@@ -585,7 +590,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
     workdirs.mkdir()
     workdirs.chmod(0o711)
     lesson = load_lesson("squares", FIXTURE_LESSONS)
-    limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4, isolation=isolation_of(level))
+    limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4)
     submissions = {
         name: read_submission(write_nb(folder, name, cells)) for name, cells in batch_notebooks(mark).items()
     }
@@ -598,7 +603,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
         def grade(submission: Submission) -> Report:
             zygote = idle.get()  # four threads, four zygotes: each grades one learner at a time
             try:
-                return grade_submission(submission, lesson, suites, limits, Workers(limits, zygote))
+                return grade_submission(submission, lesson, suites, Workers(limits, mode_of(level), zygote))
             finally:
                 idle.put(zygote)
 
@@ -757,7 +762,7 @@ def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monk
         lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"),
     )
     worker = LearnerProcess(
-        read_submission(write_nb(shared_tmp, "any", [ANSWER])), replace(DEFAULT_LIMITS, isolation="process")
+        read_submission(write_nb(shared_tmp, "any", [ANSWER])), DEFAULT_LIMITS, WorkerMode(isolation="process")
     )
     with pytest.raises(WorkerCrashed) as err:
         worker.run_notebook()

@@ -36,7 +36,7 @@ from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import REPO
 from tests.test_daemon import Daemons, daemons  # noqa: F401  (the fixture)
-from tests.test_hostile import LEVELS, isolation_of, shared_tmp, worker_level, zygotes  # noqa: F401  (fixtures)
+from tests.test_hostile import LEVELS, mode_of, shared_tmp, worker_level, zygotes  # noqa: F401  (fixtures)
 
 SOLUTION = REPO / "solutions" / "decode.ipynb"
 SLEEP = 120
@@ -256,7 +256,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
     folder.mkdir()
     folder.chmod(0o711)
     lesson = load_lesson("decode")
-    limits = replace(LIMITS, isolation=isolation_of(level))
+    limits, mode = LIMITS, mode_of(level)
     submissions = {name: read_submission(path) for name, path in hostile_notebooks(folder).items()}
     reports: dict[str, Report] = {}
     slots = threading.Semaphore(4)
@@ -269,7 +269,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
             with lock:
                 zygote: Zygote | None = idle.pop()
             try:
-                reports[name] = grade_submission(submission, lesson, suites, limits, Workers(limits, zygote))
+                reports[name] = grade_submission(submission, lesson, suites, Workers(limits, mode, zygote))
             finally:
                 with lock:
                     idle.append(zygote)

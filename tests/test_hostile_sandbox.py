@@ -49,6 +49,7 @@ from tests.test_hostile import (  # noqa: F401 - level, worker_level and shared_
     kill_marked,
     level,
     marker,
+    mode_of,
     processes_with,
     shared_tmp,
     worker_level,
@@ -66,7 +67,7 @@ def in_turn(worker_level: str, limits: Limits, *learners: tuple[Path, tuple[str,
     started = zygotes(worker_level, 1, limits)
     try:
         for path, names in learners:
-            worker, execution = start_worker(read_submission(path), limits, *started)
+            worker, execution = start_worker(read_submission(path), limits, mode_of(worker_level), *started)
             with worker:
                 assert not execution.cell_errors, execution.cell_errors
                 seen.append({name: worker.value(name) for name in names})
@@ -167,7 +168,7 @@ def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learne
     and kept after grading): System V IPC and memfd are refused, and no IPC object is left for the grader's
     host or the next learner to find."""
     low, high = ipc_key_range()
-    limits = replace(DEFAULT_LIMITS, timeout=60.0, memory_mb=1024, isolation=isolation_of(worker_level))
+    limits = replace(DEFAULT_LIMITS, timeout=60.0, memory_mb=1024)
     hog = write_nb(shared_tmp, f"shm-hog-{worker_level}", [SHM_HOG.format(segment_mb=64, segments=20, key=low)])
     look = write_nb(shared_tmp, f"shm-look-{worker_level}", [LOOK_FOR_IPC.format(low=low, high=high)])
     try:
@@ -181,11 +182,11 @@ def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learne
 
 
 def test_a_refused_call_says_why(worker_level: str, shared_tmp: Path) -> None:
-    limits = replace(DEFAULT_LIMITS, isolation=isolation_of(worker_level))
+    limits = DEFAULT_LIMITS
     path = write_nb(shared_tmp, f"memfd-{worker_level}", ["import os\nos.memfd_create('scratch')", *SQUARES_SOLVED])
     started = zygotes(worker_level, 1, limits)
     try:
-        worker, execution = start_worker(read_submission(path), limits, *started)
+        worker, execution = start_worker(read_submission(path), limits, mode_of(worker_level), *started)
         worker.close()
     finally:
         for zygote in started:
@@ -213,7 +214,7 @@ def test_ipc_objects_are_removed_with_the_learner_where_they_cannot_be_refused(
     level as the grader's own user, where the learner's objects cannot be told from the user's own)."""
     monkeypatch.setattr("grader.execute.ipc.FILTER", None)
     low, high = ipc_key_range()
-    limits = replace(DEFAULT_LIMITS, timeout=60.0, isolation=isolation_of(worker_level))
+    limits = replace(DEFAULT_LIMITS, timeout=60.0)
     maker = write_nb(shared_tmp, f"ipc-maker-{worker_level}", [IPC_LEFT.format(key=low)])
     look = write_nb(shared_tmp, f"ipc-look-{worker_level}", [LOOK_FOR_IPC.format(low=low, high=high)])
     try:
@@ -250,7 +251,7 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
     """A learner pre-creates read-only folders named as later learners' working folders would be (and makes
     the folder above its own read-only where it can); the honest learners graded after it by the same
     zygote keep 5 / 5 (on the old code: 0, "crashed (FileExistsError)")."""
-    limits = replace(DEFAULT_LIMITS, timeout=30.0, isolation=isolation_of(worker_level))
+    limits = replace(DEFAULT_LIMITS, timeout=30.0)
     lesson = load_lesson("squares", FIXTURE_LESSONS)
     squatter = read_submission(write_nb(shared_tmp, f"squatter-{worker_level}", [SQUAT, *SQUARES_SOLVED]))
     honest = read_submission(write_nb(shared_tmp, f"honest-{worker_level}", list(SQUARES_SOLVED)))
@@ -258,7 +259,9 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
     try:
         with SuiteSession(lesson) as suites:
             reports = [
-                grade_submission(sub, lesson, suites, limits, Workers(limits, started[0] if started else None))
+                grade_submission(
+                    sub, lesson, suites, Workers(limits, mode_of(worker_level), started[0] if started else None)
+                )
                 for sub in (squatter, honest, honest, squatter, honest)
             ]
     finally:
@@ -349,18 +352,18 @@ def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_l
     (at the process level as the grader's own user, what it left in the host's /tmp and /dev/shm stays:
     SECURITY.md)."""
     mark = marker().replace(".", "")
-    limits = replace(DEFAULT_LIMITS, timeout=30.0, isolation=isolation_of(worker_level))
+    limits = replace(DEFAULT_LIMITS, timeout=30.0)
     first_path = write_nb(shared_tmp, f"leave-{worker_level}", [LEAVE.format(mark=mark)])
     on_host: list[str] = []
     started = zygotes(worker_level, 1, limits)
     try:
-        worker, execution = start_worker(read_submission(first_path), limits, *started)
+        worker, execution = start_worker(read_submission(first_path), limits, mode_of(worker_level), *started)
         with worker:
             assert not execution.cell_errors, execution.cell_errors
             left = worker.value("left")
         on_host = [] if protected(worker_level) else [p for p in left if os.path.dirname(p) in ("/tmp", "/dev/shm")]
         look = write_nb(shared_tmp, f"look-{worker_level}", [LOOK_FOR_LEFTOVERS.format(mark=mark, left=left)])
-        worker, execution = start_worker(read_submission(look), limits, *started)
+        worker, execution = start_worker(read_submission(look), limits, mode_of(worker_level), *started)
         with worker:
             assert not execution.cell_errors, execution.cell_errors
             assert (worker.value("listed"), worker.value("still_there")) == (sorted(on_host), on_host)

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, WorkerMode
 from grader.errors import UsageError
 from grader.execute import sandbox
 from grader.execute.protocol import Returned
+from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
 from grader.pipeline import grade_submission
@@ -23,7 +24,7 @@ from grader.suites.session import SuiteSession
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
 from tests.test_hostile import WHOLE_NOTEBOOK, batch_notebooks, write_nb
 
-KERNEL = replace(DEFAULT_LIMITS, kernel=True)
+KERNEL = WorkerMode(kernel=True)
 PROBE = [
     "SHELL = type(get_ipython()).__name__",
     "import asyncio\nawait asyncio.sleep(0)\nAWAITED = True",
@@ -32,13 +33,13 @@ PROBE = [
 
 
 @pytest.mark.parametrize(
-    ("limits", "shell"),
-    [pytest.param(KERNEL, "ZMQInteractiveShell", marks=pytest.mark.slow), (DEFAULT_LIMITS, "GradingShell")],
+    ("mode", "shell"),
+    [pytest.param(KERNEL, "ZMQInteractiveShell", marks=pytest.mark.slow), (DEFAULT_MODE, "GradingShell")],
 )
-def test_the_cells_run_in_a_real_kernel_only_when_asked(limits: object, shell: str, tmp_path: Path) -> None:
+def test_the_cells_run_in_a_real_kernel_only_when_asked(mode: WorkerMode, shell: str, tmp_path: Path) -> None:
     """A kernel's own shell runs the cells (top-level await included), and answers the calls afterwards."""
     submission = read_submission(write_nb(tmp_path, "probe", PROBE))
-    worker, execution = start_worker(submission, limits)  # type: ignore[arg-type]
+    worker, execution = start_worker(submission, DEFAULT_LIMITS, mode)
     try:
         assert execution.cell_errors == ()
         assert (worker.value("SHELL"), worker.value("AWAITED")) == (shell, True)
@@ -55,12 +56,13 @@ def test_hostile_notebooks_get_the_default_paths_results_in_a_kernel(tmp_path: P
     """A loop, sys.exit, os._exit, a segfault, a memory hog and input() in a kernel: the same score and the
     same sentence as without one (input() is refused the kernel's way, with the same advice)."""
     lesson = load_lesson("squares", FIXTURE_LESSONS)
-    limits = replace(KERNEL, timeout=3.0, call_timeout=1.0, max_file_mb=4)
+    limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4)
     notebooks = batch_notebooks("unused")
     submissions = {name: read_submission(write_nb(tmp_path, name, notebooks[name])) for name in KERNEL_CASES}
     with SuiteSession(lesson) as suites, ThreadPoolExecutor(2) as pool:
         futures = {
-            name: pool.submit(grade_submission, sub, lesson, suites, limits) for name, sub in submissions.items()
+            name: pool.submit(grade_submission, sub, lesson, suites, Workers(limits, KERNEL))
+            for name, sub in submissions.items()
         }
         reports = {name: future.result() for name, future in futures.items()}
     for name in KERNEL_CASES:
@@ -106,4 +108,4 @@ def test_without_nbclient_the_kernel_mode_says_what_to_install(monkeypatch: pyte
     )
     with pytest.raises(UsageError, match=r"needs nbclient: install it with .*inference-grader\[kernel\]"):
         sandbox.check_settings(KERNEL)
-    sandbox.check_settings(DEFAULT_LIMITS)  # the default path does not need it
+    sandbox.check_settings(DEFAULT_MODE)  # the default path does not need it

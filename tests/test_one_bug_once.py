@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from grader.errors import LessonError
+from grader.execute.runner import Workers
 from grader.lessons import load_lesson
 from grader.model import Report
 from grader.pipeline import grade_submission
@@ -82,7 +83,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
         for name, code in {"solution": "", **VARIANTS}.items():
             path = folder / f"{name}.ipynb"
             path.write_text(json.dumps(variant_notebook(LESSON.solution, code)), encoding="utf-8")
-            graded[name] = grade_submission(read_submission(path), LESSON, suites, DEFAULT_LIMITS)
+            graded[name] = grade_submission(
+                read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+            )
     return graded
 
 

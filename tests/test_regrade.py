@@ -9,7 +9,7 @@ import pytest
 from grader.batch.fingerprint import grading_fingerprint
 from grader.batch.gradebook import Latest
 from grader.batch.regrade import why_regrade
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import SQUARES_SOLVED
 
@@ -17,7 +17,7 @@ SLOW = [SQUARES_SOLVED[0], "import time\ntime.sleep(4)", *SQUARES_SOLVED[1:]]
 
 
 def test_every_option_that_can_change_a_score_is_in_the_fingerprint() -> None:
-    now = grading_fingerprint(DEFAULT_LIMITS, "suites-1")
+    now = grading_fingerprint(DEFAULT_LIMITS, DEFAULT_MODE, "suites-1")
     assert {"lesson", "grader", "isolation", "kernel", "timeout", "call_timeout", "memory_mb"} <= set(now)
     stored = Latest("d", "suites-1", "graded", dict(now))
     assert why_regrade(stored, "d", "suites-1", now) is None

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, WorkerMode
 from grader.execute.channel import Endpoint
 from grader.execute.protocol import Returned
 from grader.execute.worker import start_worker
@@ -118,8 +117,8 @@ def notebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_nb(tmp_path_factory.mktemp("typed"), "typed", CELLS)
 
 
-def worker_calls(notebook: Path, limits: Any) -> Iterator[tuple[Call_, Callable[[str], Any]]]:
-    worker, execution = start_worker(read_submission(notebook), limits)
+def worker_calls(notebook: Path, mode: WorkerMode) -> Iterator[tuple[Call_, Callable[[str], Any]]]:
+    worker, execution = start_worker(read_submission(notebook), DEFAULT_LIMITS, mode)
     try:
         assert execution.cell_errors == ()
         yield (lambda name, *args, **kwargs: worker.call(name, list(args), kwargs, {})), worker.value
@@ -128,14 +127,14 @@ def worker_calls(notebook: Path, limits: Any) -> Iterator[tuple[Call_, Callable[
 
 
 def test_the_worker_keeps_types(notebook: Path) -> None:
-    for call, value in worker_calls(notebook, DEFAULT_LIMITS):
+    for call, value in worker_calls(notebook, DEFAULT_MODE):
         check_contract(call, value)
 
 
 @pytest.mark.slow
 def test_a_real_kernel_keeps_types(notebook: Path) -> None:
     pytest.importorskip("nbclient")
-    for call, value in worker_calls(notebook, replace(DEFAULT_LIMITS, kernel=True)):
+    for call, value in worker_calls(notebook, WorkerMode(kernel=True)):
         check_contract(call, value)
 
 

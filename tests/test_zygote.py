@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS, WORKERS_ENV
+from grader.config import DEFAULT_LIMITS, WORKERS_ENV, WorkerMode
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.process import Spawned
@@ -28,12 +28,13 @@ from grader.read import read_submission
 
 BWRAP_PROBLEM = sandbox.bwrap_problem()
 pytestmark = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
-LIMITS = replace(DEFAULT_LIMITS, timeout=10.0, call_timeout=2.0, isolation="bubblewrap")
+LIMITS = replace(DEFAULT_LIMITS, timeout=10.0, call_timeout=2.0)
+BWRAP = WorkerMode(isolation="bubblewrap")
 
 
 @pytest.fixture
 def zygote() -> Iterator[Zygote]:
-    started = Zygote.start(LIMITS)
+    started = Zygote.start(LIMITS, BWRAP)
     assert started is not None
     try:
         yield started
@@ -43,7 +44,7 @@ def zygote() -> Iterator[Zygote]:
 
 
 def run(zygote: Zygote, path: Path, *names: str) -> dict[str, object]:
-    worker, execution = start_worker(read_submission(path), LIMITS, zygote)
+    worker, execution = start_worker(read_submission(path), LIMITS, BWRAP, zygote)
     with worker:
         assert isinstance(worker._os, Spawned) is False, "the worker was forked, not spawned"
         assert not execution.cell_errors, execution.cell_errors
@@ -127,7 +128,7 @@ def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(
             name="killer.ipynb",
         )
     )
-    worker = LearnerProcess(killer, LIMITS, zygote)
+    worker = LearnerProcess(killer, LIMITS, BWRAP, zygote)
     with worker:
         try:
             worker.run_notebook()  # as root the kill is refused; otherwise this learner's own grading ends
@@ -138,14 +139,14 @@ def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(
 
 def test_workers_are_spawned_when_asked_or_when_there_is_no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(WORKERS_ENV, "spawn")
-    assert Zygote.start(LIMITS) is None
+    assert Zygote.start(LIMITS, BWRAP) is None
     monkeypatch.setenv(WORKERS_ENV, "fork")
-    assert Zygote.start(replace(LIMITS, isolation="process")) is None
+    assert Zygote.start(LIMITS, WorkerMode(isolation="process")) is None
     monkeypatch.setenv(WORKERS_ENV, "clone")
     with pytest.raises(
         UsageError, match="GRADER_WORKERS='clone' is not a way to start workers; use one of fork, spawn"
     ):
-        Zygote.start(LIMITS)
+        Zygote.start(LIMITS, BWRAP)
 
 
 def test_a_dead_zygote_falls_back_to_spawning(
@@ -156,7 +157,7 @@ def test_a_dead_zygote_falls_back_to_spawning(
 
     monkeypatch.setattr(zygote, "_boot", cannot_boot)
     zygote._kill()  # as if it died; it cannot boot again here
-    worker, _ = start_worker(read_submission(write_notebook(["y = 2"])), LIMITS, zygote)
+    worker, _ = start_worker(read_submission(write_notebook(["y = 2"])), LIMITS, BWRAP, zygote)
     with worker:
         assert isinstance(worker._os, Spawned)
         assert worker.value("y") == 2
@@ -166,12 +167,16 @@ def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_not
     loop = LearnerProcess(
         read_submission(write_notebook(["x = 1", "while True:\n    pass"], name="loop.ipynb")),
         replace(LIMITS, timeout=1.0),
+        BWRAP,
         zygote,
     )
     with pytest.raises(ExecutionTimeout, match="in cell 3: `while True:`"):
         loop.run_notebook()
     crash = LearnerProcess(
-        read_submission(write_notebook(["import ctypes\nctypes.string_at(0)"], name="crash.ipynb")), LIMITS, zygote
+        read_submission(write_notebook(["import ctypes\nctypes.string_at(0)"], name="crash.ipynb")),
+        LIMITS,
+        BWRAP,
+        zygote,
     )
     with pytest.raises(WorkerCrashed, match=r"segmentation fault \(SIGSEGV\)\) in cell 2"):
         crash.run_notebook()
@@ -195,8 +200,8 @@ def test_a_zygote_is_replaced_after_its_quota_of_learners(
 
 def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
     code = (
-        "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS; "
-        "z = Zygote.start(DEFAULT_LIMITS); print(z.root, flush=True); import time; time.sleep(60)"
+        "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS, DEFAULT_MODE; "
+        "z = Zygote.start(DEFAULT_LIMITS, DEFAULT_MODE); print(z.root, flush=True); import time; time.sleep(60)"
     )
     grader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
@@ -206,15 +211,16 @@ def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
         grader.kill()  # SIGKILL: nothing of it can clean up
         grader.wait()
     assert root.is_dir()
-    Zygote.start(LIMITS).close()  # type: ignore[union-attr]
+    Zygote.start(LIMITS, BWRAP).close()  # type: ignore[union-attr]
     assert not root.exists()
 
 
 def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() -> None:
     from grader.batch.work import GradingContext, Settings, Task
+    from grader.pipeline import GradeOptions
     from tests.conftest import REPO
 
-    context = GradingContext(Settings(limits=LIMITS))
+    context = GradingContext(Settings(GradeOptions(limits=LIMITS, mode=BWRAP)))
     try:
         context.grader.warm_soon()  # as a pool's grading process does when it starts
         assert context.grader.runner._warming is not None

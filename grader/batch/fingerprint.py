@@ -14,7 +14,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from grader import __version__
-from grader.config import Limits
+from grader.config import Limits, WorkerMode
 from grader.lessons import suites_fingerprint as suites_fingerprint  # where a lesson is loaded; a batch stores it
 
 _CHUNK = 1 << 20
@@ -32,7 +32,7 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
+def grading_fingerprint(limits: Limits, mode: WorkerMode, suites_hash: str) -> dict[str, str]:
     """Every grading option that can change a score, by name, as the gradebook stores it beside each grading.
 
     A stored grade stays valid only while all of these are the same: the lesson (``suites_hash``), the
@@ -44,8 +44,8 @@ def grading_fingerprint(limits: Limits, suites_hash: str) -> dict[str, str]:
     return {
         "lesson": suites_hash,
         "grader": __version__,
-        "isolation": isolation_level(limits),
-        "kernel": "on" if limits.kernel else "off",
+        "isolation": isolation_level(mode),
+        "kernel": "on" if mode.kernel else "off",
         **{f.name: f"{getattr(limits, f.name):g}" for f in fields(limits) if f.name in _SCORED_LIMITS},
     }
 

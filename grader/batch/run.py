@@ -102,10 +102,10 @@ def run_batch(
     progress = progress or NoProgress()
     started = time.monotonic()
     exporter = nbgrader_exporter() if options.nbgrader_db else None
-    check_settings(options.grading.limits)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
+    check_settings(options.grading.mode)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
-    fingerprint = grading_fingerprint(options.grading.limits, batch.suites_hash)
+    fingerprint = grading_fingerprint(options.grading.limits, options.grading.mode, batch.suites_hash)
     with open_submissions(submissions, options.assignment) as found:
         if not found.entries:
             raise UsageError(
@@ -217,8 +217,7 @@ def _prepare(entry: Entry, options: GradeOptions, batch: _BatchLesson) -> _Prepa
     if reason is not None:
         row = Row.of(entry.learner, failed_report(lesson, submission, reason, "unreadable"), entry.late)
         return _Prepared(entry, submission.digest, suites_hash, row=row)
-    settings = Settings(options.lessons_root, options.suites, options.limits)
-    task = Task(entry.learner, submission, lesson.id, settings)
+    task = Task(entry.learner, submission, lesson.id, Settings(options.for_any_lesson()))
     return _Prepared(entry, submission.digest, suites_hash, task=task, lesson=lesson, submission=submission)
 
 

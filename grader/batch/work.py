@@ -19,24 +19,24 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.util import Finalize
 from pathlib import Path
 from typing import Any
 
-from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.runner import keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
+from grader.pipeline import GradeOptions
 
 
 @dataclass(frozen=True)
 class Settings:
     """What every grading process needs to know; plain, picklable data."""
 
-    lessons_root: Path | None = None
-    suites: Path | None = None
-    limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+    grading: GradeOptions
+    """The batch's grading options, without a lesson (:meth:`GradeOptions.for_any_lesson`: each task names its
+    own): what the process's :class:`Grader` is built from."""
     inflight: Path | None = None
     """A local folder where each task marks itself while it runs, so a batch can tell which notebook was
     being graded when a grading process died (see :mod:`grader.batch.dispatch`)."""
@@ -57,7 +57,7 @@ class GradingContext:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.grader = Grader(settings.lessons_root, settings.suites, settings.limits)
+        self.grader = Grader(settings.grading)
 
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""

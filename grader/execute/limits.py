@@ -6,7 +6,7 @@ the grader runs as root, a uid of the worker's own. :func:`end_worker` kills the
 process descended from it, every process running as its uid, and waits until they are gone;
 :func:`remove_files_of` deletes what that uid left in shared temporary folders, :func:`remove_tree` a folder
 whatever permissions and depth a learner left it with, and :func:`remove_stale` the folders of graders that
-were killed outright.
+were killed outright. Each reads which processes there are from one list, :func:`process_ids`.
 """
 
 from __future__ import annotations
@@ -94,16 +94,12 @@ def _running_processes() -> int:
     """Processes this user already runs: RLIMIT_NPROC counts them too, so the budget is on top of them."""
     uid = os.getuid()
     count = 0
-    try:
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                try:
-                    if entry.stat().st_uid == uid:
-                        count += 1
-                except OSError:
-                    continue
-    except OSError:
-        return 0
+    for pid in process_ids():
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += 1
+        except OSError:
+            continue
     return count
 
 
@@ -115,24 +111,37 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-# -- ending a worker: nothing left behind ----------------------------------------------------------------------
+# -- the processes there are ----------------------------------------------------------------------------------
+def process_ids() -> list[int]:
+    """The pid of every process ``/proc`` lists, zombies included; empty where there is no ``/proc``.
+
+    The one place that lists processes. Standard library only, not psutil: the zygote calls it inside the
+    sandbox (through :func:`live_processes`), and :func:`preexec` in the child between fork and exec, where
+    nothing may be imported.
+    """
+    try:
+        with os.scandir("/proc") as entries:
+            return [int(e.name) for e in entries if e.name.isdigit()]
+    except OSError:
+        return []
+
+
 def live_processes() -> dict[int, tuple[int, int]]:
     """Every live (not zombie) process's (parent pid, real uid), from /proc; empty where there is no /proc."""
     found: dict[int, tuple[int, int]] = {}
-    try:
-        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
-    except OSError:
-        return found
-    for name in entries:
+    for pid in process_ids():
         try:
-            with open(f"/proc/{name}/status", "rb") as status:
+            with open(f"/proc/{pid}/status", "rb") as status:
                 fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
             if fields[b"State"].split()[0] in (b"Z", b"X"):
                 continue
-            found[int(name)] = (int(fields[b"PPid"]), int(fields[b"Uid"].split()[0]))
+            found[pid] = (int(fields[b"PPid"]), int(fields[b"Uid"].split()[0]))
         except (OSError, KeyError, ValueError, IndexError):
             continue
     return found
+
+
+# -- ending a worker: nothing left behind ----------------------------------------------------------------------
 
 
 def _descendants(root_pid: int, table: dict[int, tuple[int, int]]) -> set[int]:
@@ -292,9 +301,11 @@ def remove_stale(prefix: str) -> None:
     A grader killed outright (SIGKILL) cannot clean up; the next one to start a worker does. Only real folders
     of this user, or of a worker's uid, are removed: never a link, never someone else's.
     """
-    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
+    folders = list(Path(tempfile.gettempdir()).glob(f"{prefix}*-*"))
+    running = set(process_ids()) if folders else set()
+    for folder in folders:
         pid = folder.name[len(prefix) :].split("-", 1)[0]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+        if not pid.isdigit() or int(pid) in running:
             continue
         try:
             info = os.lstat(folder)

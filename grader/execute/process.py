@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Protocol
 
-from grader.config import Limits
+from grader.config import Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
 from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, launch
@@ -50,11 +50,11 @@ class WorkerOS(Protocol):
 class Spawned:
     """A worker started as a new interpreter, with the channel's pipe ends ``rfd`` and ``wfd``."""
 
-    def __init__(self, limits: Limits, rfd: int, wfd: int) -> None:
+    def __init__(self, limits: Limits, mode: WorkerMode, rfd: int, wfd: int) -> None:
         remove_stale(WORKDIR_PREFIX)
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
         try:
-            spec = launch(self.workdir, limits)
+            spec = launch(self.workdir, limits, mode)
             self._proc = subprocess.Popen(
                 (*spec.argv, str(rfd), str(wfd)),
                 stdin=subprocess.DEVNULL,

@@ -2,7 +2,7 @@
 
 A :class:`Runner` belongs to one grading process (``grade NOTEBOOK``, a batch's grading process, the daemon).
 It chooses how each worker starts: forked from a warm sandboxed zygote when the isolation level allows one
-(bubblewrap), spawned as a new interpreter otherwise, and a real kernel with ``Limits.kernel`` (see
+(bubblewrap), spawned as a new interpreter otherwise, and a real kernel with ``WorkerMode.kernel`` (see
 :mod:`grader.execute.worker`); it owns the zygotes, one per notebook graded at once. :meth:`Runner.workers`
 lends the :class:`Workers` of one notebook, which start its :class:`LearnerProcess` and the
 :class:`WorkerTarget` hidden tests call.
@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from grader.config import Limits
+from grader.config import Limits, WorkerMode
 from grader.execute.limits import kill_group, live_processes
 from grader.execute.limits import remove_stale as remove_stale
 from grader.execute.process import WORKDIR_PREFIX
@@ -31,9 +31,9 @@ from grader.execute.zygote import ROOT_PREFIX, Zygote
 from grader.model import Submission
 
 
-def isolation_level(limits: Limits) -> str:
-    """The isolation level workers get under ``limits`` on this machine (bubblewrap is tried once per process)."""
-    return choose_level(limits)[0]
+def isolation_level(mode: WorkerMode) -> str:
+    """The isolation level workers get in ``mode`` on this machine (bubblewrap is tried once per process)."""
+    return choose_level(mode)[0]
 
 
 def remove_leftovers() -> None:
@@ -78,8 +78,8 @@ def cpu_count() -> int:
 class Workers:
     """Starts the workers of one notebook at a time: forked from ``zygote`` when there is one, spawned otherwise."""
 
-    def __init__(self, limits: Limits, zygote: Zygote | None = None) -> None:
-        self.limits = limits
+    def __init__(self, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None) -> None:
+        self.limits, self.mode = limits, mode
         self._zygote = zygote
         self._booting: LearnerProcess | None = None
         self._started: list[LearnerProcess] = []
@@ -89,7 +89,7 @@ class Workers:
         """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest)."""
         if self._booting is not None:
             self._booting.close()
-        self._booting = LearnerProcess(submission, self.limits, self._zygote)
+        self._booting = LearnerProcess(submission, self.limits, self.mode, self._zygote)
 
     def start(self, submission: Submission) -> LearnerProcess:
         """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
@@ -97,13 +97,13 @@ class Workers:
         if worker is not None and worker.submission is not submission:
             worker.close()
             worker = None
-        worker = worker or LearnerProcess(submission, self.limits, self._zygote)
+        worker = worker or LearnerProcess(submission, self.limits, self.mode, self._zygote)
         self._started.append(worker)
         return worker
 
     def target(self, submission: Submission, worker: LearnerProcess) -> WorkerTarget:
         """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it."""
-        return WorkerTarget(submission, self.limits, worker, self._zygote)
+        return WorkerTarget(submission, self.limits, self.mode, worker, self._zygote)
 
     def close(self) -> None:
         """End every worker started here (closing one twice does nothing), and one booted but never started."""
@@ -118,9 +118,9 @@ class Workers:
 class Runner:
     """A grading process's workers: warm zygotes where the isolation level allows them, one per notebook at a time."""
 
-    def __init__(self, limits: Limits, *, fork: bool = True) -> None:
+    def __init__(self, limits: Limits, mode: WorkerMode, *, fork: bool = True) -> None:
         """``fork`` False: always spawn (a one-notebook grader, for which a zygote would not pay)."""
-        self.limits = limits
+        self.limits, self.mode = limits, mode
         self._lock = threading.Lock()  # Dask may run several tasks of one process in threads
         self._idle: list[Zygote] = []
         """Warm zygotes not grading anyone now: one per task running at once in this process."""
@@ -133,7 +133,7 @@ class Runner:
     def workers(self) -> Iterator[Workers]:
         """The workers of one notebook, with a zygote only it uses while it is graded (if there is one)."""
         zygote = self._take_zygote()
-        workers = Workers(self.limits, zygote)
+        workers = Workers(self.limits, self.mode, zygote)
         try:
             yield workers
         finally:
@@ -167,7 +167,7 @@ class Runner:
                 return self._idle.pop()
             if not self._forks:
                 return None
-        zygote = Zygote.start(self.limits)
+        zygote = Zygote.start(self.limits, self.mode)
         with self._lock:
             if zygote is None:
                 self._forks = False

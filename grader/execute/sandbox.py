@@ -1,7 +1,7 @@
 """How the worker process is started: which isolation level it gets, its command line and its environment.
 
 Two levels, the strongest the platform allows unless one is forced (``GRADER_ISOLATION`` or
-``Limits.isolation``; see SECURITY.md):
+``WorkerMode.isolation``; see SECURITY.md):
 
 ``bubblewrap``
     The worker runs under ``bwrap`` in new pid, network, IPC, UTS and mount namespaces. Its filesystem is
@@ -37,7 +37,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import ISOLATION_ENV, ISOLATION_LEVELS, WORKER_STARTS, WORKERS_ENV, Limits, lessons_root
+from grader.config import ISOLATION_ENV, ISOLATION_LEVELS, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode, lessons_root
 from grader.errors import UsageError
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -100,12 +100,12 @@ def worker_env(workdir: Path) -> dict[str, str]:
 
 WORKER_PROGRAM = "grader.execute.worker_main"
 KERNEL_PROGRAM = "grader.execute.kernel_main"
-"""The worker of the real-kernel mode (``Limits.kernel``): runs the cells in ipykernel through nbclient."""
+"""The worker of the real-kernel mode (``WorkerMode.kernel``): runs the cells in ipykernel through nbclient."""
 
 
-def worker_program(limits: Limits) -> str:
+def worker_program(mode: WorkerMode) -> str:
     """The program a spawned worker runs; raises :class:`UsageError` if the real-kernel mode cannot run here."""
-    if not limits.kernel:
+    if not mode.kernel:
         return WORKER_PROGRAM
     missing = [name for name in ("nbclient", "ipykernel") if importlib.util.find_spec(name) is None]
     if missing:
@@ -123,11 +123,11 @@ def worker_command(program: str = WORKER_PROGRAM) -> tuple[str, ...]:
     return (sys.executable, "-I", "-c", code)
 
 
-def launch(workdir: Path, limits: Limits, program: str | None = None) -> Launch:
+def launch(workdir: Path, limits: Limits, mode: WorkerMode, program: str | None = None) -> Launch:
     """The command line, environment and isolation for a worker whose working directory is ``workdir``
     (``program``: the worker :func:`worker_program` chooses, unless given)."""
-    program = program or worker_program(limits)
-    level, why_not_bwrap = choose_level(limits)
+    program = program or worker_program(mode)
+    level, why_not_bwrap = choose_level(mode)
     root, env = _is_root(), worker_env(workdir)
     if level == "bubblewrap":
         user = "an unprivileged user" if root else "the grader's user in a user namespace"
@@ -148,9 +148,9 @@ def launch(workdir: Path, limits: Limits, program: str | None = None) -> Launch:
     return Launch(worker_command(program), env, text, level, DROP_NONE)
 
 
-def choose_level(limits: Limits) -> tuple[str, str]:
+def choose_level(mode: WorkerMode) -> tuple[str, str]:
     """The isolation level to use and, for ``process``, why not bubblewrap."""
-    wanted = limits.isolation or os.environ.get(ISOLATION_ENV) or "auto"
+    wanted = mode.isolation or os.environ.get(ISOLATION_ENV) or "auto"
     if wanted not in ISOLATION_LEVELS:
         raise UsageError(
             f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join(ISOLATION_LEVELS)}."
@@ -175,13 +175,13 @@ def worker_start() -> str:
     return wanted
 
 
-def check_settings(limits: Limits) -> None:
+def check_settings(mode: WorkerMode) -> None:
     """Raise :class:`UsageError` for a bad ``GRADER_ISOLATION`` or ``GRADER_WORKERS``, or a ``--kernel`` that cannot
     run here, before anything is graded
     (found later, inside a grading process, it would fail every notebook of a batch one by one)."""
-    choose_level(limits)
+    choose_level(mode)
     worker_start()
-    worker_program(limits)
+    worker_program(mode)
 
 
 # -- bubblewrap ------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from grader.config import Limits
+from grader.config import Limits, WorkerMode
 from grader.errors import GraderError
 from grader.execute.protocol import ChannelClosed, ChannelError, Returned
 from grader.execute.worker import LearnerProcess
@@ -21,11 +21,16 @@ class WorkerTarget:
     """A :class:`grader.testing.Target` backed by a worker process that holds the executed notebook."""
 
     def __init__(
-        self, submission: Submission, limits: Limits, worker: LearnerProcess, zygote: Zygote | None = None
+        self,
+        submission: Submission,
+        limits: Limits,
+        mode: WorkerMode,
+        worker: LearnerProcess,
+        zygote: Zygote | None = None,
     ) -> None:
         self._submission = submission
         self._zygote = zygote
-        self._limits = limits
+        self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = worker
         self._broken: str | None = None
 
@@ -33,7 +38,7 @@ class WorkerTarget:
         if self._broken is not None:
             raise ChannelClosed(self._broken)
         if self._worker is None:
-            worker = LearnerProcess(self._submission, self._limits, self._zygote)
+            worker = LearnerProcess(self._submission, self._limits, self._mode, self._zygote)
             try:
                 worker.run_notebook()
             except GraderError as err:

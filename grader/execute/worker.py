@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import ISOLATION_ENV, Limits
+from grader.config import ISOLATION_ENV, Limits, WorkerMode
 from grader.errors import ExecutionTimeout, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
@@ -59,14 +59,14 @@ class _OutputCap:
 class LearnerProcess:
     """A worker that has executed one notebook and answers calls against its namespace."""
 
-    def __init__(self, submission: Submission, limits: Limits, zygote: Zygote | None = None) -> None:
+    def __init__(self, submission: Submission, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None) -> None:
         self.submission = submission
-        self.limits = limits
+        self.limits, self.mode = limits, mode
         self.current_cell: int | None = None
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
-            self._os = _start(limits, zygote, to_worker_r, from_worker_w)
+            self._os = _start(limits, mode, zygote, to_worker_r, from_worker_w)
         except BaseException:
             for fd in (to_worker_w, from_worker_r):
                 os.close(fd)
@@ -319,21 +319,21 @@ def guard(limits: Limits) -> Guard:
     )
 
 
-def _start(limits: Limits, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
+def _start(limits: Limits, mode: WorkerMode, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
     """Fork from the zygote when there is one that answers; otherwise (and for a real kernel) spawn a new
     interpreter."""
-    if zygote is not None and not limits.kernel:
+    if zygote is not None and not mode.kernel:
         try:
             return zygote.fork(rfd, wfd)
         except ZygoteUnavailable:
             pass
-    return Spawned(limits, rfd, wfd)
+    return Spawned(limits, mode, rfd, wfd)
 
 
 def start_worker(
-    submission: Submission, limits: Limits, zygote: Zygote | None = None
+    submission: Submission, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None
 ) -> tuple[LearnerProcess, Execution]:
     """Start a worker and run the notebook in it. The caller owns the worker and must close it."""
-    worker = LearnerProcess(submission, limits, zygote)
+    worker = LearnerProcess(submission, limits, mode, zygote)
     execution = worker.run_notebook()
     return worker, execution

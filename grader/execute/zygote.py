@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import ZYGOTE_FORKS, Limits
+from grader.config import ZYGOTE_FORKS, Limits, WorkerMode
 from grader.execute import protocol as wire
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import DROP_NONE, choose_level, launch, worker_start
@@ -76,8 +76,8 @@ class Forked:
 class Zygote:
     """One sandboxed zygote process. It serves one learner at a time: give it to one task at once."""
 
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
+    def __init__(self, limits: Limits, mode: WorkerMode) -> None:
+        self.limits, self.mode = limits, mode
         self._forks = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
@@ -91,12 +91,12 @@ class Zygote:
         self.uid: int | None = None
 
     @classmethod
-    def start(cls, limits: Limits) -> Zygote | None:
+    def start(cls, limits: Limits, mode: WorkerMode) -> Zygote | None:
         """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, a real
         kernel per notebook, or it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
-        if limits.kernel or worker_start() == "spawn" or choose_level(limits)[0] != "bubblewrap":
+        if mode.kernel or worker_start() == "spawn" or choose_level(mode)[0] != "bubblewrap":
             return None
-        zygote = cls(limits)
+        zygote = cls(limits, mode)
         try:
             zygote._boot()
         except ZygoteUnavailable:
@@ -123,7 +123,7 @@ class Zygote:
     def _keep(self, started: queue.Queue[Any]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            spec = launch(self.root, self.limits, program="grader.execute.zygote_main")
+            spec = launch(self.root, self.limits, self.mode, program="grader.execute.zygote_main")
             proc = subprocess.Popen(
                 (*spec.argv, str(theirs.fileno())),
                 stdin=subprocess.DEVNULL,

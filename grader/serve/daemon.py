@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 from typing import IO
 
-from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS, Limits
+from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
 from grader.errors import UsageError
 from grader.grader import Grader
 from grader.model import Report
@@ -42,7 +42,7 @@ class Stale(Exception):
 
 class Daemon:
     def __init__(self) -> None:
-        self._graders: dict[tuple[Path | None, Path | None, Limits], Grader] = {}
+        self._graders: dict[GradeOptions, Grader] = {}
         self._lock = threading.Lock()
         self.stale = threading.Event()
         self.busy = 0
@@ -56,11 +56,12 @@ class Daemon:
             return Status(os.getpid(), self.ready, self.answered, self.left_cold, self.stale.is_set())
 
     def grader(self, options: GradeOptions) -> Grader:
-        """The warm Grader for these options (one per set of options used: a learner uses one or two)."""
-        key = (options.lessons_root, options.suites, options.limits)
+        """The warm Grader for these options (one per set of options used: a learner uses one or two), whatever
+        lesson they name."""
+        key = options.for_any_lesson()
         with self._lock:
             if key not in self._graders:
-                self._graders[key] = Grader(*key)
+                self._graders[key] = Grader(key)
             return self._graders[key]
 
     def grade(self, given: Path, path: Path, options: GradeOptions) -> Report:
