@@ -12,13 +12,12 @@ its working directory, the unprivileged uid the grader gave it, before it reads 
 from __future__ import annotations
 
 import builtins
-import copy
 import os
 import sys
 from typing import Any
 
 from grader.execute import protocol as wire
-from grader.execute.calls import ResultIdentity, changed_arguments, stood_in
+from grader.execute.calls import ResultIdentity, changed_arguments, snapshot, stood_in
 from grader.execute.cells import run_cell
 from grader.execute.channel import Endpoint
 
@@ -93,7 +92,7 @@ class Worker:
         args = self.endpoint.decode(message.get("args") or [])
         kwargs = self.endpoint.decode(message.get("kwargs") or {})
         swaps = self.endpoint.decode(message.get("swap") or {})  # the whole map, encoded like args and kwargs
-        before = copy.deepcopy((args, kwargs))
+        before = snapshot(args), snapshot(kwargs)
         with stood_in(self.namespace, swaps):
             result = fn(*args, **kwargs)
         same_as = self.results.same_as(result, args, kwargs)
