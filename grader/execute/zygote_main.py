@@ -31,6 +31,7 @@ import ctypes
 import json
 import os
 import re
+import select
 import signal
 import socket
 import sys
@@ -176,18 +177,40 @@ class ZygoteServer:
 
 
 def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
-    """SIGKILL every other live process in the sandbox's pid namespace, scan after scan until none is left."""
+    """SIGKILL every other live process in the sandbox's pid namespace, scan after scan until none is left.
+
+    Between scans it waits for the killed to die (a pidfd is readable once its process has exited, child or
+    not), not a fixed millisecond: a learner's process takes ~1 ms to tear down, and this runs for every notebook.
+    """
     for _ in range(rounds):
         alive = [pid for pid in live_processes() if pid not in spared]
         if not alive:
             return
+        dying = []
         for pid in alive:
+            try:
+                dying.append(os.pidfd_open(pid))
+            except (AttributeError, OSError):  # gone already, or no pidfds here: the next scan tells
+                pass
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        time.sleep(0.001)
+        _wait_until_exited(dying) if dying else time.sleep(0.001)
     raise RuntimeError("learner processes kept appearing")
+
+
+def _wait_until_exited(pidfds: list[int], seconds: float = 0.05) -> None:
+    """Until every process of ``pidfds`` has exited (or ``seconds`` pass: the next scan looks again); closes them."""
+    deadline = time.monotonic() + seconds
+    pending = list(pidfds)
+    try:
+        while pending and (left := deadline - time.monotonic()) > 0:
+            exited = select.select(pending, [], [], left)[0]
+            pending = [fd for fd in pending if fd not in exited]
+    finally:
+        for fd in pidfds:
+            os.close(fd)
 
 
 def _mounts() -> tuple[frozenset[str], frozenset[str]]:
