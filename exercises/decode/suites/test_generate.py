@@ -33,7 +33,7 @@ def test_generate_worked_example(learner, decode):
 
 @question("generate", weight=2)
 @settings(max_examples=10, phases=NO_SHRINK)
-@given(prompt=st.lists(TOKENS, max_size=6), n=st.integers(0, 10))
+@given(prompt=st.lists(TOKENS, max_size=6), n=st.integers(0, 6))
 def test_generate_generated(learner, decode, prompt, n):
     rec = decode.NextToken()
     got = learner.call("generate", rec, list(prompt), n)
@@ -186,7 +186,7 @@ def test_order_keywords(learner, decode, reference):
 @settings(max_examples=4, phases=NO_SHRINK)
 @given(
     prompt=st.lists(TOKENS, max_size=5),
-    n=st.integers(0, 5),
+    n=st.integers(0, 4),
     wrong=st.sampled_from(sorted(WRONG_GENERATES)),
 )
 def test_order_generated(learner, decode, reference, prompt, n, wrong):
