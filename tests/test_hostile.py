@@ -30,7 +30,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode
+from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode, cache_dir
 from grader.errors import WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.runner import Workers
@@ -287,12 +287,15 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
         str(FIXTURE_LESSONS / "squares" / "suites" / "test_squares.py"),
     ]
     mark = marker()
+    kept_examples = cache_dir() / "examples" / f"probe-{mark}.json"  # where the grader keeps examples (README)
+    kept_examples.parent.mkdir(parents=True, exist_ok=True)
+    kept_examples.write_text("{}")
     late = Path("/tmp") / f"grader-hostile-{mark}.late"
     listener = socket.create_server(("127.0.0.1", 0))
     cells = [
         PROBE.format(
             reads=private_reads + repo_reads,
-            writes=[str(grades), str(other), str(lessons / "squares" / "suites" / "test_hacked.py")],
+            writes=[str(p) for p in (grades, other, lessons / "squares" / "suites" / "test_hacked.py", kept_examples)],
             grader_pid=os.getpid(),
             port=listener.getsockname()[1],
         ),
@@ -332,6 +335,7 @@ def probe(worker_level: str, shared_tmp: Path, tmp_path_factory: pytest.TempPath
     )
     kill_marked(mark)
     late.unlink(missing_ok=True)
+    kept_examples.unlink(missing_ok=True)
 
 
 def test_the_report_names_the_isolation_level(probe: Probe) -> None:
@@ -360,6 +364,8 @@ def test_grades_and_other_submissions_cannot_be_written(probe: Probe) -> None:
         assert "written" not in writes.values(), writes
         assert probe.grades.read_text() == probe.grades_before
         assert not (probe.grades.parent.parent / "lessons" / "squares" / "suites" / "test_hacked.py").exists()
+        kept_examples = next(p for p in writes if p.endswith(".json"))
+        assert Path(kept_examples).read_text() == "{}"  # the examples every learner is tested on
     else:
         assert set(writes.values()) == {"written"}
 
