@@ -10,6 +10,7 @@ opens suite sessions.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +53,10 @@ class Grader:
     def _open(self, lesson_id: str) -> tuple[Lesson, SuiteSession, str]:
         with self._lock:
             if lesson_id not in self._sessions:
+                # As pytest's entry-point plugins are not loaded (suites/session.py), hypothesis's are not: what
+                # another package installed beside the grader registers must not change how a notebook is graded
+                # (and finding them scans every installed package's metadata, ~15 ms a process). Before the import.
+                os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
                 from grader.suites.session import SuiteSession
 
                 lesson = load_lesson(lesson_id, self.options.lessons_root, self.options.suites)
