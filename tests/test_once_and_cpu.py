@@ -78,3 +78,17 @@ def test_a_grading_process_keeps_to_the_cpu_of_its_slot(slot: int) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
     assert out.split("\n")[:2] == [str([cpus[slot % len(cpus)]])] * 2
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is Linux's")
+def test_a_process_without_a_slot_keeps_to_the_cpu_it_runs_on() -> None:
+    code = (
+        "import os\n"
+        "from grader.execute.runner import _running_on, keep_to_one_cpu\n"
+        "cpus = sorted(os.sched_getaffinity(0))\n"
+        "keep_to_one_cpu()\n"
+        "now = sorted(os.sched_getaffinity(0))\n"
+        "print(len(now), now[0] in cpus, _running_on(cpus) == now[0])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.split() == ["1", "True", "True"]

@@ -50,8 +50,9 @@ def kill_workers() -> None:
             kill_group(pid)
 
 
-def keep_to_one_cpu(slot: int) -> None:
-    """Keep this process, and every worker it starts from now on, on one CPU: the ``slot``-th it may use.
+def keep_to_one_cpu(slot: int | None = None) -> None:
+    """Keep this process, and every worker it starts from now on, on one CPU: the ``slot``-th it may use, or
+    (``None``) the one it runs on now, for a process with no others to share the CPUs with (the daemon).
 
     Grading a notebook is a conversation: the hidden tests call the learner's function, it answers, often
     calling back (a recording ``next_token``, a reference standing in), hundreds of times a notebook. When
@@ -62,9 +63,19 @@ def keep_to_one_cpu(slot: int) -> None:
     """
     try:
         cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
+        os.sched_setaffinity(0, {cpus[slot % len(cpus)] if slot is not None else _running_on(cpus)})
     except (AttributeError, OSError):
         pass
+
+
+def _running_on(cpus: list[int]) -> int:
+    """The CPU this process runs on now (field 39 of ``/proc/self/stat``), or the first it may use."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            cpu = int(stat.read().rpartition(b")")[2].split()[36])  # fields from the 3rd on, after the name
+    except (OSError, ValueError, IndexError):
+        return cpus[0]
+    return cpu if cpu in cpus else cpus[0]
 
 
 def cpu_count() -> int:
