@@ -183,9 +183,13 @@ def rounded(got: float, expected: float) -> str:
             math.floor(expected * scale) / scale,
         ):
             if close(got, cut, 1e-12):
-                places = "a whole number" if digits == 0 else f"{digits} decimal place{'s' if digits > 1 else ''}"
+                places = (
+                    "a whole number (its decimals dropped)"
+                    if digits == 0
+                    else f"{digits} decimal place{'s' if digits > 1 else ''}"
+                )
                 return (
-                    f"It is the right value rounded to {places}: return the full value (no int(), round(), // or "
+                    f"It is the right value rounded to {places}: keep the full value (no int(), round(), // or "
                     "formatting); the grader allows for floating-point error."
                 )
     for digits in range(1, 4):  # significant figures, as a learner copying from a calculator does

@@ -219,7 +219,7 @@ def expect_value(
     text = f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g}, {within})") + "."
     # Learners round the values they type, so known mistakes and slips are recognised within 0.2 %.
     why = explain_number(value, expected, mistakes, match_rel=2e-3, unit=unit)
-    if hint and (not why or why.startswith(("It is the right value rounded", "It is close"))):
+    if hint and (not why or why.startswith("It is close")):  # a rounding named already says what the hint would
         why = f"{why} {hint}".strip()
     raise Mismatch(f"{text} {why}" if why else text)
 
