@@ -150,3 +150,27 @@ def test_decode_answers_get_the_engines_outcome_from_kept_examples(tmp_path: Pat
         path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
     )
     assert replayed == given_tests * len(expected)  # every property of every notebook, the first and failures too
+
+
+def test_the_gradescope_image_records_the_examples_once(tmp_path: Path) -> None:
+    """setup.sh grades the solution once while the image is built, so every submission replays from the start."""
+    import os
+    import subprocess
+    import sys
+    import zipfile
+
+    from grader.integrations.gradescope_bundle import VENV, build_bundle
+
+    source = tmp_path / "source"
+    build_bundle(load_lesson("decode"), tmp_path / "bundle.zip")
+    with zipfile.ZipFile(tmp_path / "bundle.zip") as zf:
+        zf.extractall(source)
+        setup = zf.read("setup.sh").decode()
+    recording = setup[setup.index("export GRADER_LESSONS") :].replace(f"{VENV}/bin/python", sys.executable)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "GRADER_CACHE_DIR": str(cache)}
+    subprocess.run(["bash", "-c", f"set -e\n{recording}"], cwd=source, env=env, check=True, timeout=300)
+    (kept,) = (cache / "examples").glob("decode-*.json")
+    assert len(json.loads(kept.read_text())["examples"]) == sum(
+        path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
+    )
