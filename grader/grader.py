@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.config import cache_dir
-from grader.execute.runner import Runner
+from grader.execute.runner import Runner, keep_to_one_cpu
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
 from grader.pipeline import GradeOptions, failed_report, grade_submission, read_for_lesson
@@ -123,3 +123,9 @@ def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
     submission, lesson_id = read_for_lesson(path, options)
     with Grader.cold(options) as grader:
         return grader._grade(submission, lesson_id, contain=False)
+
+
+def keep_this_process_to_one_cpu() -> None:
+    """For a process that grades alone (the daemon): keep it, and the workers its Graders start, on the CPU it runs
+    on now (see :func:`grader.execute.runner.keep_to_one_cpu`). Call it before any Grader starts a zygote."""
+    keep_to_one_cpu()

@@ -27,8 +27,7 @@ from typing import IO
 
 from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
 from grader.errors import UsageError
-from grader.execute.runner import keep_to_one_cpu
-from grader.grader import Grader
+from grader.grader import Grader, keep_this_process_to_one_cpu
 from grader.model import Report
 from grader.pipeline import GradeOptions, read_for_lesson
 from grader.serve.answer import answer, options_for
@@ -180,7 +179,7 @@ def run(path: Path, warm: NotebookRequest) -> None:
     lock = _take_lock(path)
     if lock is None:
         return  # another daemon serves this socket
-    keep_to_one_cpu()  # before the zygote and the suites' thread start: they keep to it too (README, --jobs)
+    keep_this_process_to_one_cpu()  # before the zygote and the suites' thread start: they inherit it
     daemon = Daemon()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:

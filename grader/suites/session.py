@@ -36,10 +36,12 @@ _INI = Path(__file__).with_name("pytest.ini")
 if sys.version_info < (3, 11):  # pragma: no cover - the builtin arrived in 3.11; pytest depends on the backport
     from exceptiongroup import BaseExceptionGroup
 
-#: Held while a session imports its suites. In ``importlib`` mode pytest names a suite module after its path
-#: below the root (``test_values``, ``conftest``) and reuses any module of that name already in
-#: ``sys.modules``: a second lesson with a ``conftest.py`` would get the first lesson's. So each session
-#: imports its own modules alone, then takes them out of ``sys.modules`` (its tests keep them alive).
+#: Held while a session imports its suites, and while it records its examples. In ``importlib`` mode pytest
+#: names a suite module after its path below the root (``test_values``, ``conftest``) and reuses any module of
+#: that name already in ``sys.modules``: a second lesson with a ``conftest.py`` would get the first lesson's.
+#: So each session imports its own modules alone, then takes them out of ``sys.modules`` (its tests keep them
+#: alive). Recording runs hypothesis's engine, which parses modules' source as pytest's import does, and
+#: CPython 3.11 can fail two threads building ASTs at once ("AST constructor recursion depth mismatch").
 _IMPORTING = threading.Lock()
 
 
@@ -326,8 +328,8 @@ class SuiteSession:
                     self._plugin.ready.result()
                 finally:
                     _forget_modules_under(self.lesson.suites)
-            if self._examples_file is not None:
-                self._keep_examples(self._examples_file)
+                if self._examples_file is not None:  # still alone: no other session imports while this one primes
+                    self._keep_examples(self._examples_file)
         except BaseException:
             self.__exit__()
             raise
