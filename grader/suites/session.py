@@ -289,6 +289,7 @@ class SuiteSession:
         notebook, instead of drawing through hypothesis's engine for each property until some learner passes it.
         """
         self.lesson = lesson
+        self._replay = replay
         self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
         self._thread: threading.Thread | None = None
         self._exit: Future[int] = Future()
@@ -320,20 +321,32 @@ class SuiteSession:
             "--capture=no",
             *_plugin_args(),
         ]
-        self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
         try:
             with _IMPORTING:
-                self._thread.start()
                 try:
-                    self._plugin.ready.result()
-                finally:
-                    _forget_modules_under(self.lesson.suites)
+                    self._start(args)
+                except LessonError:
+                    # CPython 3.11 can fail to build an AST while another thread builds one (a SystemError,
+                    # "AST constructor recursion depth mismatch", when pytest imports a suite module): a session
+                    # that did not start is started once more; a lesson that is really broken fails the same way.
+                    self._plugin = _Plugin(self.lesson, self._plugin._reference, self._replay)
+                    self._exit = Future()
+                    self._start(args)
                 if self._examples_file is not None:  # still alone: no other session imports while this one primes
                     self._keep_examples(self._examples_file)
         except BaseException:
             self.__exit__()
             raise
         return self
+
+    def _start(self, args: list[str]) -> None:
+        """Start pytest in the session's thread and wait until it has collected the suites (or failed to)."""
+        self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
+        self._thread.start()
+        try:
+            self._plugin.ready.result()
+        finally:
+            _forget_modules_under(self.lesson.suites)
 
     def _keep_examples(self, path: Path) -> None:
         """Load the examples kept in ``path``; if there are none for this environment, record and keep them."""
