@@ -292,7 +292,6 @@ class SuiteSession:
         self._replay = replay
         self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
         self._thread: threading.Thread | None = None
-        self._exit: Future[int] = Future()
         self._examples_file = examples if replay else None
 
     def __enter__(self) -> SuiteSession:
@@ -330,7 +329,6 @@ class SuiteSession:
                     # "AST constructor recursion depth mismatch", when pytest imports a suite module): a session
                     # that did not start is started once more; a lesson that is really broken fails the same way.
                     self._plugin = _Plugin(self.lesson, self._plugin._reference, self._replay)
-                    self._exit = Future()
                     self._start(args)
                 if self._examples_file is not None:  # still alone: no other session imports while this one primes
                     self._keep_examples(self._examples_file)
@@ -341,7 +339,7 @@ class SuiteSession:
 
     def _start(self, args: list[str]) -> None:
         """Start pytest in the session's thread and wait until it has collected the suites (or failed to)."""
-        self._thread = threading.Thread(target=self._main, args=(args,), name="hidden-suites", daemon=True)
+        self._thread = threading.Thread(target=self._main, args=(args, self._plugin), name="hidden-suites", daemon=True)
         self._thread.start()
         try:
             self._plugin.ready.result()
@@ -367,18 +365,18 @@ class SuiteSession:
         except Exception:  # noqa: BLE001 - only a speed-up: without the file, properties run through the engine
             pass
 
-    def _main(self, args: list[str]) -> None:
+    def _main(self, args: list[str], plugin: _Plugin) -> None:
+        """The session thread: pytest with ``plugin``, this start's own (a start that failed may still be ending)."""
         try:
-            code = pytest.main(args, plugins=[self._plugin])
+            code = pytest.main(args, plugins=[plugin])
         except BaseException as err:
             code = -1
-            if not self._plugin.ready.done():
-                self._plugin.ready.set_exception(LessonError(f"The hidden suites could not start: {err!r}"))
-        if not self._plugin.ready.done():
-            self._plugin.ready.set_exception(
+            if not plugin.ready.done():
+                plugin.ready.set_exception(LessonError(f"The hidden suites could not start: {err!r}"))
+        if not plugin.ready.done():
+            plugin.ready.set_exception(
                 LessonError(f"The hidden suites in {self.lesson.suites} did not start (pytest exit {code}).")
             )
-        self._exit.set_result(int(code))
 
     def run(self, target: Target, questions: frozenset[str] | None = None) -> tuple[TestOutcome, ...]:
         """Run the selected questions' tests (all by default) against ``target``."""
