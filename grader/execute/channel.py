@@ -219,9 +219,8 @@ class Endpoint:
         if len(line) > self._max_bytes:
             raise BadMessage(f"a message larger than {self._max_bytes // 1024} KB")
         try:
-            message = json.loads(
-                line.decode("utf-8", "surrogatepass")
-            )  # as json.loads(bytes) decodes, minus its sniffing
+            # Decoded as json.loads(bytes) would decode it, without sniffing the encoding of every message.
+            message = json.loads(line.decode("utf-8", "surrogatepass"))
         except (ValueError, RecursionError) as err:
             raise BadMessage(f"an unreadable message ({type(err).__name__})") from None
         if not isinstance(message, dict) or not isinstance(message.get(TYPE), str):

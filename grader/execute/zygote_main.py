@@ -196,7 +196,10 @@ def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        _wait_until_exited(dying) if dying else time.sleep(0.001)
+        if dying:
+            _wait_until_exited(dying)
+        else:
+            time.sleep(0.001)
     raise RuntimeError("learner processes kept appearing")
 
 
