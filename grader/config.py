@@ -13,12 +13,6 @@ SKIP_TAG = "self-check"
 #: Relative tolerance for comparing numbers in hidden tests (documented in the README).
 REL_TOL = 1e-6
 
-#: What each kind of question reveals to learners by default (lesson.toml's ``reveal`` overrides it per
-#: question): the answer of a by-hand value or a choice never; a function's checks may show their expected
-#: results, which are the lesson's to compute, not to copy.
-REVEAL: dict[str, Literal["never", "expected"]] = {"value": "never", "choice": "never", "function": "expected"}
-REVEAL_POLICIES = ("never", "expected")
-
 #: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
 #: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
 ISOLATION_ENV = "GRADER_ISOLATION"

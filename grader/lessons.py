@@ -11,16 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from grader.config import REVEAL, REVEAL_POLICIES, lessons_root
+from grader.config import lessons_root
 from grader.errors import LessonError
-from grader.model import Lesson, Question
+from grader.model import KINDS, REVEAL_POLICIES, Lesson, Question
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-_KINDS = ("value", "choice", "function")
 
 
 def available_lessons(root: Path | None = None) -> list[str]:
@@ -55,7 +53,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
                 hint=str(q.get("hint", "")),
                 title=str(q.get("title", "")),
                 uses=tuple(str(u) for u in q.get("uses", ())),
-                reveal=q.get("reveal", REVEAL.get(q["kind"], "never")),
+                reveal=q.get("reveal", KINDS.get(q["kind"], "never")),
             )
             for q in data["questions"]
         )
@@ -70,9 +68,9 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
         )
     except (KeyError, TypeError, ValueError) as err:
         raise LessonError(f"The lesson definition {where} is missing or has a bad field ({err!r}).") from None
-    bad = [q.id for q in questions if q.kind not in _KINDS or q.points < 0]
+    bad = [q.id for q in questions if q.kind not in KINDS or q.points < 0]
     if bad:
-        raise LessonError(f"In {where}, questions {bad} need a kind in {_KINDS} and points >= 0.")
+        raise LessonError(f"In {where}, questions {bad} need a kind in {tuple(KINDS)} and points >= 0.")
     bad = [q.id for q in questions if q.reveal not in REVEAL_POLICIES]
     if bad:
         raise LessonError(f"In {where}, questions {bad} have a `reveal` that is not one of {REVEAL_POLICIES}.")

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 QuestionKind = Literal["value", "choice", "function"]
 Reveal = Literal["never", "expected"]
 """What a learner's feedback may state: ``never`` the answer (an expected value, the right letter), or the
 ``expected`` results of the checks. The teaching assistant's views always show them."""
+REVEAL_POLICIES: tuple[Reveal, ...] = get_args(Reveal)
+
+#: Every kind of question, with what its feedback reveals to learners by default (lesson.toml's ``reveal``
+#: overrides it per question): the answer of a by-hand value or a choice never; a function's checks may show
+#: their expected results, which are the lesson's to compute, not to copy. The one table of kinds: the lesson
+#: loader accepts exactly these, and ``tests/test_types.py`` checks it against :data:`QuestionKind`.
+KINDS: dict[QuestionKind, Reveal] = {"value": "never", "choice": "never", "function": "expected"}
 TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
 QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
 ReportStatus = Literal["graded", "timed-out", "crashed", "unreadable"]
@@ -33,7 +40,7 @@ class Question:
     """Earlier lesson functions this one is meant to call (documentation, kept for compatibility: while a
     question is tested every earlier function question is answered by the reference anyway)."""
     reveal: Reveal = "never"
-    """See :data:`Reveal`; the lesson loader gives each kind its default (``grader.config.REVEAL``)."""
+    """See :data:`Reveal`; the lesson loader gives each kind its default (:data:`KINDS`)."""
 
 
 @dataclass(frozen=True)
