@@ -1,0 +1,194 @@
+"""A chapter's lessons graded as one: a row per learner, a column per lesson, and which lesson to re-teach first.
+
+Each lesson stays one assignment with its own results folder (``grade batch ... --out results/<lesson>``), as
+an LMS has one assignment per lesson. The chapter view reads those folders' gradebooks and brings them
+together. Learners are matched across lessons by their LMS identity (the LMS's own id, read from the
+download's file names) where the row has one, else by the batch's learner id; nothing is matched by a guess
+(a display name, a similar id), because a grade joined to the wrong learner is as bad as a wrong verdict. A
+learner who has two rows in one lesson's results gets no grade for that lesson, with the reason, rather than
+one chosen for them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch.class_report import misconceptions
+from grader.batch.names import Identity
+from grader.batch.rows import Row
+from grader.text import for_csv, num
+
+#: How many misconceptions the chapter report names per lesson.
+MISCONCEPTIONS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class LessonColumn:
+    """One lesson of the chapter, as a column: its id, its title and its points."""
+
+    id: str
+    title: str
+    max_score: float
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One learner's grade on one lesson: ``score`` is None when there is none (missing, ungradable, ambiguous)."""
+
+    score: float | None
+    learner: str = ""
+    """The learner id the lesson's batch gave them (empty when they submitted nothing for it)."""
+    reason: str = ""
+    late: bool = False
+
+
+@dataclass(frozen=True)
+class ChapterRow:
+    key: str
+    """What the lessons' rows were matched on: ``Canvas 12345`` (an LMS and its id) or ``id ada`` (a learner id)."""
+    identity: Identity
+    cells: tuple[Cell, ...]
+    """One per lesson column, in the chapter's order."""
+
+    @property
+    def total(self) -> float:
+        """Points earned over the chapter: a lesson without a grade adds nothing."""
+        return sum(c.score for c in self.cells if c.score is not None)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    columns: tuple[LessonColumn, ...]
+    rows: tuple[ChapterRow, ...]
+    notes: tuple[str, ...] = ()
+    """What a teaching assistant should know: learners with two rows in a lesson, identities seen both ways."""
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_score for c in self.columns)
+
+
+def match_key(row: Row) -> str:
+    """The key a learner is matched on across lessons: their LMS id where the file name gave one, else their id."""
+    who = row.identity
+    return f"{who.lms} {who.lms_id}" if who.lms and who.lms_id else f"id {row.learner}"
+
+
+def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter:
+    """Bring the lessons' rows together: one :class:`ChapterRow` per learner key, a :class:`Cell` per lesson."""
+    columns = tuple(column for column, _ in lessons)
+    cells: dict[str, list[Cell]] = {}
+    identities: dict[str, Identity] = {}
+    notes: list[str] = []
+    for i, (column, rows) in enumerate(lessons):
+        counts = Counter(match_key(r) for r in rows)
+        for row in rows:
+            key = match_key(row)
+            identities.setdefault(key, row.identity)
+            slot = cells.setdefault(key, [Cell(None, reason="no submission") for _ in columns])
+            if counts[key] > 1:
+                learners = sorted(r.learner for r in rows if match_key(r) == key)
+                slot[i] = Cell(None, reason=f"{counts[key]} submissions ({', '.join(learners)}): grade one of them")
+                note = f"{column.id}: {key} has {counts[key]} rows ({', '.join(learners)}); no grade was taken"
+                notes += [note] if note not in notes else []
+            else:
+                slot[i] = _cell(row)
+    notes += _seen_both_ways(lessons)
+    rows_out = tuple(ChapterRow(key, identities[key], tuple(c)) for key, c in sorted(cells.items()))
+    return Chapter(columns, rows_out, tuple(notes))
+
+
+def _cell(row: Row) -> Cell:
+    if row.status != "graded" or row.report is None:
+        return Cell(None, row.learner, f"{row.status}: {row.reason}" if row.reason else row.status, row.late)
+    return Cell(row.score, row.learner, "", row.late)
+
+
+def _seen_both_ways(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
+    """Learner ids that have an LMS identity in one lesson and none in another: kept as two rows, and said."""
+    with_lms = {r.learner for _, rows in lessons for r in rows if r.identity.lms_id}
+    without = {r.learner for _, rows in lessons for r in rows if not r.identity.lms_id}
+    return [
+        f"{learner} has an LMS identity in one lesson's results and none in another's: kept as two rows"
+        for learner in sorted(with_lms & without)
+    ]
+
+
+def chapter_csv(chapter: Chapter) -> str:
+    """``chapter.csv``: who (key, name, LMS, LMS id), a score column per lesson, the total and its maximum, and
+    per lesson the learner id and why a cell is empty."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    ids = [c.id for c in chapter.columns]
+    writer.writerow(
+        ["key", "name", "lms", "lms_id", *map(for_csv, ids), "total", "max_score"]
+        + [for_csv(f"{i} reason") for i in ids]
+    )
+    for row in chapter.rows:
+        who = row.identity
+        scores = ["" if c.score is None else num(c.score) for c in row.cells]
+        reasons = [for_csv(c.reason + (" (late)" if c.late else "")) for c in row.cells]
+        writer.writerow(
+            [for_csv(row.key), for_csv(who.name), who.lms, for_csv(who.lms_id), *scores]
+            + [num(row.total), num(chapter.max_score), *reasons]
+        )
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Reteach:
+    """One lesson's place in "what to re-teach first": the share of its points the class lost, and its slips."""
+
+    lesson: str
+    graded: int
+    """Notebooks of this lesson that were graded (the share is over these)."""
+    lost: float
+    """Share of the points lost over the graded notebooks, 0..1."""
+    misconceptions: tuple[tuple[str, str, int], ...]
+    """(question, the slip as the feedback named it, learners), most learners first."""
+
+
+def reteach_first(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> tuple[Reteach, ...]:
+    """The lessons ordered by the share of points the class lost on them, each with its commonest slips.
+
+    A lesson nobody's notebook was graded on says nothing and comes last.
+    """
+    found = []
+    for column, rows in lessons:
+        graded = [r for r in rows if r.status == "graded" and r.report is not None]
+        possible = sum(r.max_score or 0.0 for r in graded)
+        lost = 1.0 - sum(r.score for r in graded) / possible if possible else 0.0
+        slips = sorted(misconceptions(rows), key=lambda m: -len(m.learners))[:MISCONCEPTIONS_SHOWN]
+        found.append(Reteach(column.id, len(graded), lost, tuple((m.question, m.text, len(m.learners)) for m in slips)))
+    return tuple(sorted(found, key=lambda r: (r.graded == 0, -r.lost, r.lesson)))
+
+
+def reteach_markdown(chapter: Chapter, order: Sequence[Reteach]) -> str:
+    """``chapter.md``: the chapter's figures and what to re-teach first, for a teaching assistant to read."""
+    lines = [f"# The chapter: {len(chapter.columns)} lessons, {len(chapter.rows)} learners", ""]
+    lines += ["## What to re-teach first", ""]
+    for n, item in enumerate(order, 1):
+        if not item.graded:
+            lines.append(f"{n}. `{item.lesson}`: no notebook graded yet.")
+            continue
+        lines.append(f"{n}. `{item.lesson}`: the class lost {item.lost:.0%} of its points ({item.graded} graded).")
+        lines += [f"   - `{q}` ({k} learners): {text}" for q, text, k in item.misconceptions]
+    if chapter.notes:
+        lines += ["", "## Check before you import", ""] + [f"- {note}" for note in chapter.notes]
+    return "\n".join(lines) + "\n"
+
+
+def write_chapter(out: Path, chapter: Chapter, order: Sequence[Reteach]) -> tuple[Path, Path]:
+    """Write ``chapter.csv`` and ``chapter.md`` into ``out``."""
+    from grader.files import write_atomic
+
+    out.mkdir(parents=True, exist_ok=True)
+    grades, report = out / "chapter.csv", out / "chapter.md"
+    write_atomic(grades, chapter_csv(chapter))
+    write_atomic(report, reteach_markdown(chapter, order))
+    return grades, report

@@ -1,0 +1,80 @@
+"""The chapter view: lessons' rows brought together by learner, never joined by a guess."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from grader.batch.chapter import Chapter, LessonColumn, chapter_csv, chapter_of, reteach_first, reteach_markdown
+from grader.batch.names import Identity
+from grader.batch.rows import Row
+from grader.model import QuestionResult, Report
+
+REQUEST = LessonColumn("request", "A request, end to end", 10)
+DECODE = LessonColumn("decode", "Decode", 35)
+
+
+def _row(learner: str, lesson: str, score: float, max_score: float, lms_id: str = "", late: bool = False) -> Row:
+    feedback = ("f(1) returned 2, which is not right. Too big by a factor of 1,000: milliseconds?",)
+    q = QuestionResult("q", score, max_score, "passed" if score == max_score else "failed", () if score else feedback)
+    report = Report(lesson, f"{learner}.ipynb", score, max_score, (q,))
+    identity = Identity("Canvas", lms_id, learner) if lms_id else Identity()
+    return Row(learner, f"{learner}.ipynb", "graded", "", report, identity=identity, late=late)
+
+
+def _by_key(chapter: Chapter) -> dict[str, list[float | None]]:
+    return {r.key: [c.score for c in r.cells] for r in chapter.rows}
+
+
+def test_learners_are_matched_by_lms_id_not_by_name() -> None:
+    """The same Canvas id under two display names is one learner; the same name under two ids is two."""
+    chapter = chapter_of(
+        [
+            (REQUEST, [_row("ada_1", "request", 8, 10, "1"), _row("alan_2", "request", 5, 10, "2")]),
+            (DECODE, [_row("ada_lovelace_1", "decode", 30, 35, "1"), _row("alan_3", "decode", 20, 35, "3")]),
+        ]
+    )
+    assert _by_key(chapter) == {"Canvas 1": [8, 30], "Canvas 2": [5, None], "Canvas 3": [None, 20]}
+    totals = {r.key: r.total for r in chapter.rows}
+    assert totals == {"Canvas 1": 38, "Canvas 2": 5, "Canvas 3": 20} and chapter.max_score == 45
+    missing = next(r for r in chapter.rows if r.key == "Canvas 2").cells[1]
+    assert missing.reason == "no submission" and missing.learner == ""
+
+
+def test_two_rows_for_one_learner_give_no_grade_and_a_note() -> None:
+    chapter = chapter_of([(REQUEST, [_row("ada", "request", 8, 10, "1"), _row("ada-2", "request", 0, 10, "1")])])
+    (row,) = chapter.rows
+    assert row.cells[0].score is None and "2 submissions (ada, ada-2)" in row.cells[0].reason
+    assert any("Canvas 1 has 2 rows" in n for n in chapter.notes)
+
+
+def test_ungradable_and_late_are_kept_apart_from_a_zero() -> None:
+    unreadable = Row("bob", "bob.ipynb", "unreadable", "not a notebook")
+    chapter = chapter_of([(REQUEST, [unreadable, _row("eve", "request", 0, 10, late=True)])])
+    cells = {r.key: r.cells[0] for r in chapter.rows}
+    assert cells["id bob"].score is None and "not a notebook" in cells["id bob"].reason
+    assert cells["id eve"].score == 0 and cells["id eve"].late
+    table = list(csv.DictReader(io.StringIO(chapter_csv(chapter))))
+    assert {r["key"]: (r["request"], r["request reason"]) for r in table} == {
+        "id bob": ("", "unreadable: not a notebook"),
+        "id eve": ("0", " (late)"),
+    }
+
+
+def test_an_id_seen_with_and_without_an_lms_identity_is_not_joined() -> None:
+    chapter = chapter_of([(REQUEST, [_row("ada", "request", 8, 10, "1")]), (DECODE, [_row("ada", "decode", 30, 35)])])
+    assert _by_key(chapter) == {"Canvas 1": [8, None], "id ada": [None, 30]}
+    assert any("ada has an LMS identity" in n for n in chapter.notes)
+
+
+def test_reteach_first_orders_lessons_by_points_lost() -> None:
+    lessons = [
+        (REQUEST, [_row("a", "request", 10, 10), _row("b", "request", 10, 10)]),
+        (DECODE, [_row("a", "decode", 0, 35), _row("b", "decode", 35, 35)]),
+        (LessonColumn("prefill", "Prefill", 10), []),
+    ]
+    order = reteach_first(lessons)
+    assert [(r.lesson, round(r.lost, 2)) for r in order] == [("decode", 0.5), ("request", 0.0), ("prefill", 0.0)]
+    assert order[0].misconceptions and "factor of 1,000" in order[0].misconceptions[0][1]
+    text = reteach_markdown(chapter_of(lessons), order)
+    assert "1. `decode`: the class lost 50%" in text and "`prefill`: no notebook graded yet" in text
