@@ -338,6 +338,39 @@ _visibility_option = click.option(
 )
 
 
+@main.command("chapter")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("chapter"),
+    show_default=True,
+    help="Where to write chapter.csv and chapter.md.",
+)
+@_lessons_option(", for the lessons' titles and points")
+def chapter_command(results: tuple[Path, ...], out: Path, lessons_root: Path | None) -> None:
+    """Bring several lessons' results folders together: a row per learner, a column per lesson, what to re-teach.
+
+    Each RESULTS folder is one lesson's `grade batch --out`; learners are matched across them by their LMS id
+    (else their learner id), never by name.
+
+    \b
+    Example:
+      grade chapter results/request results/prefill results/decode --out results/chapter
+    """
+    from grader.batch.chapter import chapter_results
+    from grader.errors import GraderError, UsageError
+
+    try:
+        _, said = chapter_results(list(results), out, lessons_root)
+    except UsageError as err:
+        raise click.UsageError(str(err)) from None
+    except GraderError as err:
+        click.echo(f"grade chapter: {err}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    click.echo(f"Wrote the chapter: {said}")
+
+
 @main.command("gradescope")
 @click.option(
     "--root",

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
+from pathlib import Path
+
+import pytest
 
 from grader.batch.chapter import Chapter, LessonColumn, chapter_csv, chapter_of, reteach_first, reteach_markdown
 from grader.batch.names import Identity
 from grader.batch.rows import Row
 from grader.model import QuestionResult, Report
+from tests.batch_support import UNTOUCHED, WRONG_SQUARE, batch, write_nb
+from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
 
 REQUEST = LessonColumn("request", "A request, end to end", 10)
 DECODE = LessonColumn("decode", "Decode", 35)
@@ -78,3 +84,32 @@ def test_reteach_first_orders_lessons_by_points_lost() -> None:
     assert order[0].misconceptions and "factor of 1,000" in order[0].misconceptions[0][1]
     text = reteach_markdown(chapter_of(lessons), order)
     assert "1. `decode`: the class lost 50%" in text and "`prefill`: no notebook graded yet" in text
+
+
+@pytest.mark.slow
+def test_grade_chapter_over_two_lessons_results(tmp_path: Path) -> None:
+    """The real commands: two lessons graded as two assignments, then `grade chapter` brings them together."""
+    lessons = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "squares")
+    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "cubes")
+    toml = lessons / "cubes" / "lesson.toml"
+    toml.write_text(toml.read_text().replace('id = "squares"\ntitle = "Squares"', 'id = "cubes"\ntitle = "Cubes"'))
+    where = ("--lessons", str(lessons))
+    for learner, cells in (("ada", SQUARES_SOLVED), ("alan", WRONG_SQUARE)):
+        write_nb(tmp_path / "squares" / f"{learner}.ipynb", cells, "squares")
+    write_nb(tmp_path / "cubes" / "ada.ipynb", WRONG_SQUARE, "cubes")
+    write_nb(tmp_path / "cubes" / "grace.ipynb", UNTOUCHED, "cubes")
+    for lesson in ("squares", "cubes"):
+        done = batch(str(tmp_path / lesson), "--out", str(tmp_path / "results" / lesson), "--lesson", lesson, *where)
+        assert done.returncode == 0, done.stderr
+    folders = [str(tmp_path / "results" / lesson) for lesson in ("squares", "cubes")]
+    done = run_grade("chapter", *folders, "--out", str(tmp_path / "chapter"), *where)
+    assert done.returncode == 0, done.stderr
+    assert "3 learners over 2 lessons" in done.stdout
+    with open(tmp_path / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
+        table = {r["key"]: (r["squares"], r["cubes"], r["total"], r["max_score"]) for r in csv.DictReader(f)}
+    assert table == {"id ada": ("5", "3", "8", "10"), "id alan": ("3", "", "3", "10"), "id grace": ("", "0", "0", "10")}
+    report = (tmp_path / "chapter" / "chapter.md").read_text(encoding="utf-8")
+    assert report.index("`cubes`") < report.index("`squares`")  # cubes lost 70% of its points, squares 20%
+    again = run_grade("chapter", folders[0], folders[0], "--out", str(tmp_path / "chapter"), *where)
+    assert again.returncode == 2 and "one folder per lesson" in again.stderr

@@ -192,3 +192,49 @@ def write_chapter(out: Path, chapter: Chapter, order: Sequence[Reteach]) -> tupl
     write_atomic(grades, chapter_csv(chapter))
     write_atomic(report, reteach_markdown(chapter, order))
     return grades, report
+
+
+def read_results(results: Path, lessons_root: Path | None = None) -> tuple[LessonColumn, list[Row]]:
+    """One lesson's results folder (what ``grade batch --out`` wrote): its column and every learner's latest row.
+
+    The column takes the lesson's title and points from its definition when the lesson can be found, else its
+    id and the highest maximum among the rows.
+    """
+    from grader.batch.gradebook import FILE_NAME, Gradebook
+    from grader.errors import GraderError, UsageError
+    from grader.lessons import load_lesson
+
+    if not (results / FILE_NAME).is_file():
+        raise UsageError(f"{results} has no {FILE_NAME}: give a folder `grade batch --out` wrote.")
+    with Gradebook(results / FILE_NAME) as book:
+        rows = book.latest(book.roster())
+    lesson_ids = sorted({r.lesson for r in rows if r.lesson})
+    if len(lesson_ids) != 1:
+        raise UsageError(
+            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids) or 'none'}); "
+            "give one results folder per lesson."
+        )
+    try:
+        lesson = load_lesson(lesson_ids[0], lessons_root)
+        return LessonColumn(lesson.id, lesson.title, lesson.max_score), rows
+    except GraderError:
+        return LessonColumn(lesson_ids[0], lesson_ids[0], max(r.max_score or 0.0 for r in rows)), rows
+
+
+def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | None = None) -> tuple[Chapter, str]:
+    """``grade chapter``: read each lesson's results folder, in the order given, and write the chapter view.
+
+    Returns the chapter and a sentence saying what was written. Two folders of the same lesson are refused: the
+    chapter has one column per lesson.
+    """
+    from grader.errors import UsageError
+
+    lessons = [read_results(folder, lessons_root) for folder in folders]
+    ids = [column.id for column, _ in lessons]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise UsageError(f"Several results folders grade the lesson(s) {', '.join(twice)}: give one folder per lesson.")
+    chapter = chapter_of(lessons)
+    grades, report = write_chapter(out, chapter, reteach_first(lessons))
+    noted = f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else ""
+    return chapter, f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
