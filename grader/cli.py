@@ -371,6 +371,78 @@ def chapter_command(results: tuple[Path, ...], out: Path, lessons_root: Path | N
     click.echo(f"Wrote the chapter: {said}")
 
 
+@main.command("class")
+@click.argument("class_folder", metavar="CLASS", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Results folder: OUT/<lesson>/ per lesson and OUT/chapter/ (created; reruns reuse it).",
+)
+@_lessons_option()
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_LIMITS.timeout,
+    show_default=True,
+    help="Seconds a notebook may run before it is stopped.",
+)
+@click.option(
+    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
+)
+@click.option(
+    "--feedback",
+    type=click.Choice(FEEDBACK_MODES),
+    default=DEFAULT_FEEDBACK,
+    show_default=True,
+    help="The feedback pages' view, as for `grade batch`.",
+)
+@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+def class_command(
+    class_folder: Path,
+    out: Path,
+    lessons_root: Path | None,
+    timeout: float,
+    jobs: int | None,
+    feedback: FeedbackMode,
+    regrade: bool,
+) -> None:
+    """Grade a class folder holding one subfolder per lesson, then bring the lessons together.
+
+    \b
+    CLASS/<lesson>/ holds that lesson's submissions in any layout `grade batch`
+    reads (a flat folder, an LMS download, a .zip is not: unzip it there).
+    Each lesson is graded as its own batch into OUT/<lesson>/; then OUT/chapter/
+    gets chapter.csv and chapter.md, as `grade chapter` writes them. The order
+    of the lessons is the chapter outline's (chapter.toml beside the lessons).
+
+    \b
+    Example:
+      grade class class/ --out results
+    """
+    from grader.batch import BatchOptions
+    from grader.batch.chapter import grade_class
+    from grader.batch.progress import format_summary, progress_for
+    from grader.errors import GraderError, UsageError
+    from grader.text import plain
+
+    grading = _grade_options(None, None, lessons_root, timeout, False)
+    options = BatchOptions(grading, jobs, feedback, regrade)
+    try:
+        done = grade_class(class_folder, out, options, lambda lesson: progress_for())
+    except UsageError as err:
+        raise click.UsageError(plain(str(err))) from None
+    except GraderError as err:
+        click.echo(f"grade class: {plain(str(err))}", err=True)
+        sys.exit(EXIT_UNGRADED)
+    except KeyboardInterrupt:
+        click.echo("grade class: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
+        sys.exit(130)
+    for summary in done.batches:
+        click.echo(format_summary(summary))
+    click.echo(f"Wrote the chapter: {done.said}")
+
+
 @main.command("gradescope")
 @click.option(
     "--root",

@@ -13,7 +13,7 @@ from typing import Any
 
 from grader.config import lessons_root
 from grader.errors import LessonError
-from grader.model import KINDS, REVEAL_POLICIES, Lesson, Question
+from grader.model import KINDS, REVEAL_POLICIES, Lesson, Outline, OutlineLesson, Question
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -103,3 +103,34 @@ def suites_fingerprint(lesson: Lesson) -> str:
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()
+
+
+#: The chapter's outline, beside the lesson folders.
+OUTLINE_FILE = "chapter.toml"
+
+
+def load_outline(root: Path | None = None) -> Outline | None:
+    """The chapter outline of the lessons folder (``chapter.toml``), or None when it has none.
+
+    Every lesson it names must be a lesson of the folder, each once: the outline is the learners' index and
+    the teaching assistants' column order, and a name that matches nothing would be a column nobody can fill.
+    """
+    base = root or lessons_root()
+    path = base / OUTLINE_FILE
+    if not path.is_file():
+        return None
+    where = f"The chapter outline {path}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        lessons = tuple(OutlineLesson(str(item["id"]), str(item.get("needs", ""))) for item in data["lessons"])
+        outline = Outline(str(data.get("title", "")), str(data.get("objective", "")), lessons)
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as err:
+        raise LessonError(f"{where} cannot be read ({err!r}): it needs [[lessons]] entries with an id.") from None
+    ids = [lesson.id for lesson in outline.lessons]
+    unknown = sorted(set(ids) - set(available_lessons(base)))
+    if unknown or len(set(ids)) != len(ids):
+        raise LessonError(
+            f"{where} names {', '.join(unknown) or 'a lesson twice'}: each entry must be a lesson folder "
+            f"of {base} ({', '.join(available_lessons(base))}), once."
+        )
+    return outline

@@ -169,3 +169,21 @@ class Report:
     status: ReportStatus = "graded"
     """``graded``; ``timed-out`` or ``crashed`` when the notebook could not run to the end (the reason is the
     last of ``errors`` and every question scores 0); ``unreadable`` when a batch could not read the file."""
+
+
+@dataclass(frozen=True)
+class OutlineLesson:
+    """One lesson's place in its chapter: its id and what it needs from the lessons before it."""
+
+    id: str
+    needs: str = ""
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A chapter as its instructor orders it (``chapter.toml`` beside the lesson folders): the learners' index,
+    and the column order of the teaching assistants' chapter view."""
+
+    title: str
+    objective: str
+    lessons: tuple[OutlineLesson, ...]

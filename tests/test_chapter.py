@@ -12,6 +12,8 @@ import pytest
 from grader.batch.chapter import Chapter, LessonColumn, chapter_csv, chapter_of, reteach_first, reteach_markdown
 from grader.batch.names import Identity
 from grader.batch.rows import Row
+from grader.errors import LessonError
+from grader.lessons import load_outline
 from grader.model import QuestionResult, Report
 from tests.batch_support import UNTOUCHED, WRONG_SQUARE, batch, write_nb
 from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
@@ -89,11 +91,7 @@ def test_reteach_first_orders_lessons_by_points_lost() -> None:
 @pytest.mark.slow
 def test_grade_chapter_over_two_lessons_results(tmp_path: Path) -> None:
     """The real commands: two lessons graded as two assignments, then `grade chapter` brings them together."""
-    lessons = tmp_path / "lessons"
-    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "squares")
-    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "cubes")
-    toml = lessons / "cubes" / "lesson.toml"
-    toml.write_text(toml.read_text().replace('id = "squares"\ntitle = "Squares"', 'id = "cubes"\ntitle = "Cubes"'))
+    lessons = _two_lessons(tmp_path)
     where = ("--lessons", str(lessons))
     for learner, cells in (("ada", SQUARES_SOLVED), ("alan", WRONG_SQUARE)):
         write_nb(tmp_path / "squares" / f"{learner}.ipynb", cells, "squares")
@@ -113,3 +111,60 @@ def test_grade_chapter_over_two_lessons_results(tmp_path: Path) -> None:
     assert report.index("`cubes`") < report.index("`squares`")  # cubes lost 70% of its points, squares 20%
     again = run_grade("chapter", folders[0], folders[0], "--out", str(tmp_path / "chapter"), *where)
     assert again.returncode == 2 and "one folder per lesson" in again.stderr
+
+
+def _two_lessons(tmp_path: Path, *extra: str) -> Path:
+    """A lessons folder with squares and copies of it under other ids (same suites, other names)."""
+    lessons = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", lessons / "squares")
+    for lesson in ("cubes", *extra):
+        shutil.copytree(FIXTURE_LESSONS / "squares", lessons / lesson)
+        toml = lessons / lesson / "lesson.toml"
+        toml.write_text(
+            toml.read_text().replace('id = "squares"\ntitle = "Squares"', f'id = "{lesson}"\ntitle = "{lesson}"')
+        )
+    return lessons
+
+
+def test_the_outline_must_name_lessons_of_the_folder(tmp_path: Path) -> None:
+    lessons = _two_lessons(tmp_path)
+    assert load_outline(lessons) is None
+    (lessons / "chapter.toml").write_text('title = "T"\n[[lessons]]\nid = "cubes"\n[[lessons]]\nid = "nope"\n')
+    with pytest.raises(LessonError, match="names nope"):
+        load_outline(lessons)
+    (lessons / "chapter.toml").write_text(
+        'title = "T"\n[[lessons]]\nid = "cubes"\nneeds = "x"\n[[lessons]]\nid = "cubes"\n'
+    )
+    with pytest.raises(LessonError, match="once"):
+        load_outline(lessons)
+    (lessons / "chapter.toml").write_text('title = "T"\n[[lessons]]\nid = "cubes"\nneeds = "squares"\n')
+    outline = load_outline(lessons)
+    assert outline is not None and [(x.id, x.needs) for x in outline.lessons] == [("cubes", "squares")]
+
+
+@pytest.mark.slow
+def test_grade_class_grades_each_lesson_folder_and_the_chapter(tmp_path: Path) -> None:
+    """A Canvas class: a subfolder per lesson, one learner missing a lesson, one late, one lesson with no folder
+    (in the outline); learners matched on their Canvas id across lessons."""
+    lessons = _two_lessons(tmp_path, "triples")
+    (lessons / "chapter.toml").write_text(
+        'title = "T"\n[[lessons]]\nid = "cubes"\n[[lessons]]\nid = "triples"\n[[lessons]]\nid = "squares"\n'
+    )
+    klass = tmp_path / "class"
+    write_nb(klass / "squares" / "lovelaceada_101_9001_squares.ipynb", SQUARES_SOLVED, "squares")
+    write_nb(klass / "squares" / "turingalan_LATE_102_9002_squares.ipynb", WRONG_SQUARE, "squares")
+    write_nb(klass / "cubes" / "lovelaceada_101_9101_cubes.ipynb", WRONG_SQUARE, "cubes")
+    out = tmp_path / "results"
+    done = run_grade("class", str(klass), "--out", str(out), "--lessons", str(lessons), "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    with open(out / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
+        table = {r["key"]: r for r in csv.DictReader(f)}
+    assert list(next(iter(table.values())))[4:7] == ["cubes", "triples", "squares"]  # the outline's order
+    ada, alan = table["Canvas 101"], table["Canvas 102"]
+    assert (ada["cubes"], ada["triples"], ada["squares"], ada["total"]) == ("3", "", "5", "8")
+    assert (alan["cubes"], alan["squares"], alan["total"], alan["max_score"]) == ("", "3", "3", "15")
+    assert alan["squares reason"] == " (late)" and alan["cubes reason"] == "no submission"
+    assert (out / "squares" / "grades.csv").is_file() and (out / "cubes" / "grades.csv").is_file()
+    (klass / "extra").mkdir()
+    refused = run_grade("class", str(klass), "--out", str(out), "--lessons", str(lessons))
+    assert refused.returncode == 2 and "not lessons (extra)" in refused.stderr

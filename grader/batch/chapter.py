@@ -14,14 +14,19 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.batch.class_report import misconceptions
 from grader.batch.names import Identity
-from grader.batch.rows import Row
+from grader.batch.progress import Progress
+from grader.batch.rows import BatchSummary, Row
 from grader.text import for_csv, num
+
+if TYPE_CHECKING:
+    from grader.batch.run import BatchOptions
 
 #: How many misconceptions the chapter report names per lesson.
 MISCONCEPTIONS_SHOWN = 3
@@ -238,3 +243,71 @@ def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | Non
     grades, report = write_chapter(out, chapter, reteach_first(lessons))
     noted = f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else ""
     return chapter, f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
+
+
+@dataclass(frozen=True)
+class ClassRun:
+    """What ``grade class`` did: each lesson's batch, then the chapter view over them."""
+
+    batches: tuple[BatchSummary, ...]
+    chapter: Chapter
+    said: str
+
+
+def lesson_folders(class_folder: Path, lessons_root: Path | None = None) -> list[tuple[str, Path | None]]:
+    """The lessons of a class folder, in the chapter's order: ``(lesson id, its subfolder or None if missing)``.
+
+    A class folder holds one subfolder per lesson, named by the lesson id (``class/decode/`` holds the decode
+    assignment's download), so the teaching assistant's folder, never a notebook's metadata, says which lesson
+    a notebook is graded on. The order is the chapter outline's when the lessons folder has one (a lesson with
+    no subfolder is then a column of empty cells), else the subfolders' in lesson-id order. A subfolder that is
+    not a lesson is refused, since its notebooks would be graded on nothing.
+    """
+    from grader.errors import UsageError
+    from grader.lessons import available_lessons, load_outline
+
+    known = available_lessons(lessons_root)
+    subfolders = sorted(p.name for p in class_folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    strangers = [name for name in subfolders if name not in known]
+    if strangers:
+        raise UsageError(
+            f"{class_folder} has subfolders that are not lessons ({', '.join(strangers)}): a class folder holds "
+            f"one subfolder per lesson, named by its id ({', '.join(known)})."
+        )
+    outline = load_outline(lessons_root)
+    order = [lesson.id for lesson in outline.lessons] if outline else subfolders
+    order += [name for name in subfolders if name not in order]
+    if not subfolders:
+        raise UsageError(f"{class_folder} has no lesson subfolders: put each lesson's submissions in class/<lesson>/.")
+    return [(lesson, class_folder / lesson if lesson in subfolders else None) for lesson in order]
+
+
+def grade_class(
+    class_folder: Path, out: Path, options: BatchOptions, progress: Callable[[str], Progress] | None = None
+) -> ClassRun:
+    """``grade class``: grade each lesson subfolder as its own batch into ``out/<lesson>``, then write the
+    chapter view into ``out/chapter``. Each lesson's batch is the ordinary one (reruns regrade only what
+    changed); ``progress(lesson)`` gives each batch its progress display."""
+    from dataclasses import replace
+
+    from grader.batch.run import run_batch
+    from grader.lessons import load_lesson
+
+    root = options.grading.lessons_root
+    batches: list[BatchSummary] = []
+    lessons: list[tuple[LessonColumn, Sequence[Row]]] = []
+    for lesson_id, folder in lesson_folders(class_folder, root):
+        if folder is None:
+            lesson = load_lesson(lesson_id, root)
+            lessons.append((LessonColumn(lesson.id, lesson.title, lesson.max_score), []))
+            continue
+        grading = replace(options.grading, lesson=lesson_id)
+        summary = run_batch(
+            folder, out / lesson_id, replace(options, grading=grading), None, progress and progress(lesson_id)
+        )
+        batches.append(summary)
+        lessons.append(read_results(out / lesson_id, root))
+    chapter = chapter_of(lessons)
+    grades, report = write_chapter(out / "chapter", chapter, reteach_first(lessons))
+    said = f"{len(chapter.rows)} learners over {len(lessons)} lessons: {grades} and {report}"
+    return ClassRun(tuple(batches), chapter, said)
