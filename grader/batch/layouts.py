@@ -162,7 +162,9 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
         for f, n in zip(folders, names, strict=True)
         if _entry(f, "", f.name, n, "folder").key not in with_notebooks
     ]
-    notes: tuple[str, ...] = (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
+    notes: tuple[str, ...] = (
+        (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
+    )
     notes += _outside_pattern(lms_name, [f.name for f, n in zip(folders, names, strict=True) if n is None], "folder")
     return _unique(entries, f"{lms_name} download (a folder per learner)", notes)
 
