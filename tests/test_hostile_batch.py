@@ -349,6 +349,25 @@ def test_canvas_names_of_any_script_and_names_outside_the_pattern(tmp_path: Path
 # ---- issue 22: one row per learner ----------------------------------------------------------------------
 
 
+MOODLE_NAME = st.text(alphabet="Ada Lovelace_09.-éñ李'", min_size=1, max_size=16).filter(
+    lambda n: n.strip() == n and "_assignsubmission" not in n
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MOODLE_NAME, st.integers(1, 10**7))
+def test_every_moodle_name_round_trips(name: str, participant: int) -> None:
+    for stem, patterns in (
+        (f"{name}_{participant}_assignsubmission_file_decode", None),
+        (f"{name}_{participant}_assignsubmission_file_", "folders"),
+    ):
+        from grader.batch.names import LMS_FOLDER_PATTERNS, LMS_PATTERNS
+
+        parsed = lms_names([stem], LMS_FOLDER_PATTERNS if patterns else LMS_PATTERNS)
+        assert parsed is not None and parsed[1][0] is not None
+        assert (parsed[1][0].identity.name, parsed[1][0].identity.lms_id) == (name, str(participant))
+
+
 def _reads(tmp_path: Path, files: dict[str, str]) -> list[Read]:
     reads = []
     for name, text in files.items():
@@ -402,6 +421,8 @@ def test_a_hostile_folder_end_to_end(tmp_path: Path) -> None:
     write_nb(subs / "a_b.ipynb", WRONG_SQUARE)
     write_nb(subs / "a_b-a_b-2.ipynb", UNTOUCHED)
     write_nb(subs / "-dash\nline.ipynb", SQUARES_SOLVED)
+    rtl = "\u202e".encode()
+    write_nb(Path(os.fsdecode(bytes(subs) + b"/not utf-8 \xff" + rtl + b".ipynb")), UNTOUCHED)
     os.mkfifo(subs / "fifo.ipynb")
     private = write_nb(tmp_path / "ta" / "private.ipynb", [f"raise ValueError({SECRET!r})", *SQUARES_SOLVED])
     private.chmod(0o600)
@@ -410,15 +431,16 @@ def test_a_hostile_folder_end_to_end(tmp_path: Path) -> None:
     done = batch(str(subs), "--out", str(out), *LESSONS, "--timeout", "20", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     rows = grades(out)
-    assert len(rows) == 6  # one row per submission, none twice
+    assert len(rows) == 7  # one row per submission, none twice
     scores = {Path(r["learner"]).name: (r["status"], float(r["score"])) for r in rows.values()}
     own = sorted(float(r["score"]) for r in rows.values() if r["status"] == "graded")
-    assert own == [0.0, 3.0, 5.0, 5.0], scores  # each graded from its own content
+    assert own == [0.0, 0.0, 3.0, 5.0, 5.0], scores  # each graded from its own content
     assert rows["mallory"]["status"] == "unreadable" and "symbolic link" in rows["mallory"]["reason"]
     assert rows["fifo"]["status"] == "unreadable" and "FIFO" in rows["fifo"]["reason"]
     for path in out.rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
+            assert rtl not in path.read_bytes(), path  # shown as \u202e, never reordering a line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "subs", "ta"]
 
 
