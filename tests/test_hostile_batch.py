@@ -465,6 +465,10 @@ def test_a_canvas_download_with_a_scratch_notebook_and_an_outsider_end_to_end(tm
         assert db.execute("SELECT ungradable FROM runs").fetchall() == [("blank",)]
     ids = [line.split(",")[1] for line in (out / "canvas-import.csv").read_text().splitlines()[2:]]
     assert sorted(ids) == ["1", "2", "3"]  # one line per Canvas learner, the outsider left out
+    again = batch(str(subs), "--out", str(out), *LESSONS, "--ungradable", "zero", "--jobs", "1")
+    assert again.returncode == 0, again.stderr
+    with Gradebook(out / FILE_NAME) as book:
+        assert book.ungradable() == "zero"  # where the export reads it
 
 
 def test_safe_id_is_what_is_safe() -> None:
