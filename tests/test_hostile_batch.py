@@ -220,6 +220,18 @@ def test_a_bad_stored_row_is_a_note_never_a_traceback_or_a_path(tmp_path: Path, 
         assert rows == [] and len(notes) == 1 and "ada" in notes[0]
 
 
+def test_bad_stored_run_columns_are_never_a_traceback(tmp_path: Path) -> None:
+    with _stored(tmp_path) as book:
+        db = sqlite3.connect(tmp_path / FILE_NAME)
+        db.execute("UPDATE runs SET learners = '[1, {}', export = '\"x\"', ungradable = 'sometimes'")
+        db.execute("UPDATE gradings SET options = 'not json'")
+        db.commit()
+        db.close()
+        assert book.roster() == ["ada"] and book.last_export() is None and book.ungradable() == "blank"
+        latest = book.latest_grading("ada")
+        assert latest is not None and latest.options == {}
+
+
 def test_every_output_path_stays_inside_the_results_folder(tmp_path: Path) -> None:
     out = tmp_path / "results" / "inner"
     out.mkdir(parents=True)

@@ -93,6 +93,14 @@ class Latest:
     options: dict[str, str]
 
 
+def _stored_json(text: object) -> object:
+    """A JSON column's value, or None if it is not JSON (a gradebook is a file others may have edited)."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+
+
 def _row_back(learner: str, result: object, digest: object) -> Row | str:
     """The row stored for ``learner``, or why it cannot be used (it names another learner, an unsafe file
     name, or does not parse)."""
@@ -173,7 +181,11 @@ class Gradebook:
             "SELECT digest, suites_hash, status, options FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1",
             (learner,),
         ).fetchone()
-        return None if found is None else Latest(found[0], found[1], found[2], json.loads(found[3] or "{}"))
+        if found is None:
+            return None
+        options = _stored_json(found[3])
+        kept = {str(k): str(v) for k, v in options.items()} if isinstance(options, dict) else {}
+        return Latest(str(found[0]), str(found[1]), str(found[2]), kept)  # bad options: regraded, never a traceback
 
     def set_roster(self, run_id: int, learners: Iterable[str]) -> None:
         """Remember the class of a run over a whole submissions folder (a one-notebook run keeps the last one)."""
@@ -185,8 +197,9 @@ class Gradebook:
         found = self._db.execute(
             "SELECT learners FROM runs WHERE learners IS NOT NULL ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        if found is not None:
-            return list(json.loads(found[0]))
+        stored = _stored_json(found[0]) if found is not None else None
+        if isinstance(stored, list) and all(isinstance(learner, str) for learner in stored):
+            return stored  # else (none, or not a list of ids) every learner the gradebook holds
         return [r[0] for r in self._db.execute("SELECT learner FROM gradings GROUP BY learner ORDER BY MIN(id)")]
 
     def set_export(self, run_id: int, to: str, name: str | None) -> None:
@@ -198,8 +211,11 @@ class Gradebook:
         found = self._db.execute("SELECT export FROM runs WHERE export IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
         if found is None:
             return None
-        to, name = json.loads(found[0])
-        return str(to), name
+        stored = _stored_json(found[0])
+        if not (isinstance(stored, list) and len(stored) == 2 and isinstance(stored[0], str)):
+            return None  # not what set_export writes: no earlier export to keep up to date
+        to, name = stored
+        return to, name if isinstance(name, str) else None
 
     def set_ungradable(self, run_id: int, ungradable: Ungradable) -> None:
         """Remember what this run's LMS import holds for a row that is not ``graded`` (``blank`` or ``zero``)."""

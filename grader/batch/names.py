@@ -110,7 +110,11 @@ def _fold(name: str) -> str:
 LMS_PATTERNS: tuple[LmsPattern, ...] = (
     # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb; the name is
     # the learner's sortable name with all but letters, digits and hyphens dropped (letters of any script)
-    LmsPattern("Canvas", re.compile(r"(?P<learner>(?:[^\W_]|-)+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+", re.DOTALL)),
+    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's)
+    LmsPattern(
+        "Canvas",
+        re.compile(r"(?!.*_assignsubmission_)(?P<learner>(?:[^\W_]|-)+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+", re.DOTALL),
+    ),
     # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
     LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
     # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
@@ -160,4 +164,4 @@ def safe_id(text: str) -> str:
 def is_safe_id(text: object) -> bool:
     """Whether ``text`` is a learner id this grader could have made: a safe file name of its own (checked on
     every id read back from a gradebook before it names a file)."""
-    return isinstance(text, str) and _SAFE.fullmatch(text) is not None and ".." not in text
+    return isinstance(text, str) and _SAFE.fullmatch(text) is not None  # no "/", so "a..b" is only a name
