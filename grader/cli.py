@@ -21,6 +21,7 @@ from grader import __version__
 from grader.config import (
     DEFAULT_FEEDBACK,
     DEFAULT_LIMITS,
+    DEFAULT_UNGRADABLE,
     EXIT_UNGRADED,
     EXPORT_LAYOUTS,
     FEEDBACK_MODES,
@@ -28,10 +29,11 @@ from grader.config import (
     GRADESCOPE_ROOT_ENV,
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
+    UNGRADABLE_CHOICES,
 )
 
 if TYPE_CHECKING:
-    from grader.config import FeedbackMode
+    from grader.config import FeedbackMode, Ungradable
     from grader.pipeline import GradeOptions
 
 
@@ -219,6 +221,14 @@ def notebook_command(
     help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.",
 )
 @click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
+@click.option(
+    "--ungradable",
+    type=click.Choice(UNGRADABLE_CHOICES),
+    default=DEFAULT_UNGRADABLE,
+    show_default=True,
+    help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
+    "several candidates): blank (no grade, so it is not read as a 0) or zero.",
+)
 def batch_command(
     submissions: Path,
     out: Path,
@@ -236,6 +246,7 @@ def batch_command(
     only: tuple[str, ...],
     export: str | None,
     export_name: str | None,
+    ungradable: Ungradable,
 ) -> None:
     """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
@@ -267,7 +278,7 @@ def batch_command(
     options = BatchOptions(
         _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
     )
-    options = replace(options, only=_names(only), export=export, export_name=export_name)
+    options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
     try:
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())

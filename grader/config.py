@@ -50,6 +50,12 @@ FeedbackMode = Literal["full", "learner", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "learner", "summary")
 DEFAULT_FEEDBACK: FeedbackMode = "full"
 
+#: What an LMS import file holds for a learner whose notebook could not be graded (unreadable, another
+#: lesson's, refused): ``blank`` (no grade: the LMS keeps "please resubmit" apart from a real 0) or ``zero``.
+Ungradable = Literal["blank", "zero"]
+UNGRADABLE_CHOICES: tuple[Ungradable, ...] = ("blank", "zero")
+DEFAULT_UNGRADABLE: Ungradable = "blank"
+
 #: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
 EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
 

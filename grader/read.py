@@ -11,8 +11,11 @@ schema validator) off the grading path.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,11 @@ from grader.model import Cell, Submission
 
 #: Larger files are refused rather than parsed (a notebook with big outputs is still far below this).
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
+
+#: A notebook's JSON may hold at most this many values (counted, over-estimated, before parsing): the batch
+#: process parses every notebook and has no memory limit, and a file of ``[{},{},...]`` near the size cap
+#: would otherwise become tens of millions of Python objects (gigabytes). A real notebook holds thousands.
+MAX_JSON_VALUES = 4_000_000
 
 
 def _import_nbformat() -> Any:
@@ -37,21 +45,107 @@ def _import_nbformat() -> Any:
     return nbformat
 
 
-def read_submission(path: Path) -> Submission:
-    """Read ``path``; raise :class:`NotebookUnreadable` with an actionable sentence if it is not a notebook."""
+def read_submission(path: Path, root: Path | None = None) -> Submission:
+    """Read ``path``; raise :class:`NotebookUnreadable` with an actionable sentence if it is not a notebook.
+
+    The file is read by :func:`read_notebook_bytes` (a regular file only, never through a link, never
+    blocking, at most :data:`MAX_NOTEBOOK_BYTES`; inside ``root`` when one is given)."""
+    return parse_submission(read_notebook_bytes(path, root), path)
+
+
+def read_notebook_bytes(path: Path, root: Path | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most :data:`MAX_NOTEBOOK_BYTES`, else
+    :class:`NotebookUnreadable` saying what it is.
+
+    Learners name the files a batch reads, so the file is opened without following a link
+    (``O_NOFOLLOW``: a link to a teaching assistant's file is refused, not read with their rights) and
+    without blocking (``O_NONBLOCK``: a FIFO cannot hang the batch), and what was opened is checked on the
+    open descriptor (``fstat``: a regular file, not too large), so nothing can be swapped in between the
+    check and the read. With ``root`` (the submissions folder), the opened file's real path must lie inside
+    it: a folder on the way that links elsewhere is refused too.
+    """
     name = path.name
     try:
-        raw = path.read_bytes() if path.stat().st_size <= MAX_NOTEBOOK_BYTES else None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise NotebookUnreadable(f"{name}: there is no such file; check the path.") from None
     except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise NotebookUnreadable(
+                f"{name} is a symbolic link, which is never followed; submit the notebook file itself."
+            ) from None
         raise NotebookUnreadable(f"{name}: the file cannot be opened ({err.strerror}).") from None
-    if raw is None:
-        raise NotebookUnreadable(
-            f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again."
-        )
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotebookUnreadable(
+                f"{name} is {_kind(info.st_mode)}, not a notebook file; submit the .ipynb file that Jupyter saved."
+            )
+        if root is not None and not _inside(_real_path(fd, path), root):
+            raise NotebookUnreadable(
+                f"{name} lies outside the submissions folder (through a linked folder); submit the notebook itself."
+            )
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise NotebookUnreadable(_too_large(name))
+        raw = _read_capped(fd)
+    finally:
+        os.close(fd)
+    if raw is None:  # it grew while being read
+        raise NotebookUnreadable(_too_large(name))
+    return raw
+
+
+def _too_large(name: str) -> str:
+    return f"{name} is larger than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again."
+
+
+def _read_capped(fd: int) -> bytes | None:
+    """At most :data:`MAX_NOTEBOOK_BYTES` from ``fd``; None if there is more."""
+    chunks: list[bytes] = []
+    left = MAX_NOTEBOOK_BYTES + 1
+    while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return None if left <= 0 else b"".join(chunks)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (a named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _real_path(fd: int, path: Path) -> Path:
+    """Where the open descriptor really is (``/proc/self/fd``: no race with a rename); the path's own real
+    path where there is no ``/proc``."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return Path(os.path.realpath(path))
+
+
+def _inside(real: Path, root: Path) -> bool:
+    return real.is_relative_to(Path(os.path.realpath(root)))
+
+
+def parse_submission(raw: bytes, path: Path) -> Submission:
+    """The :class:`Submission` in a notebook file's bytes (``path`` names it in messages and the result)."""
+    name = path.name
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise NotebookUnreadable(_too_large(name))
     if not raw.strip():
         raise NotebookUnreadable(f"{name} is empty; save your notebook in Jupyter and submit it again.")
+    values = raw.count(b",") + raw.count(b":") + raw.count(b"[")
+    if values > MAX_JSON_VALUES:
+        raise NotebookUnreadable(
+            f"{name} holds more than {MAX_JSON_VALUES:,} JSON values; clear its outputs and save it again."
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -62,6 +156,8 @@ def read_submission(path: Path) -> Submission:
         data: Any = json.loads(text)
     except ValueError:
         data = None  # nbformat words the error below
+    except RecursionError:  # ``[[[[...`` nested deeper than the interpreter's stack: never a notebook
+        raise NotebookUnreadable(f"{name} is JSON nested too deeply to be a notebook; {_what_to_do()}") from None
     if isinstance(data, dict) and "nbformat" not in data:
         raise NotebookUnreadable(
             f"{name} is JSON but not a Jupyter notebook (it has no nbformat version); {_what_to_do()}"

@@ -4,7 +4,8 @@
 ``concurrent.futures`` executor, such as a Dask cluster's), records every result in an SQLite gradebook
 as it arrives, and regenerates grades.csv, results.jsonl, per-learner feedback and a class summary from it.
 
-Modules, one concern each: ``layouts``/``names``/``archive`` find submissions and their learners;
+Modules, one concern each: ``layouts``/``names``/``archive`` find submissions and their learners, and
+``choose`` reads each once and picks one notebook per learner;
 ``fingerprint`` and ``gradebook`` decide what to skip and keep results; ``work`` and ``dispatch`` grade;
 ``outputs``, ``feedback``, ``summary``, ``charts`` and ``page`` render; ``run`` is the recipe.
 """

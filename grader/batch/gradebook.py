@@ -19,7 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import __version__
-from grader.batch.rows import Row, row_from_dict, row_to_dict
+from grader.batch.names import is_safe_id
+from grader.batch.rows import STATUSES, Row, row_from_dict, row_to_dict
+from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.text import plain
 
 FILE_NAME = "gradebook.sqlite"
@@ -76,6 +78,7 @@ _ADDED_COLUMNS = {
     "runs": {
         "learners": "TEXT",  # the run's class (a JSON list of learner ids); NULL for a one-notebook run
         "export": "TEXT",  # the LMS import file it was asked for (JSON [layout, column name]); NULL if none
+        "ungradable": "TEXT",  # what its LMS import holds for ungradable rows: blank or zero (BatchOptions)
     },
 }
 
@@ -88,6 +91,42 @@ class Latest:
     suites_hash: str
     status: str
     options: dict[str, str]
+
+
+def _stored_json(text: object) -> object:
+    """A JSON column's value, or None if it is not JSON (a gradebook is a file others may have edited)."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+
+
+def _row_back(learner: str, result: object, digest: object) -> Row | str:
+    """The row stored for ``learner``, or why it cannot be used (it names another learner, an unsafe file
+    name, or does not parse)."""
+    if not is_safe_id(learner):
+        return "its learner id is not a safe file name"
+    try:
+        data = json.loads(result) if isinstance(result, str) else None
+        row = row_from_dict(data, digest if isinstance(digest, str) else "") if isinstance(data, dict) else None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
+        row = None
+    if row is None or not _well_typed(row):
+        return "it does not read back as a grading"
+    if row.learner != learner:
+        return f"it names another learner ({plain(str(row.learner), 120)!r})"
+    return row
+
+
+def _well_typed(row: Row) -> bool:
+    """Whether every text a renderer reads from a stored row is text (JSON could hold anything there)."""
+    texts: list[object] = [row.path, row.reason, row.identity.lms, row.identity.lms_id, row.identity.name]
+    if row.report is not None:
+        report = row.report
+        texts += [report.lesson, report.path, *report.errors]
+        for q in report.questions:
+            texts += [q.id, q.status, *q.feedback, *q.staff]
+    return row.status in STATUSES and all(isinstance(text, str) for text in texts)
 
 
 def _now() -> str:
@@ -142,7 +181,11 @@ class Gradebook:
             "SELECT digest, suites_hash, status, options FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1",
             (learner,),
         ).fetchone()
-        return None if found is None else Latest(found[0], found[1], found[2], json.loads(found[3] or "{}"))
+        if found is None:
+            return None
+        options = _stored_json(found[3])
+        kept = {str(k): str(v) for k, v in options.items()} if isinstance(options, dict) else {}
+        return Latest(str(found[0]), str(found[1]), str(found[2]), kept)  # bad options: regraded, never a traceback
 
     def set_roster(self, run_id: int, learners: Iterable[str]) -> None:
         """Remember the class of a run over a whole submissions folder (a one-notebook run keeps the last one)."""
@@ -154,8 +197,9 @@ class Gradebook:
         found = self._db.execute(
             "SELECT learners FROM runs WHERE learners IS NOT NULL ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        if found is not None:
-            return list(json.loads(found[0]))
+        stored = _stored_json(found[0]) if found is not None else None
+        if isinstance(stored, list) and all(isinstance(learner, str) for learner in stored):
+            return stored  # else (none, or not a list of ids) every learner the gradebook holds
         return [r[0] for r in self._db.execute("SELECT learner FROM gradings GROUP BY learner ORDER BY MIN(id)")]
 
     def set_export(self, run_id: int, to: str, name: str | None) -> None:
@@ -167,8 +211,22 @@ class Gradebook:
         found = self._db.execute("SELECT export FROM runs WHERE export IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
         if found is None:
             return None
-        to, name = json.loads(found[0])
-        return str(to), name
+        stored = _stored_json(found[0])
+        if not (isinstance(stored, list) and len(stored) == 2 and isinstance(stored[0], str)):
+            return None  # not what set_export writes: no earlier export to keep up to date
+        to, name = stored
+        return to, name if isinstance(name, str) else None
+
+    def set_ungradable(self, run_id: int, ungradable: Ungradable) -> None:
+        """Remember what this run's LMS import holds for a row that is not ``graded`` (``blank`` or ``zero``)."""
+        self._db.execute("UPDATE runs SET ungradable = ? WHERE id = ?", (ungradable, run_id))
+
+    def ungradable(self) -> Ungradable:
+        """What the latest run chose for ungradable rows (``grade export`` writes the same); ``blank`` if none did."""
+        found = self._db.execute(
+            "SELECT ungradable FROM runs WHERE ungradable IS NOT NULL ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return "zero" if found is not None and found[0] == "zero" else DEFAULT_UNGRADABLE
 
     def record(
         self, run_id: int, row: Row, digest: str, suites_hash: str, options: Mapping[str, str] | None = None
@@ -212,15 +270,30 @@ class Gradebook:
             )
 
     def latest(self, learners: Iterable[str]) -> list[Row]:
-        """The latest grading of each of ``learners`` (in that order) that has one."""
-        rows = []
+        """The latest grading of each of ``learners`` (in that order) that has one and reads back whole."""
+        return self.latest_checked(learners)[0]
+
+    def latest_checked(self, learners: Iterable[str]) -> tuple[list[Row], tuple[str, ...]]:
+        """:meth:`latest`, and a note for each stored grading that was left out because it does not read back.
+
+        A gradebook is a file in a folder others can write to, so what it holds is checked, never trusted:
+        the stored row must be for the learner asked for (its id, which names their feedback files, must
+        be the one queried and a safe file name) and must parse. A bad row is a note, never a traceback.
+        """
+        rows: list[Row] = []
+        notes: list[str] = []
         for learner in learners:
             found = self._db.execute(
                 "SELECT result, digest FROM gradings WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
             ).fetchone()
-            if found is not None:
-                rows.append(row_from_dict(json.loads(found[0]), found[1]))
-        return rows
+            if found is None:
+                continue
+            row = _row_back(learner, found[0], found[1])
+            if isinstance(row, Row):
+                rows.append(row)
+            else:
+                notes.append(f"the stored grading of {plain(learner, 120)!r} was left out: {row}; regrade them")
+        return rows, tuple(notes)
 
     def close(self) -> None:
         self._db.close()

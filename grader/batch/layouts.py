@@ -11,23 +11,30 @@ Three layouts are recognised (see the README's batch section):
 - either of these wrapped in one top-level folder, as archives often are, or packed in a ``.zip``
   (unpacked safely by :mod:`grader.batch.archive`).
 
-Every learner id is a safe file name and unique: a learner with several notebooks gets one id per notebook.
+Every learner id is a safe file name, and no two learners share one (checked after every rename); a learner
+with several notebooks keeps one id for all of them, and the batch grades one (:mod:`grader.batch.choose`).
+Every ``*.ipynb`` found is an entry, whatever it is: a link, a FIFO or a folder becomes an unreadable row
+when it is read (:func:`grader.read.read_notebook_bytes`), inside :attr:`Found.root`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.archive import unpack_zip
-from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, lms_names, safe_id
+from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, LmsName, lms_names, safe_id
 from grader.errors import UsageError
+from grader.text import plain
 
 _IGNORED_DIRS = {".ipynb_checkpoints", "__MACOSX"}
+_SUFFIX = ".ipynb"
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,9 @@ class Entry:
     late: bool = False
     identity: Identity = Identity()
     """Who the learner is to their LMS, when the file (or folder) name said so."""
+    key: str = ""
+    """Who the learner is in the download, before any cleaning (``Canvas:12345``, ``file:a b``): entries
+    with one key are one learner's notebooks, and share one ``learner`` id that no other key has."""
 
 
 @dataclass(frozen=True)
@@ -48,19 +58,29 @@ class Found:
     entries: tuple[Entry, ...]
     layout: str
     notes: tuple[str, ...] = ()
+    root: Path | None = None
+    """The folder every notebook read must lie inside (None: one notebook, named by the caller)."""
+
+
+def shown_name(name: str) -> str:
+    """A learner's file or folder name as a note shows it: one line, no control or reordering characters."""
+    return plain(name.replace("\n", "\\n").replace("\r", "\\r"), 120)
 
 
 @contextmanager
-def open_submissions(path: Path, assignment: str | None = None) -> Iterator[Found]:
-    """The submissions in a folder or a ``.zip`` (unpacked into a scratch folder that lives as long as the context)."""
+def open_submissions(path: Path, assignment: str | None = None, assignments: Sequence[str] = ()) -> Iterator[Found]:
+    """The submissions in a folder or a ``.zip`` (unpacked into a scratch folder that lives as long as the context).
+
+    ``assignments``: the names the assignment may have in an LMS download (the lesson's title and id, the
+    export's column name), which Blackboard's file names begin with."""
     if path.is_dir():
-        yield find_submissions(path, assignment)
-    elif path.is_file() and path.suffix.lower() == ".ipynb":
-        yield one_notebook(path)
+        yield find_submissions(path, assignment, assignments=assignments)
+    elif path.is_file() and path.suffix.lower() == _SUFFIX:
+        yield one_notebook(path, assignments)
     elif path.is_file() and path.suffix.lower() == ".zip":
         with tempfile.TemporaryDirectory(prefix="grade-batch-") as scratch:
             unpacked = unpack_zip(path, Path(scratch))
-            found = find_submissions(unpacked.folder, assignment, shown_root=str(path))
+            found = find_submissions(unpacked.folder, assignment, shown_root=str(path), assignments=assignments)
             yield replace(found, notes=unpacked.notes + found.notes)
     else:
         raise UsageError(f"{path} is neither a folder of submissions, a .zip of one, nor a notebook.")
@@ -70,70 +90,95 @@ def open_submissions(path: Path, assignment: str | None = None) -> Iterator[Foun
 ONE_NOTEBOOK = "one notebook"
 
 
-def one_notebook(path: Path) -> Found:
+def one_notebook(path: Path, assignments: Sequence[str] = ()) -> Found:
     """One notebook, named as it would be in its folder (an LMS file name is read as the LMS wrote it)."""
-    lms = lms_names([path.stem])
-    if lms is None:
-        return Found((Entry(safe_id(path.stem), path, str(path)),), ONE_NOTEBOOK)
-    name = lms[1][0]
-    return Found((Entry(name.learner, path, str(path), name.late, name.identity),), ONE_NOTEBOOK)
+    lms = lms_names([path.stem], assignments=assignments)
+    name = lms[1][0] if lms is not None else None
+    return Found((_entry(path, str(path), path.stem, name),), ONE_NOTEBOOK)
 
 
-def find_submissions(top: Path, assignment: str | None = None, shown_root: str | None = None) -> Found:
+def find_submissions(
+    top: Path, assignment: str | None = None, shown_root: str | None = None, assignments: Sequence[str] = ()
+) -> Found:
     """The notebooks under ``top``; ``shown_root`` replaces ``top`` in the paths reports show."""
     root = _unwrap(top)
     submitted = root if root.name == "submitted" else root / "submitted"
     if submitted.is_dir():
-        return _nbgrader(submitted, assignment, top, shown_root)
+        return replace(_nbgrader(submitted, assignment, top, shown_root), root=top)
     if assignment is not None:
         raise UsageError(f"--assignment is for nbgrader's submitted/<learner>/<assignment>/ layout; {root} is not one.")
     notebooks = _notebooks(root)
     if not notebooks:
         per_learner = _folder_per_learner(root, top, shown_root)
         if per_learner is not None:
-            return per_learner
-    stems = [p.stem for p in notebooks]
-    lms = lms_names(stems)
-    if lms is None:
-        entries = [Entry(safe_id(p.stem), p, _shown(p, top, shown_root)) for p in notebooks]
-        layout = "flat folder"
-    else:
-        lms_name, names = lms
-        entries = [
-            Entry(n.learner, p, _shown(p, top, shown_root), n.late, n.identity)
-            for p, n in zip(notebooks, names, strict=False)
-        ]
-        layout = f"{lms_name} download"
-    skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != ".ipynb" and not _hidden(p)]
-    notes = (f"ignored {len(skipped)} file(s) that are not .ipynb: {', '.join(skipped[:5])}",) if skipped else ()
-    return _unique(entries, layout, notes)
+            return replace(per_learner, root=top)
+    lms = lms_names([p.stem for p in notebooks], assignments=assignments)
+    names: Sequence[LmsName | None] = lms[1] if lms is not None else [None] * len(notebooks)
+    entries = [_entry(p, _shown(p, top, shown_root), p.stem, n) for p, n in zip(notebooks, names, strict=True)]
+    layout = f"{lms[0]} download" if lms is not None else "flat folder"
+    skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != _SUFFIX and not _hidden(p)]
+    notes: tuple[str, ...] = (
+        (f"ignored {len(skipped)} file(s) that are not .ipynb: {', '.join(map(shown_name, skipped[:5]))}",)
+        if skipped
+        else ()
+    )
+    if lms is not None:
+        notes += _outside_pattern(lms[0], [p.name for p, n in zip(notebooks, names, strict=True) if n is None], "file")
+    return replace(_unique(entries, layout, notes), root=top)
+
+
+def _entry(path: Path, shown: str, raw: str, name: LmsName | None, prefix: str = "file") -> Entry:
+    """The entry of one notebook: named by its LMS name if it has one, else by ``raw`` (its stem or folder)."""
+    if name is None:
+        return Entry(safe_id(raw), path, shown, key=f"{prefix}:{raw}")
+    return Entry(name.learner, path, shown, name.late, name.identity, key=f"{name.identity.lms}:{name.identity.lms_id}")
+
+
+def _outside_pattern(lms: str, names: list[str], what: str) -> tuple[str, ...]:
+    """The note naming the files (or folders) of an LMS download whose names do not follow its pattern."""
+    if not names:
+        return ()
+    return (
+        f"{len(names)} {what} name(s) do not follow {lms}'s pattern (or could be read more than one way), so they "
+        f"are graded under their own names and left out of the {lms} import: {', '.join(map(shown_name, names[:5]))}",
+    )
 
 
 def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found | None:
-    """An LMS download with a folder per learner, if every folder's name matches one pattern; else None."""
+    """An LMS download with a folder per learner, if most folders' names match one pattern; else None."""
     folders = sorted(c for c in root.iterdir() if c.is_dir() and not _ignored(c))
     lms = lms_names([f.name for f in folders], LMS_FOLDER_PATTERNS)
     if lms is None:
         return None
     lms_name, names = lms
     entries: list[Entry] = []
-    for folder, name in zip(folders, names, strict=False):
+    for folder, name in zip(folders, names, strict=True):
         entries += [
-            Entry(name.learner, p, _shown(p, top, shown_root), name.late, name.identity)
-            for p in _notebooks_under(folder)
+            _entry(p, _shown(p, top, shown_root), folder.name, name, "folder") for p in _notebooks_under(folder)
         ]
-    without = sorted({n.learner for n in names} - {e.learner for e in entries})
-    notes = (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
+    with_notebooks = {e.key for e in entries}
+    without = [
+        safe_id(n.learner if n else f.name)
+        for f, n in zip(folders, names, strict=True)
+        if _entry(f, "", f.name, n, "folder").key not in with_notebooks
+    ]
+    notes: tuple[str, ...] = (
+        (f"no notebook from {len(without)} learner(s): {', '.join(without[:5])}",) if without else ()
+    )
+    notes += _outside_pattern(lms_name, [f.name for f, n in zip(folders, names, strict=True) if n is None], "folder")
     return _unique(entries, f"{lms_name} download (a folder per learner)", notes)
 
 
 def _notebooks_under(folder: Path) -> list[Path]:
-    """Every notebook at any depth, except in hidden or checkpoint folders."""
-    return sorted(
-        p
-        for p in folder.rglob("*.ipynb")
-        if p.is_file() and not any(_ignored(part) for part in (p, *p.relative_to(folder).parents))
-    )
+    """Every ``*.ipynb`` at any depth (whatever it is: the read says what is wrong with it), except in hidden
+    or checkpoint folders; links to folders are never followed, and a folder named ``*.ipynb`` is one entry."""
+    found: list[Path] = []
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(here)
+        found += [base / d for d in dirs if d.endswith(_SUFFIX) and not _ignored(base / d)]
+        dirs[:] = [d for d in dirs if not d.endswith(_SUFFIX) and not _ignored(base / d)]
+        found += [base / f for f in files if f.endswith(_SUFFIX) and not _hidden(base / f)]
+    return sorted(found)
 
 
 def _unwrap(root: Path) -> Path:
@@ -144,6 +189,7 @@ def _unwrap(root: Path) -> Path:
         if (
             only is not None
             and only.is_dir()
+            and not only.name.endswith(_SUFFIX)
             and only.name != "submitted"
             and lms_names([only.name], LMS_FOLDER_PATTERNS) is None
         ):
@@ -153,9 +199,9 @@ def _unwrap(root: Path) -> Path:
 
 
 def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: str | None) -> Found:
-    found = sorted(
-        p for p in submitted.glob("*/*/*.ipynb") if not any(_ignored(part) for part in (p, p.parent, p.parent.parent))
-    )
+    found = [
+        notebook for learner in _folders(submitted) for lesson in _folders(learner) for notebook in _notebooks(lesson)
+    ]
     assignments = sorted({p.parent.name for p in found})
     if assignment is None and len(assignments) > 1:
         raise UsageError(
@@ -167,12 +213,18 @@ def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: st
                 f"{submitted} has no assignment {assignment!r} (found: {', '.join(assignments) or 'none'})."
             )
         found = [p for p in found if p.parent.name == assignment]
-    entries = [Entry(safe_id(p.parent.parent.name), p, _shown(p, top, shown_root)) for p in found]
+    entries = [_entry(p, _shown(p, top, shown_root), p.parent.parent.name, None, "student") for p in found]
     return _unique(entries, "nbgrader course", ())
 
 
+def _folders(folder: Path) -> list[Path]:
+    """The folders in ``folder`` (a link to one too: reading what is inside it is refused, with the reason)."""
+    return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.endswith(_SUFFIX) and not _ignored(c))
+
+
 def _notebooks(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not _hidden(p))
+    """Every ``*.ipynb`` in ``folder``, whatever it is (a link, a FIFO, a folder): reading it says what is wrong."""
+    return sorted(p for p in folder.iterdir() if p.name.endswith(_SUFFIX) and not _hidden(p))
 
 
 def _ignored(path: Path) -> bool:
@@ -189,19 +241,37 @@ def _shown(path: Path, top: Path, shown_root: str | None) -> str:
 
 
 def _unique(entries: list[Entry], layout: str, notes: tuple[str, ...]) -> Found:
-    """A learner with several notebooks gets ``<learner>-<stem>`` ids (then ``-2``, ``-3`` if still shared)."""
-    counts = Counter(e.learner for e in entries)
-    renamed = [
-        replace(e, learner=safe_id(f"{e.learner}-{e.path.stem}")) if counts[e.learner] > 1 else e for e in entries
-    ]
-    seen: Counter[str] = Counter()
-    unique = []
-    for entry in renamed:
-        seen[entry.learner] += 1
-        unique.append(
-            entry if seen[entry.learner] == 1 else replace(entry, learner=f"{entry.learner}-{seen[entry.learner]}")
+    """One id per learner (per key), and no id shared by two learners, checked again after every rename.
+
+    Two learners whose names clean alike (``a b`` and ``a_b``, ``ab`` and ``ab.``, ``josé`` and ``josè``)
+    both get ``<id>-<tag>``, the tag a hash of their own name, so it does not depend on who else submitted;
+    if that is some other learner's id (a learner may name a file ``a_b-3f2a1c``), all of them get longer
+    tags, until every id is distinct.
+    """
+    bases: dict[str, str] = {}
+    for entry in entries:
+        bases.setdefault(entry.key, entry.learner)
+    ids = _distinct(bases)
+    several = sorted(ids[key] for key, n in Counter(e.key for e in entries).items() if n > 1)
+    if several:
+        notes += (
+            f"several notebooks for {', '.join(several[:5])}: each gets one row, from the notebook for the lesson "
+            "(see the README, 'One row per learner')",
         )
-    shared = sorted(name for name, n in counts.items() if n > 1)
-    if shared:
-        notes += (f"several notebooks for {', '.join(shared[:5])}: each is graded under <learner>-<notebook>",)
-    return Found(tuple(unique), layout, notes)
+    return Found(tuple(replace(e, learner=ids[e.key]) for e in entries), layout, notes)
+
+
+def _distinct(bases: dict[str, str]) -> dict[str, str]:
+    """Ids for every key, all different: its base id, or the base with a tag made from the key."""
+    ids = dict(bases)
+    counts = Counter(ids.values())
+    for length in range(6, 66, 4):
+        clashing = [key for key, learner in ids.items() if counts[learner] > 1]
+        if not clashing:
+            return ids
+        for key in clashing:
+            ids[key] = f"{bases[key]}-{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:length]}"
+        counts = Counter(ids.values())
+    for number, key in enumerate(sorted(k for k, learner in ids.items() if counts[learner] > 1), start=2):
+        ids[key] = f"{ids[key]}-{number}"  # a sha256 clash: never seen, but the ids must still differ
+    return ids

@@ -1,13 +1,16 @@
 """Who submitted a file: learner ids from file names, including the names LMS downloads give files.
 
 An LMS "download all submissions" archive encodes the learner in each file name. The patterns are data
-(:data:`LMS_PATTERNS`); a folder is read with one pattern only if every notebook in it matches, so a plain
-folder whose names happen to contain underscores keeps its file stems as learner ids.
+(:data:`LMS_PATTERNS`); a folder is read with one pattern only if most notebooks in it match, so a plain
+folder whose names happen to contain underscores keeps its file stems as learner ids. A name in an LMS
+download that does not follow the pattern is never guessed: it is reported by name and keeps no LMS identity.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -54,14 +57,68 @@ class LmsPattern:
         identity = Identity(self.name, groups.get("id") or groups["learner"], groups["learner"])
         return LmsName(safe_id(learner), late=bool(groups.get("late")), identity=identity)
 
+    def parse_all(self, stems: Sequence[str], assignments: Sequence[str] = ()) -> list[LmsName | None]:
+        """What each of a download's names says (None: it does not follow this LMS's pattern)."""
+        return [self.parse(stem) for stem in stems]
+
+
+#: Blackboard's ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``.
+_BLACKBOARD = re.compile(r"(?P<head>.+)_attempt_\d{4}(?:-\d{2}){5}(?:_.*)?", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class BlackboardPattern(LmsPattern):
+    """Blackboard joins the assignment's name and the username with ``_``, and either may hold ``_``.
+
+    The part before ``_attempt_<timestamp>`` is ``<assignment>_<username>``, and every file of one download
+    has the same assignment. So the assignment is a prefix (ending before a ``_``) of every file's head:
+    the known assignment name (the lesson's title or id, or ``--export-name``) when one fits, else the one
+    prefix all the heads share. Where several prefixes remain (one file, or usernames that all begin
+    alike), the name is ambiguous, and is never guessed: :meth:`parse_all` gives None for it.
+    """
+
+    def parse(self, stem: str) -> LmsName | None:
+        return self.parse_all([stem])[0]
+
+    def parse_all(self, stems: Sequence[str], assignments: Sequence[str] = ()) -> list[LmsName | None]:
+        heads = [m.group("head") if (m := self.regex.fullmatch(stem)) else None for stem in stems]
+        options = [_prefixes(head) if head is not None else set() for head in heads]
+        shared = set.intersection(*(o for o in options if o)) if any(options) else set()
+        known = {_fold(name) for name in assignments if name}
+        out: list[LmsName | None] = []
+        for head, prefixes in zip(heads, options, strict=True):
+            named = {p for p in prefixes if _fold(p) in known}
+            choice = named or (prefixes & shared if shared else prefixes)
+            if head is None or len(choice) != 1:
+                out.append(None)
+                continue
+            username = head[len(next(iter(choice))) + 1 :]
+            out.append(LmsName(safe_id(username), identity=Identity(self.name, username, username)))
+        return out
+
+
+def _prefixes(head: str) -> set[str]:
+    """Every way to cut ``head`` at a ``_`` into a non-empty assignment and a non-empty username."""
+    return {head[:i] for i, char in enumerate(head) if char == "_" and 0 < i < len(head) - 1}
+
+
+def _fold(name: str) -> str:
+    """An assignment name as compared with a file name's: case, spaces and underscores alike."""
+    return unicodedata.normalize("NFC", name).casefold().replace(" ", "_")
+
 
 LMS_PATTERNS: tuple[LmsPattern, ...] = (
-    # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb
-    LmsPattern("Canvas", re.compile(r"(?P<learner>[A-Za-z0-9-]+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+")),
+    # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb; the name is
+    # the learner's sortable name with all but letters, digits and hyphens dropped (letters of any script)
+    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's)
+    LmsPattern(
+        "Canvas",
+        re.compile(r"(?!.*_assignsubmission_)(?P<learner>(?:[^\W_]|-)+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+", re.DOTALL),
+    ),
     # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
-    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+")),
-    # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb
-    LmsPattern("Blackboard", re.compile(r".+?_(?P<learner>[^_]+)_attempt_\d{4}(?:-\d{2}){5}(?:_.+)?")),
+    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
+    # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
+    BlackboardPattern("Blackboard", _BLACKBOARD),
 )
 
 
@@ -69,23 +126,42 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
 LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
     # Moodle, "download submissions in folders" (its default): Ada Lovelace_12345_assignsubmission_file_/decode.ipynb,
     # beside a folder per other submission plugin (Ada Lovelace_12345_assignsubmission_onlinetext_/)
-    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")),
+    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL)),
 )
 
 
-def lms_names(stems: list[str], patterns: tuple[LmsPattern, ...] = LMS_PATTERNS) -> tuple[str, list[LmsName]] | None:
-    """The first LMS pattern that every stem (or folder name) matches, with what each says; ``None`` if none
-    fits all."""
+def lms_names(
+    stems: Sequence[str], patterns: tuple[LmsPattern, ...] = LMS_PATTERNS, assignments: Sequence[str] = ()
+) -> tuple[str, list[LmsName | None]] | None:
+    """The first LMS pattern that more than half of the stems (or folder names) match, with what each says:
+    None for a name that does not match (it is reported by name and keeps no LMS identity, never guessed);
+    ``None`` overall if no pattern fits most of them (a plain folder). ``assignments``: the names the
+    assignment may have in the download (Blackboard's file names begin with it)."""
     if not stems:
         return None
     for pattern in patterns:
-        parsed = [pattern.parse(stem) for stem in stems]
-        if all(p is not None for p in parsed):
-            return pattern.name, [p for p in parsed if p is not None]
+        parsed = pattern.parse_all(stems, assignments)
+        if 2 * sum(p is not None for p in parsed) > len(stems):
+            return pattern.name, parsed
     return None
 
 
+#: The longest learner id :func:`safe_id` makes (a file name, with ``.html`` and a suffix that tells two apart).
+MAX_ID = 100
+_SAFE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9._-]{{0,{MAX_ID + 70}}}")  # with the tag layouts may add
+
+
 def safe_id(text: str) -> str:
-    """A learner id that is also a safe file name: letters, digits, ``.``, ``_``, ``-``; never hidden or empty."""
-    cleaned = _UNSAFE.sub("_", text).strip("._") or "learner"
-    return cleaned[:100]
+    """A learner id that is also a safe file name: letters, digits, ``.``, ``_``, ``-``; never hidden, never
+    read as a command-line option (no leading ``-``), never empty, at most :data:`MAX_ID` characters.
+
+    Accents are dropped (``josé`` is ``jose``); two names that clean alike are told apart by
+    :mod:`grader.batch.layouts`."""
+    unaccented = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _UNSAFE.sub("_", unaccented).lstrip("-").strip("._")[:MAX_ID].strip("._-") or "learner"
+
+
+def is_safe_id(text: object) -> bool:
+    """Whether ``text`` is a learner id this grader could have made: a safe file name of its own (checked on
+    every id read back from a gradebook before it names a file)."""
+    return isinstance(text, str) and _SAFE.fullmatch(text) is not None  # no "/", so "a..b" is only a name

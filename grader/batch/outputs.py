@@ -9,18 +9,21 @@ that would start a spreadsheet formula is made text.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grader.batch.class_report import class_report, report_html, report_json
 from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.lms import grades_csv as lms_grades_csv
+from grader.batch.names import is_safe_id
 from grader.batch.rows import Row, row_to_dict
 from grader.batch.similar import Pair
 from grader.batch.summary import summary_html
 from grader.config import FeedbackMode
 from grader.files import write_atomic
 from grader.model import Lesson
+from grader.text import plain
 
 GRADES = "grades.csv"
 RESULTS = "results.jsonl"
@@ -31,23 +34,45 @@ SUMMARY_JSON = "summary.json"
 
 def write_outputs(
     out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()
-) -> None:
+) -> tuple[str, ...]:
+    """Write every output; return a note for each learner whose feedback page could not be named safely."""
     write_atomic(out / GRADES, grades_csv(rows))
     write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
     folder = out / FEEDBACK
     folder.mkdir(exist_ok=True)
     keep = set()
+    notes: list[str] = []
     for row in rows:
+        pages = {suffix: feedback_path(folder, row.learner, suffix) for suffix in (".html", ".md")}
+        if None in pages.values():
+            notes.append(f"no feedback page for {plain(row.learner, 120)!r}: its id is not a safe file name")
+            continue
         view = feedback_view(row, lessons.get(row.lesson or ""), mode)
         for suffix, text in ((".html", feedback_html(view)), (".md", feedback_markdown(view))):
-            write_atomic(folder / f"{row.learner}{suffix}", text)
-            keep.add(f"{row.learner}{suffix}")
+            page = pages[suffix]
+            assert page is not None
+            write_atomic(page, text)
+            keep.add(page.name)
     for stale in folder.iterdir():  # learners no longer among the submissions
         if stale.suffix in (".html", ".md") and stale.name not in keep:
             stale.unlink()
     report = class_report(rows, similar)
     write_atomic(out / SUMMARY_JSON, report_json(report))
     write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report)))
+    return tuple(notes)
+
+
+def feedback_path(folder: Path, learner: str, suffix: str) -> Path | None:
+    """``folder/<learner><suffix>``, if that is a safe file name directly inside ``folder`` (else None).
+
+    Learner ids are made safe (:func:`grader.batch.names.safe_id`) and checked when read back from the
+    gradebook; this is the last check, where the file is named: no id can write outside the results folder.
+    """
+    name = f"{learner}{suffix}"
+    if not is_safe_id(learner) or Path(name).name != name or len(name.encode()) > 255:
+        return None
+    path = folder / name
+    return path if os.path.realpath(path.parent) == os.path.realpath(folder) else None
 
 
 def grades_csv(rows: Sequence[Row]) -> str:

@@ -23,7 +23,9 @@ class Row:
     path: str
     status: ReportStatus
     reason: str = ""
-    """Why the notebook was not graded normally (empty for ``graded``)."""
+    """Why the notebook was not graded normally (empty for ``graded``). A row whose status is not ``graded``
+    has no grade an LMS should import: exports leave it blank unless ``BatchOptions.ungradable`` is
+    ``zero``."""
     report: Report | None = None
     late: bool = False
     identity: Identity = Identity()

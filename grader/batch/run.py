@@ -13,13 +13,15 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.batch.choose import Choice, Read, choose, read_entry
 from grader.batch.class_report import previous_similar
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
-from grader.batch.fingerprint import file_digest, grading_fingerprint, suites_fingerprint
+from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
-from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
-from grader.batch.lms import Column, check_export, import_path, write_export
+from grader.batch.layouts import ONE_NOTEBOOK, Entry, Found, open_submissions
+from grader.batch.lms import EXPORT_LMS, Column, check_export, import_path, write_export
+from grader.batch.names import Identity
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.regrade import RegradePlan
@@ -27,13 +29,12 @@ from grader.batch.rows import BatchSummary as BatchSummary  # what run_batch ret
 from grader.batch.rows import Row
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
-from grader.config import DEFAULT_FEEDBACK, FeedbackMode
-from grader.errors import NotebookUnreadable, UsageError
+from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
+from grader.errors import GraderError, UsageError
 from grader.execute.runner import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.pipeline import GradeOptions, batch_lesson_id, failed_report, other_lesson
-from grader.read import read_submission
+from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class BatchOptions:
     :mod:`grader.batch.lms`)."""
     export_name: str | None = None
     """The assignment (column) name in that file; default the lesson's title."""
+    ungradable: Ungradable = DEFAULT_UNGRADABLE
+    """What an LMS import holds for a row whose status is not ``graded`` (unreadable, another lesson's,
+    refused, timed out): ``blank`` (no grade, so "please resubmit" is not a 0) or ``zero``. Stored per run
+    in the gradebook (:meth:`Gradebook.ungradable`) for ``grade export``."""
 
 
 @dataclass(frozen=True)
@@ -106,20 +111,23 @@ def run_batch(
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
     fingerprint = grading_fingerprint(options.grading.limits, options.grading.mode, batch.suites_hash)
-    with open_submissions(submissions, options.assignment) as found:
+    names = (batch.lesson.title, batch.lesson.id, options.export_name or "")
+    with open_submissions(submissions, options.assignment, names) as found:
         if not found.entries:
             raise UsageError(
                 f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
             )
-        check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
+        check_export(options.export, _named([e.identity for e in found.entries]))  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
         with Gradebook(out / FILE_NAME) as book:
-            learners = [e.learner for e in found.entries]
+            choices = _choose_all(found, batch.lesson)
+            learners = list(choices)
             alone = found.layout == ONE_NOTEBOOK
             everyone = "--regrade was given" if options.regrade else "their notebook was given alone" if alone else None
             plan = RegradePlan(book, fingerprint, everyone, options.only)
             plan.check_names(learners)  # a wrong --only stops before the run starts
             run_id = book.start_run(str(submissions))
+            book.set_ungradable(run_id, options.ungradable)
             notes = found.notes
             if book.previous_run_unfinished(run_id):
                 notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
@@ -128,18 +136,20 @@ def run_batch(
                 learners = roster + [name for name in learners if name not in roster]
             else:
                 book.set_roster(run_id, learners)
-            progress.start(len(found.entries))
+            progress.start(len(choices))
             try:
-                graded, skipped = _grade_all(found.entries, book, run_id, options, batch, executor, progress, plan)
+                graded, skipped = _grade_all(choices, book, run_id, options, batch, executor, progress, plan)
             finally:
                 progress.stop()
             notes += plan.notes()
-            rows = book.latest(learners)
+            rows, bad = book.latest_checked(learners)
+            notes += bad
             if alone:
                 similar = previous_similar(out / SUMMARY_JSON)
-            else:  # after grading, in this process: off the hot path
-                similar = tuple(find_similar(((e.learner, e.path) for e in found.entries), batch.lesson.notebook))
-            write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
+            else:  # after grading, in this process, from what was read for grading: off the hot path
+                read = [(learner, c.read.submission) for learner, c in choices.items() if c.read.submission]
+                similar = tuple(find_similar(read, batch.lesson.notebook))
+            notes += write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
             notes += _export(book, run_id, out, rows, batch.lesson, options)
             if exporter is not None and options.nbgrader_db:
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment)
@@ -153,19 +163,48 @@ def _export(
     """Write the LMS import file asked for, or keep the one an earlier run wrote up to date (never a stale one)."""
     if options.export:
         book.set_export(run_id, options.export, options.export_name)
-        return (write_export(out, rows, Column.of(lesson, options.export_name), options.export).note,)
+        kept, left = _importable(rows, options.export)
+        return (write_export(out, kept, Column.of(lesson, options.export_name), options.export).note, *left)
     earlier = book.last_export()
     if earlier is None:
         return ()
     try:
-        return (write_export(out, rows, Column.of(lesson, earlier[1]), earlier[0]).note + ", as the earlier run asked",)
+        kept, left = _importable(rows, earlier[0])
+        written = write_export(out, kept, Column.of(lesson, earlier[1]), earlier[0])
+        return (written.note + ", as the earlier run asked", *left)
     except UsageError as err:  # this run's learners are not all that LMS's: the old file must not be imported
         import_path(out, earlier[0]).unlink(missing_ok=True)
         return (f"{earlier[0]}-import.csv was removed, as it could not be written again: {err}",)
 
 
+def _importable(rows: list[Row], to: str) -> tuple[list[Row], tuple[str, ...]]:
+    """The rows an LMS import can hold: those its download named (a file named otherwise was reported and
+    is left out, never guessed onto someone); every row for ``csv``, or when the download named none."""
+    lms = EXPORT_LMS.get(to, "")
+    kept = [r for r in rows if r.identity.lms == lms] if lms else rows
+    if not kept or len(kept) == len(rows):
+        return rows, ()
+    left = ", ".join(r.learner for r in rows if r.identity.lms != lms)
+    return kept, (f"left out of the {to} import, as {lms} did not name them: {left}",)
+
+
+def _choose_all(found: Found, lesson: Lesson) -> dict[str, Choice]:
+    """Each learner's one notebook to grade (:mod:`grader.batch.choose`), every file read once, in the
+    order the layout found them."""
+    reads: dict[str, list[Read]] = {}
+    for entry in found.entries:
+        reads.setdefault(entry.learner, []).append(read_entry(entry, found.root))
+    return {learner: choose(group, lesson.id, lesson.notebook.name) for learner, group in reads.items()}
+
+
+def _named(identities: list[Identity]) -> list[Identity]:
+    """The identities an LMS export is checked against: those an LMS download named (the others are left
+    out of the import, and were reported by name), or all of them when none was."""
+    return [who for who in identities if who.lms] or identities
+
+
 def _grade_all(
-    entries: tuple[Entry, ...],
+    choices: dict[str, Choice],
     book: Gradebook,
     run_id: int,
     options: BatchOptions,
@@ -174,21 +213,26 @@ def _grade_all(
     progress: Progress,
     plan: RegradePlan,
 ) -> tuple[int, int]:
-    """Grade what is not current in the gradebook, committing each row as it comes; return (graded, skipped)."""
+    """Grade what is not current in the gradebook, committing each row as it comes; return (graded, skipped).
+
+    One task per learner id, and each result goes back to the learner whose task it was: no two learners
+    share an id (:func:`grader.batch.layouts.find_submissions`), and that is checked again here."""
     graded = skipped = 0
     pending: dict[str, _Prepared] = {}
-    for entry in entries:
-        prepared = _prepare(entry, options.grading, batch)
-        if not plan.wants(entry.learner, prepared.digest, prepared.suites_hash):
+    for learner, choice in choices.items():
+        prepared = _prepare(learner, choice, options.grading, batch)
+        if not plan.wants(learner, prepared.digest, prepared.suites_hash):
             skipped += 1
-            kept = book.latest([entry.learner])  # none for a learner never graded and not named by --only
+            kept, _ = book.latest_checked([learner])  # none for a learner never graded and not named by --only
             if kept:
                 progress.done(kept[0], skipped=True)
         elif prepared.row is not None:  # decided without grading: unreadable
             _record(book, run_id, prepared, prepared.row, progress, plan.fingerprint)
             graded += 1
         else:
-            pending[entry.learner] = prepared
+            if learner in pending:
+                raise GraderError(f"Two submissions have the learner id {learner!r}; please report it.")
+            pending[learner] = prepared
     tasks = [p.task for p in pending.values() if p.task is not None]
     results = (
         (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
@@ -200,32 +244,28 @@ def _grade_all(
     return graded, skipped
 
 
-def _prepare(entry: Entry, options: GradeOptions, batch: _BatchLesson) -> _Prepared:
-    """Read one submission in this process: its hash decides whether to grade it, its metadata whether it may be.
+def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchLesson) -> _Prepared:
+    """A learner's chosen submission, already read: its hash decides whether to grade it, and a reason
+    (not a notebook, another lesson's, several candidates) whether it may be.
 
-    A file that is not a notebook, or a notebook whose metadata names another lesson, gets an ``unreadable``
-    row scoring 0 on every question of the batch's lesson, with the reason; it is never graded on another one.
+    A notebook that cannot be graded gets an ``unreadable`` row scoring 0 on every question of the batch's
+    lesson, with the reason; it is never graded on another lesson.
     """
-    lesson, suites_hash = batch.lesson, batch.suites_hash
-    try:
-        submission = replace(read_submission(entry.path), path=Path(entry.shown))
-    except NotebookUnreadable as err:
-        stub = Submission(Path(entry.shown), (), None, file_digest(entry.path))
-        row = Row.of(entry.learner, failed_report(lesson, stub, str(err), "unreadable"), entry.late)
-        return _Prepared(entry, stub.digest, suites_hash, row=row)
-    reason = other_lesson(submission, lesson.id)
-    if reason is not None:
-        row = Row.of(entry.learner, failed_report(lesson, submission, reason, "unreadable"), entry.late)
-        return _Prepared(entry, submission.digest, suites_hash, row=row)
-    task = Task(entry.learner, submission, lesson.id, Settings(options.for_any_lesson()))
-    return _Prepared(entry, submission.digest, suites_hash, task=task, lesson=lesson, submission=submission)
+    lesson, suites_hash, entry = batch.lesson, batch.suites_hash, choice.read.entry
+    submission = choice.read.submission
+    if choice.reason or submission is None:
+        stub = submission or Submission(Path(entry.shown), (), None, choice.digest)
+        row = Row.of(learner, failed_report(lesson, stub, choice.reason, "unreadable"), entry.late)
+        return _Prepared(entry, choice.digest, suites_hash, row=row)
+    task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()))
+    return _Prepared(entry, choice.digest, suites_hash, task=task, lesson=lesson, submission=submission)
 
 
 def _row(prepared: _Prepared, result: Result) -> Row:
     if isinstance(result, str):  # the process grading it died
         assert prepared.lesson is not None and prepared.submission is not None
         result = failed_report(prepared.lesson, prepared.submission, result, "crashed")
-    return Row.of(prepared.entry.learner, result, prepared.entry.late)
+    return Row.of(prepared.task.learner if prepared.task else prepared.entry.learner, result, prepared.entry.late)
 
 
 def _record(

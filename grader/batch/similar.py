@@ -21,7 +21,8 @@ Method (the README's batch section says why):
    :data:`~grader.config.SIMILARITY_THRESHOLD` and each has at least :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS`
    of them (a two-line answer has too few ways to be written to say anything).
 
-It runs in the batch process after grading, reading the notebooks again (JSON only): off the hot path.
+It runs in the batch process after grading, on the notebooks as the batch read them (never reading a file
+again): off the hot path.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from grader.config import SIMILARITY_COMMON_SHARE, SIMILARITY_MIN_FINGERPRINTS, SIMILARITY_THRESHOLD, WINNOW_K, WINNOW_W
 from grader.errors import NotebookUnreadable
+from grader.model import Submission
 from grader.read import read_submission
 
 _BUILTINS = frozenset(dir(builtins))
@@ -54,14 +56,25 @@ class Pair:
     second_code: str
 
 
-def answer_cells(path: Path, starter: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The learner's own code cells (not the starter code, not self-checks), as written; none if unreadable."""
-    try:
-        submission = read_submission(path)
-    except NotebookUnreadable:
-        return ()
+#: What of a learner's answers is compared: cells longer than this are left out, and at most this much in
+#: all. The batch process parses them with :mod:`ast` and has no memory limit, and a tree costs tens of
+#: bytes per character of source: a notebook near the size cap of one long cell must not cost gigabytes.
+#: A lesson's answers are a few kilobytes; a cell this long is not an answer anyone copied by hand.
+MAX_COMPARED_CELL_CHARS = 20_000
+MAX_COMPARED_CHARS = 200_000
+
+
+def answer_cells(submission: Submission, starter: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The learner's own code cells (not the starter code, not self-checks), as written, within the bounds
+    above."""
     cells = (c.source.strip() for c in submission.cells if not c.skip)
-    return tuple(s for s in cells if s and s not in starter)
+    kept: list[str] = []
+    left = MAX_COMPARED_CHARS
+    for source in cells:
+        if source and source not in starter and len(source) <= min(MAX_COMPARED_CELL_CHARS, left):
+            kept.append(source)
+            left -= len(source)
+    return tuple(kept)
 
 
 def cell_tokens(cell: str) -> tuple[str, ...]:
@@ -157,13 +170,14 @@ def similar_pairs(codes: Mapping[str, Sequence[str]], threshold: float = SIMILAR
     return sorted(pairs, key=lambda p: (-p.similarity, p.first, p.second))
 
 
-def find_similar(notebooks: Iterable[tuple[str, Path]], lesson_notebook: Path | None = None) -> list[Pair]:
-    """Similar pairs among ``(learner, notebook path)``; the lesson's own notebook is the starter code."""
+def find_similar(submissions: Iterable[tuple[str, Submission]], lesson_notebook: Path | None = None) -> list[Pair]:
+    """Similar pairs among ``(learner, submission)``, as the batch read them for grading (each file is read
+    once, safely: :mod:`grader.batch.choose`); the lesson's own notebook is the starter code."""
     starter: frozenset[str] = frozenset()
     if lesson_notebook is not None:
         try:
             starter = frozenset(c.source.strip() for c in read_submission(lesson_notebook).cells)
         except NotebookUnreadable:
             pass
-    codes = {learner: answer_cells(path, starter) for learner, path in notebooks}
+    codes = {learner: answer_cells(submission, starter) for learner, submission in submissions}
     return similar_pairs({learner: cells for learner, cells in codes.items() if cells})
