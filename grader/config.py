@@ -62,17 +62,20 @@ DEFAULT_FEEDBACK: FeedbackMode = "full"
 EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
 
 #: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
-#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); a pair
-#: is listed at a Jaccard index of SIMILARITY_THRESHOLD or more when each learner has at least
-#: SIMILARITY_MIN_FINGERPRINTS fingerprints; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has
-#: (and more than two learners) is the obvious way to write it, not evidence.
+#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); each
+#: fingerprint weighs by its rarity in the class, and a pair is listed at a weighted Jaccard index of
+#: SIMILARITY_THRESHOLD or more when what they share weighs at least SIMILARITY_MIN_FINGERPRINTS fingerprints
+#: only the two of them have; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has (and more than
+#: two learners), or the lesson's skeleton has, is the obvious way to write it, not evidence.
 WINNOW_K = 5
 WINNOW_W = 4
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_FINGERPRINTS = 8
 SIMILARITY_COMMON_SHARE = 0.5
 #: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
-SIMILAR_SHOWN = 20
+#: Every flagged pair in any class but one of mass copying (on bench/similarity.py's class of 123 learners, 6
+#: pairs are flagged): the bound keeps such a class's page and summary.json from growing by the square.
+SIMILAR_SHOWN = 200
 
 #: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
