@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
+
+_T = TypeVar("_T")
 
 #: Cells carrying this tag are for the learner's benefit (self-check calls, plots) and are not run when grading.
 SKIP_TAG = "self-check"
@@ -60,17 +62,20 @@ DEFAULT_UNGRADABLE: Ungradable = "blank"
 EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
 
 #: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
-#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); a pair
-#: is listed at a Jaccard index of SIMILARITY_THRESHOLD or more when each learner has at least
-#: SIMILARITY_MIN_FINGERPRINTS fingerprints; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has
-#: (and more than two learners) is the obvious way to write it, not evidence.
+#: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); each
+#: fingerprint weighs by its rarity in the class, and a pair is listed at a weighted Jaccard index of
+#: SIMILARITY_THRESHOLD or more when what they share weighs at least SIMILARITY_MIN_FINGERPRINTS fingerprints
+#: only the two of them have; a fingerprint more than SIMILARITY_COMMON_SHARE of the class has (and more than
+#: two learners), or the lesson's skeleton has, is the obvious way to write it, not evidence.
 WINNOW_K = 5
 WINNOW_W = 4
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_FINGERPRINTS = 8
 SIMILARITY_COMMON_SHARE = 0.5
 #: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
-SIMILAR_SHOWN = 20
+#: Every flagged pair in any class but one of mass copying (on bench/similarity.py's class of 123 learners, 6
+#: pairs are flagged): the bound keeps such a class's page and summary.json from growing by the square.
+SIMILAR_SHOWN = 200
 
 #: Longest piece of learner text (a message, a value, a file name) any output keeps; the rest is cut with a
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
@@ -80,43 +85,53 @@ MAX_TEXT_CHARS = 4000
 #: own, above the ranges that systems, desktops and containers hand out.
 WORKER_UID_BASE = 1_900_000_000
 
+#: The metadata key by which each field of :class:`Limits`, :class:`WorkerMode` and ``GradeOptions`` says whether
+#: it can change a score: a stored grade is stale when one that can has changed (grader/staleness.py), and
+#: tests/test_regrade.py fails for a field that does not say.
+AFFECTS_SCORE = "affects_score"
+
+
+def option(default: _T, *, affects_score: bool) -> _T:
+    """A field of options with its default, saying whether a different value can change a score."""
+    return field(default=default, metadata={AFFECTS_SCORE: affects_score})
+
 
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for the process that runs learner code (how it runs is its :class:`WorkerMode`)."""
 
-    timeout: float = 30.0
+    timeout: float = option(30.0, affects_score=True)
     """Wall-clock seconds for running the whole notebook."""
-    call_timeout: float = 5.0
+    call_timeout: float = option(5.0, affects_score=True)
     """Wall-clock seconds for one call of a learner function from a hidden test."""
-    boot_timeout: float = 60.0
+    boot_timeout: float = option(60.0, affects_score=True)
     """Wall-clock seconds a worker may take to start (import IPython) before the notebook's clock starts."""
-    memory_mb: int = 2048
+    memory_mb: int = option(2048, affects_score=True)
     """Address-space limit of the worker."""
-    max_processes: int = 64
+    max_processes: int = option(64, affects_score=True)
     """Processes and threads the worker may have at once (``RLIMIT_NPROC``: root is exempt, so a root grader gives
     the worker a uid of its own; see SECURITY.md)."""
-    max_file_mb: int = 16
+    max_file_mb: int = option(16, affects_score=True)
     """Largest file the worker may write."""
-    max_open_files: int = 256
+    max_open_files: int = option(256, affects_score=True)
     """Files the worker may have open at once (``RLIMIT_NOFILE``)."""
-    output_kb: int = 64
+    output_kb: int = option(64, affects_score=False)
     """What the worker prints that is kept, to quote when a worker dies before running the notebook; the rest
     is read and thrown away (so the worker never blocks on a full pipe). No report shows learner output."""
-    max_message_kb: int = 1024
+    max_message_kb: int = option(1024, affects_score=True)
     """Largest single value a learner function may send back across the channel."""
-    max_message_items: int = 100_000
+    max_message_items: int = option(100_000, affects_score=True)
     """List items and dict entries in one message from the worker, all levels together: the grader counts them
     before it does any work on the message."""
-    max_message_functions: int = 16
+    max_message_functions: int = option(16, affects_score=True)
     """Functions (callable references) in one message from the worker; each becomes a proxy in the grader."""
-    max_text_chars: int = 65_536
+    max_text_chars: int = option(65_536, affects_score=True)
     """Characters in one string from the worker (a value, an exception message)."""
-    max_call_depth: int = 8
+    max_call_depth: int = option(8, affects_score=True)
     """Calls nested through the channel at once: the grader calls a learner function (1), which calls a stand-in
     the test lent it, which calls the learner's function back (2), ... A test needs 2; deeper is refused with
     ``CallDepthExceeded``."""
-    tmpfs_mb: int = 64
+    tmpfs_mb: int = option(64, affects_score=True)
     """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
 
 
@@ -128,9 +143,9 @@ class WorkerMode:
     """How the process that runs learner code runs (:class:`Limits` say how much it may use): its isolation level,
     and whether the cells run in a real Jupyter kernel. Carried beside the limits to everything that starts one."""
 
-    isolation: str | None = None
+    isolation: str | None = option(None, affects_score=True)
     """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
-    kernel: bool = False
+    kernel: bool = option(False, affects_score=True)
     """Run the cells in a real Jupyter kernel (ipykernel, driven by nbclient) inside the same sandbox, for
     fidelity with Jupyter and nbgrader; a kernel started per notebook makes it much slower (bench/RESULTS.md)."""
 

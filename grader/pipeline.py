@@ -8,11 +8,11 @@ the options, and which lesson a notebook is graded on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode, option
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
@@ -28,17 +28,18 @@ if TYPE_CHECKING:
 class GradeOptions:
     """How to grade: everything a caller can choose about grading a notebook, defined once (each default is
     None or :mod:`grader.config`'s). Plain, picklable, hashable data: a batch sends it to its grading processes
-    (:class:`grader.batch.work.Settings`), and a :class:`grader.grader.Grader` is built from it."""
+    (:class:`grader.batch.work.Settings`), and a :class:`grader.grader.Grader` is built from it. Each field says
+    whether it can change a score (:mod:`grader.staleness`: the lesson's three count through its content)."""
 
-    lesson: str | None = None
+    lesson: str | None = option(None, affects_score=True)
     """Lesson id; by default the notebook's ``metadata.grader.lesson``."""
-    suites: Path | None = None
+    suites: Path | None = option(None, affects_score=True)
     """A private copy of the hidden suites to use instead of the lesson's own."""
-    lessons_root: Path | None = None
+    lessons_root: Path | None = option(None, affects_score=True)
     """Where lesson definitions live; None: :func:`grader.config.lessons_root`."""
-    limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+    limits: Limits = option(DEFAULT_LIMITS, affects_score=True)
     """How much a learner's worker may use."""
-    mode: WorkerMode = field(default_factory=lambda: DEFAULT_MODE)
+    mode: WorkerMode = option(DEFAULT_MODE, affects_score=True)
     """How a learner's worker runs: its isolation level, a real kernel or not."""
 
     @classmethod

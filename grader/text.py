@@ -58,9 +58,32 @@ def for_html(text: str) -> str:
 
 def for_markdown(text: str) -> str:
     """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis, code or list."""
-    line = " ".join(plain(text).split())
-    line = _MARKDOWN_INLINE.sub(r"\\\1", line)
+    return _block_start_escaped(_inline_escaped(" ".join(plain(text).split())))
+
+
+def _inline_escaped(text: str) -> str:
+    return _MARKDOWN_INLINE.sub(r"\\\1", text)
+
+
+def _block_start_escaped(line: str) -> str:
     return _MARKDOWN_BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", line)
+
+
+#: The spans feedback sentences write in Markdown: `code` and **bold** (see grader/batch/markup.py for HTML).
+_FEEDBACK_SPAN = re.compile(r"(`[^`\n]+`)|\*\*([^*`\n]+)\*\*")
+
+
+def for_markdown_spans(text: str) -> str:
+    """Like :func:`for_markdown`, but a feedback sentence's own `code` and **bold** spans render (a Gradescope
+    ``md`` output): a code span shows its content literally, whoever wrote it; everything else is escaped."""
+    line = " ".join(plain(text).split())
+    out, end = [], 0
+    for span in _FEEDBACK_SPAN.finditer(line):
+        out.append(_inline_escaped(line[end : span.start()]))
+        out.append(span[1] or f"**{_inline_escaped(span[2])}**")
+        end = span.end()
+    out.append(_inline_escaped(line[end:]))
+    return _block_start_escaped("".join(out))
 
 
 def for_csv(text: str) -> str:

@@ -10,12 +10,16 @@ import stat
 import subprocess
 import zipfile
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from grader.integrations.constraints import pinned, runtime_requirements
+from grader.integrations.gradescope import question_output, results_from_report
 from grader.lessons import load_lesson
+from grader.model import QuestionResult, Report
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
 from tests.integration_support import MIX, reference_report, write_mix_notebook
 
@@ -33,12 +37,14 @@ def check_schema(results: dict[str, Any], lesson_id: str, lessons: Path | None =
     tests = results["tests"]
     assert [t["number"] for t in tests] == [str(i) for i in range(1, len(lesson.questions) + 1)]
     for test, q in zip(tests, lesson.questions, strict=False):
-        assert set(test) == {"name", "number", "score", "max_score", "status", "output", "visibility"}
+        assert set(test) == {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}
+        assert test["output_format"] == "md"
         assert test["name"].startswith(q.id) and (not q.title or q.title in test["name"])
         assert test["max_score"] == q.points and 0 <= test["score"] <= test["max_score"]
         assert test["status"] in STATUSES and (test["status"] == "passed") == (test["score"] == test["max_score"] > 0)
         assert isinstance(test["output"], str) and test["visibility"] in VISIBILITIES
     assert results["score"] == pytest.approx(sum(t["score"] for t in tests))
+    assert results["output_format"] == "md"
 
 
 def gradescope(root: Path, *extra: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -48,6 +54,11 @@ def gradescope(root: Path, *extra: str, env: dict[str, str] | None = None) -> di
     )
     assert result.returncode == 0, result.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def question(q: dict[str, Any]) -> QuestionResult:
+    """A question of ``grade --json``'s output as the result it was made from."""
+    return QuestionResult(q["id"], q["score"], q["max_score"], q["status"], tuple(q["feedback"]))
 
 
 def per_question(results: dict[str, Any]) -> dict[str, float]:
@@ -160,6 +171,7 @@ def test_the_bundle_holds_the_scripts_the_package_and_only_this_lesson(bundle: P
     assert {n.split("/")[0] for n in names} == {
         "setup.sh",
         "run_autograder",
+        "constraints.txt",
         "pyproject.toml",
         "README.md",
         "grader",
@@ -193,4 +205,104 @@ def test_run_autograder_gives_the_scores_of_grade_json(bundle: Path, tmp_path: P
     expected = reference_report(kind)
     assert per_question(results) == {q["id"]: q["score"] for q in expected["questions"]}
     assert results["score"] == expected["score"]
-    assert [t["output"].splitlines() for t in results["tests"]] == [q["feedback"] for q in expected["questions"]]
+    assert [t["output"] for t in results["tests"]] == [question_output(question(q)) for q in expected["questions"]]
+
+
+# -- results.json: Markdown, partial credit ----------------------------------------------------------------------
+
+
+def test_feedback_renders_as_markdown_and_partial_credit_is_said() -> None:
+    """Gradescope renders ``md`` outputs: the feedback's code spans render, the learner's words stay text, and a
+    question partly earned says so (its spec has only "passed" and "failed": a part is not a pass)."""
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    questions = (
+        QuestionResult("answer_even", 1.0, 1.0, "passed", ("Right.",)),
+        QuestionResult("square", 1.0, 2.0, "partial", ("`square(-2)` returned `<b>-4</b>`", "*not* squared")),
+        QuestionResult("sum_of_squares", 0.0, 2.0, "failed", ("`sum_of_squares([])` raised",)),
+    )
+    report = Report("squares", "answers.ipynb", 2.0, 5.0, questions)
+    results = results_from_report(report, lesson, 1.0)
+    check_schema(results, "squares", FIXTURE_LESSONS)
+    passed, partly, failed = results["tests"]
+    assert partly["status"] == "failed" and partly["name"] == "square (partial credit: 1 / 2)"
+    assert partly["output"] == (
+        "**Partly earned: 1 of 2 points.**\n\n`square(-2)` returned `<b>-4</b>`\n\n\\*not\\* squared"
+    )
+    assert "partial" not in passed["name"] + failed["name"] and not failed["output"].startswith("**Partly")
+    assert passed["status"] == "passed" and failed["status"] == "failed"
+
+
+# -- the bundle's setup.sh and constraints -------------------------------------------------------------------------
+
+_FAKE_PYTHON = """#!/bin/bash
+echo "python3 $*" >> "$LOG"
+if [ "$1" = "-c" ]; then
+    case "$2" in
+        *ensurepip*) [ -e "$FIXED" ] ;;
+        *) exit 0 ;;
+    esac
+    exit $?
+fi
+if [ "$1 $2" = "-m venv" ]; then
+    mkdir -p "$3/bin"
+    printf '#!/bin/bash\\necho "venv-python $*" >> "$LOG"\\n' > "$3/bin/python"
+    chmod +x "$3/bin/python"
+fi
+"""
+_FAKE_APT = """#!/bin/bash
+echo "apt-get $*" >> "$LOG"
+[ "$1" = "install" ] && touch "$FIXED"
+exit 0
+"""
+
+
+def run_setup(bundle: Path, tmp_path: Path, ensurepip: bool) -> list[str]:
+    """Run the bundle's setup.sh with a fake python3 (with or without ensurepip) and apt-get; the calls made."""
+    source = tmp_path / "source"
+    with zipfile.ZipFile(bundle) as zf:
+        zf.extractall(source)
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    for name, text in (("python3", _FAKE_PYTHON), ("apt-get", _FAKE_APT)):
+        (shims / name).write_text(text)
+        (shims / name).chmod(0o755)
+    log, fixed = tmp_path / "calls.log", tmp_path / "ensurepip-installed"
+    if ensurepip:
+        fixed.touch()
+    env = {
+        "PATH": f"{shims}:/usr/bin:/bin",
+        "LOG": str(log),
+        "FIXED": str(fixed),
+        "GRADER_VENV": str(tmp_path / "venv"),
+        "HOME": str(tmp_path),
+    }
+    run = subprocess.run(["bash", str(source / "setup.sh")], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return log.read_text().splitlines()
+
+
+def test_setup_installs_python3_venv_when_ensurepip_is_missing(bundle: Path, tmp_path: Path) -> None:
+    """``python3 -m venv --help`` passes on Ubuntu without python3-venv; only ensurepip missing tells."""
+    calls = run_setup(bundle, tmp_path, ensurepip=False)
+    installs = [c for c in calls if c.startswith("apt-get install")]
+    assert "apt-get update" in calls and len(installs) == 1 and "python3-venv" in installs[0].split()
+    assert calls.index(installs[0]) < next(i for i, c in enumerate(calls) if c.startswith("python3 -m venv"))
+    pip = [c for c in calls if c.startswith("venv-python -m pip install")]
+    assert pip and all("-c constraints.txt" in c for c in pip), pip
+    assert any(c.endswith("-e .") for c in pip)
+
+
+def test_setup_leaves_apt_alone_when_python_can_make_a_venv(bundle: Path, tmp_path: Path) -> None:
+    calls = run_setup(bundle, tmp_path, ensurepip=True)
+    assert not any(c.startswith("apt-get") for c in calls), calls
+    assert f"python3 -m venv {tmp_path / 'venv'}" in calls
+
+
+def test_the_bundle_pins_every_runtime_dependency_at_the_version_that_built_it(bundle: Path) -> None:
+    with zipfile.ZipFile(bundle) as zf:
+        text = zf.read("constraints.txt").decode()
+    pins = dict(line.split("==") for line in text.splitlines() if line and not line.startswith("#"))
+    for name in ("pytest", "hypothesis", "ipython", "nbformat", "pluggy", "iniconfig", "traitlets"):  # some via others
+        assert pins[name] == metadata.version(name), name
+    assert pins == {**pinned(runtime_requirements(REPO / "pyproject.toml")), "pip": metadata.version("pip")}
+    assert all(pins[name] == metadata.version(name) for name in pins)

@@ -45,7 +45,7 @@ def test_the_daemon_keeps_one_grader_per_set_of_options_whatever_the_lesson() ->
 
 
 def test_the_fingerprint_names_the_mode_and_the_limits() -> None:
-    plain = grading_fingerprint(DEFAULT_LIMITS, DEFAULT_MODE, "suites")
-    kernel = grading_fingerprint(DEFAULT_LIMITS, WorkerMode(kernel=True), "suites")
+    plain = grading_fingerprint(GradeOptions(), "suites")
+    kernel = grading_fingerprint(GradeOptions(mode=WorkerMode(kernel=True)), "suites")
     assert (plain["kernel"], kernel["kernel"]) == ("off", "on")
-    assert grading_fingerprint(Limits(timeout=9.0), DEFAULT_MODE, "suites")["timeout"] == "9"
+    assert grading_fingerprint(GradeOptions(limits=Limits(timeout=9.0)), "suites")["timeout"] == "9"

@@ -1,7 +1,14 @@
-"""Regrade what changed, and only that: a changed grading option regrades and says so; ``--only``; one notebook."""
+"""Regrade what changed, and only that: a changed grading option or a change to the grader's code regrades and
+says so; ``--only``; one notebook."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import Field, fields, replace
 from pathlib import Path
 
 import pytest
@@ -9,25 +16,114 @@ import pytest
 from grader.batch.fingerprint import grading_fingerprint
 from grader.batch.gradebook import Latest
 from grader.batch.regrade import why_regrade
-from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
+from grader.config import AFFECTS_SCORE, DEFAULT_LIMITS, Limits, WorkerMode
+from grader.pipeline import GradeOptions
+from grader.staleness import PACKAGE, source_hash
 from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, write_nb
-from tests.conftest import SQUARES_SOLVED
+from tests.conftest import REPO, SQUARES_SOLVED
 
 SLOW = [SQUARES_SOLVED[0], "import time\ntime.sleep(4)", *SQUARES_SOLVED[1:]]
 
 
 def test_every_option_that_can_change_a_score_is_in_the_fingerprint() -> None:
-    now = grading_fingerprint(DEFAULT_LIMITS, DEFAULT_MODE, "suites-1")
+    now = grading_fingerprint(GradeOptions(), "suites-1")
     assert {"lesson", "grader", "isolation", "kernel", "timeout", "call_timeout", "memory_mb"} <= set(now)
+    assert now["grader"] == source_hash()
     stored = Latest("d", "suites-1", "graded", dict(now))
     assert why_regrade(stored, "d", "suites-1", now) is None
     assert why_regrade(stored, "d", "suites-1", {**now, "timeout": "60"}) == "--timeout changed from 30 to 60 s"
     assert why_regrade(stored, "d", "suites-1", {**now, "kernel": "on"}) == "--kernel changed from off to on"
-    assert why_regrade(stored, "d", "suites-1", {**now, "grader": "9.9"}).startswith("the grader changed from version")  # type: ignore[union-attr]
+    assert why_regrade(stored, "d", "suites-1", {**now, "grader": "0.1.0"}) == "the grader's code changed"
     assert why_regrade(stored, "other", "suites-1", now) == "their notebook changed"
     assert "lesson" in (why_regrade(stored, "d", "suites-2", now) or "")
     assert why_regrade(Latest("d", "suites-1", "crashed", dict(now)), "d", "suites-1", now) is not None
     assert why_regrade(None, "d", "suites-1", now) == "new"
+
+
+@pytest.mark.parametrize("options", [Limits, WorkerMode, GradeOptions])
+def test_every_option_says_whether_it_can_change_a_score(options: type) -> None:
+    """A new limit or option must be classified: else a change to it could leave stale grades standing."""
+    unclassified = [f.name for f in fields(options) if AFFECTS_SCORE not in f.metadata]
+    assert not unclassified, f"{options.__name__}: say option(..., affects_score=...) for {unclassified}"
+
+
+@pytest.mark.parametrize("limit", [f for f in fields(Limits)], ids=lambda f: f.name)
+def test_a_change_to_any_score_changing_limit_regrades_and_names_it(limit: Field[float]) -> None:
+    before = grading_fingerprint(GradeOptions(), "suites-1")
+    changed = replace(DEFAULT_LIMITS, **{limit.name: getattr(DEFAULT_LIMITS, limit.name) * 2})
+    now = grading_fingerprint(GradeOptions(limits=changed), "suites-1")
+    why = why_regrade(Latest("d", "suites-1", "graded", before), "d", "suites-1", now)
+    if limit.metadata[AFFECTS_SCORE]:
+        assert why is not None and limit.name.replace("_", " ") in why.replace("_", " ").replace("--", ""), why
+    else:
+        assert why is None and now == before  # only bounds what is kept of the output: no regrade
+
+
+def test_a_mode_change_regrades() -> None:
+    before = grading_fingerprint(GradeOptions(), "suites-1")
+    now = grading_fingerprint(GradeOptions(mode=WorkerMode(kernel=True)), "suites-1")
+    assert (
+        why_regrade(Latest("d", "suites-1", "graded", before), "d", "suites-1", now)
+        == "--kernel changed from off to on"
+    )
+
+
+def test_the_source_hash_follows_content_not_file_times(tmp_path: Path) -> None:
+    copy = tmp_path / "grader"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    first = source_hash(copy)
+    assert first == source_hash(PACKAGE)
+    os.utime(copy / "score.py", (1, 1))
+    (copy / "__pycache__").mkdir(exist_ok=True)
+    (copy / "__pycache__" / "score.cpython-311.pyc").write_bytes(b"cache")
+    assert source_hash(copy) == first
+    (copy / "score.py").write_text((copy / "score.py").read_text() + "# a fix\n")
+    assert source_hash(copy) != first
+
+
+@pytest.fixture
+def grader_copy() -> Iterator[Path]:
+    """A copy of the grader package that a test may edit, readable by a worker running as another user."""
+    where = Path(tempfile.mkdtemp(prefix="grader-copy-"))
+    try:
+        where.chmod(0o755)
+        shutil.copytree(PACKAGE, where / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+        yield where
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _batch_with(code: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real ``grade batch``, running the grader in ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    return subprocess.run(["grade", "batch", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
+
+
+@pytest.mark.slow
+def test_a_change_to_the_graders_code_or_a_limit_regrades_and_says_why(tmp_path: Path, grader_copy: Path) -> None:
+    subs, out = tmp_path / "subs", tmp_path / "results"
+    write_nb(subs / "ada.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "sam.ipynb", WRONG_SQUARE)
+    args = (str(subs), "--out", str(out), *LESSONS)
+    first = _batch_with(grader_copy, *args)
+    assert first.returncode == 0, first.stderr
+    assert "0 graded now, 2 unchanged and kept" in _batch_with(grader_copy, *args).stdout
+    config = grader_copy / "grader" / "config.py"
+    text = config.read_text(encoding="utf-8")
+    assert "max_call_depth: int = option(8, " in text
+    config.write_text(text.replace("max_call_depth: int = option(8, ", "max_call_depth: int = option(16, "))
+    deeper = _batch_with(grader_copy, *args)
+    assert deeper.returncode == 0, deeper.stderr
+    assert "2 graded now" in deeper.stdout, deeper.stdout
+    assert "2 regraded because the grader's code changed and the max_call_depth limit changed from 8 to 16" in (
+        deeper.stdout
+    )
+    score = grader_copy / "grader" / "score.py"
+    score.write_text(score.read_text(encoding="utf-8") + "# a fix to the grader\n", encoding="utf-8")
+    fixed = _batch_with(grader_copy, *args)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "2 regraded because the grader's code changed\n" in fixed.stdout + "\n", fixed.stdout
+    assert grades(out)["ada"]["score"] == "5" and grades(out)["sam"]["score"] == "3"
 
 
 @pytest.mark.slow

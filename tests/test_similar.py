@@ -10,6 +10,7 @@ import pytest
 
 from grader.batch.similar import fingerprints, normal_form, similar_pairs
 from tests.batch_support import LESSONS, batch, grades, write_nb
+from tests.fixtures.similarity_class import SKELETON, make_class
 
 ORIGINAL = [
     'answer_even = "A"',
@@ -60,6 +61,38 @@ def test_copies_are_paired_and_independent_solutions_are_not() -> None:
     pairs = similar_pairs({"ada": ORIGINAL, "cop": COPY, "bob": OWN_1, "cy": OWN_2})
     assert [(p.first, p.second) for p in pairs] == [("ada", "cop")] and pairs[0].similarity == 1.0
     assert "acc = acc + square(element)" in pairs[0].second_code  # shown as the learner wrote it
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_on_a_class_every_near_copy_is_found_first_and_no_independent_pair_is_flagged(seed: int) -> None:
+    """Independent answers (several ways per function, a third of the class doing only the one-liners most
+    learners write alike) and near-copies (renamed, reformatted, commented, reordered): bench/similarity.py's
+    measurement, on a smaller class."""
+    made = make_class(40, 3, seed)
+    pairs = similar_pairs(made.codes, starter=list(SKELETON.values()))
+    assert {(p.first, p.second) for p in pairs} == made.copies
+    assert all(p.similarity > 0.99 for p in pairs)
+
+
+def test_the_skeleton_and_what_many_share_weigh_less_than_what_two_share() -> None:
+    """Four learners who wrote the same going-further answer, in a class where each answer has three ways
+    to be written, are not pairs, however long it is; two with code no one else has are, ranked by evidence."""
+    ways = [
+        "def perplexity(logprobs):\n    return math.exp(-sum(logprobs) / len(logprobs)) if logprobs else float('inf')",
+        "def perplexity(logprobs):\n    mean = sum(logprobs) / max(len(logprobs), 1)\n    return math.exp(-mean)",
+        "def perplexity(logprobs):\n    return 2 ** (-sum(lp / math.log(2) for lp in logprobs) / len(logprobs))",
+    ]
+    given = SKELETON["softmax"].replace("raise NotImplementedError", "return [1 / len(logits)] * len(logits)")
+    codes = {f"l{i:02d}": [given, ways[i % 3]] for i in range(12)}
+    assert len(fingerprints([ways[0]])) >= 8  # long enough to count as evidence if it were rare
+    assert similar_pairs(codes, starter=list(SKELETON.values())) == []
+    own = "def helper(a, b):\n    c = [a[i] * b[i] + i for i in range(len(a)) if a[i] != b[i]]\n    return c[::-1]"
+    more = "def other(q):\n    return {k: v for k, v in q.items() if k.startswith('x') and v > 3}"
+    codes |= {"l00": [*codes["l00"], own, more], "l03": [*codes["l03"], more, own]}
+    codes |= {"l01": [*codes["l01"], own], "l04": [*codes["l04"], own]}
+    pairs = similar_pairs(codes, starter=list(SKELETON.values()))
+    assert [(p.first, p.second) for p in pairs] == [("l00", "l03"), ("l01", "l04")]
+    assert pairs[0].evidence > pairs[1].evidence >= 8
 
 
 @pytest.mark.slow

@@ -206,13 +206,17 @@ def _similar_html(pairs: Sequence[Pair]) -> str:
             "are set aside.</p>"
         )
     parts.append(
-        "<p>Answer cells that are near-identical once names, comments and layout are set aside. "
+        "<p>Answer cells that are near-identical once names, comments and layout are set aside, counting only "
+        "code few learners share (the lesson's skeleton and what much of the class writes alike weigh little or "
+        "nothing), most evidence first. "
         "This never changes a score: "
         "similar code can be honest (a short answer has few ways to be written); look before you act.</p>"
     )
     for p in pairs[:SIMILAR_SHOWN]:
         parts.append(
             f"<h3>{for_html(p.first)} and {for_html(p.second)}: {p.similarity:.0%} similar</h3>"
+            f"<p>What they share that the class does not weighs {p.evidence:g} fingerprints only two learners "
+            "have (the ranking).</p>"
             f"<table><tr><th>{for_html(p.first)}</th><th>{for_html(p.second)}</th></tr>"
             f"<tr><td><pre>{for_html(p.first_code)}</pre></td><td><pre>{for_html(p.second_code)}</pre></td></tr></table>"
         )

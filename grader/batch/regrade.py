@@ -1,10 +1,11 @@
 """Decide whom a rerun grades again, and say why: only what changed is regraded.
 
-A learner's stored grade is kept while their notebook, the lesson and every grading option that can change
-a score (:func:`grader.batch.fingerprint.grading_fingerprint`) are what they were when it was graded. A
-rerun with another ``--timeout`` regrades everyone graded under the old one and says so ("3 regraded because
---timeout changed from 30 to 60 s"); ``--only`` regrades the learners named and keeps everyone else as is;
-``--regrade`` regrades everyone.
+A learner's stored grade is kept while their notebook, the lesson and every grading option that can change a
+score (:func:`grader.batch.fingerprint.grading_fingerprint`, from :mod:`grader.staleness`) are what they were
+when it was graded. A rerun with another ``--timeout`` regrades everyone graded under the old one and says so
+("3 regraded because --timeout changed from 30 to 60 s"), as it does after a fix to the grader ("... because the
+grader's code changed") or another limit ("... the max_call_depth limit changed from 8 to 16"); ``--only``
+regrades the learners named and keeps everyone else as is; ``--regrade`` regrades everyone.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def describe_change(option: str, before: str, after: str) -> str:
         return f"the isolation level changed from {before} to {after}"
     if option == "lesson":
         return "the lesson (its hidden suites, lesson.toml or solution) changed"
-    if option == "grader":
-        return f"the grader changed from version {before} to {after}"
+    if option == "grader":  # a hash (an older gradebook stored the version): which one says nothing to a person
+        return "the grader's code changed"
     return f"the {option} limit changed from {before} to {after}"
 
 

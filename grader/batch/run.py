@@ -110,7 +110,7 @@ def run_batch(
     check_settings(options.grading.mode)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
-    fingerprint = grading_fingerprint(options.grading.limits, options.grading.mode, batch.suites_hash)
+    fingerprint = grading_fingerprint(options.grading, batch.suites_hash)
     names = (batch.lesson.title, batch.lesson.id, options.export_name or "")
     with open_submissions(submissions, options.assignment, names) as found:
         if not found.entries:

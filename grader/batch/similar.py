@@ -15,11 +15,16 @@ Method (the README's batch section says why):
    stream: hashes of every k-gram of tokens, and in each window of w consecutive hashes the smallest is
    kept. Any shared run of at least ``w + k - 1`` tokens is guaranteed to be found, reordering functions
    does not hide it, and each submission is a small set, so a class is compared through an index of
-   fingerprints instead of pair by pair. As in MOSS, what most of the class shares (the one obvious way to
-   write a line, a function header the lesson gives) is not evidence and is dropped.
-4. Two learners are **similar** when the Jaccard index of their remaining fingerprints is at least
-   :data:`~grader.config.SIMILARITY_THRESHOLD` and each has at least :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS`
-   of them (a two-line answer has too few ways to be written to say anything).
+   fingerprints instead of pair by pair. What the lesson's notebook gives (its skeleton: function headers,
+   given lines, even inside a cell the learner edited) and what most of the class shares is dropped.
+4. **Rarity**: every other fingerprint weighs by how few learners have it (``log((n + 1) / holders)``, a
+   document frequency weighting, in units of a fingerprint only two learners share): the one-line answer
+   half the class writes alike weighs little, code only two learners have weighs most.
+5. Two learners are **similar** when the weighted Jaccard index of their fingerprints is at least
+   :data:`~grader.config.SIMILARITY_THRESHOLD` and what they share weighs at least
+   :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` units (a short answer has too few ways to be written to
+   say anything). Pairs are ranked by that weight, the evidence. ``bench/similarity.py`` measures precision
+   and recall on a class of independent answers with planted near-copies.
 
 It runs in the batch process after grading, on the notebooks as the batch read them (never reading a file
 again): off the hot path.
@@ -30,6 +35,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import math
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -54,6 +60,8 @@ class Pair:
     similarity: float
     first_code: str
     second_code: str
+    evidence: float = 0.0
+    """What the two share, weighed by rarity: in fingerprints that only the two of them have (the ranking)."""
 
 
 #: What of a learner's answers is compared: cells longer than this are left out, and at most this much in
@@ -145,29 +153,49 @@ def winnow(stream: Sequence[str], k: int = WINNOW_K, w: int = WINNOW_W) -> froze
 
 
 def fingerprints(cells: Sequence[str]) -> frozenset[int]:
-    return winnow(normal_form(cells))
+    """The union of each cell's fingerprints: a k-gram never spans two cells, so moving cells changes nothing."""
+    return frozenset().union(*(winnow(cell_tokens(cell)) for cell in cells))
 
 
-def similar_pairs(codes: Mapping[str, Sequence[str]], threshold: float = SIMILARITY_THRESHOLD) -> list[Pair]:
-    """Pairs of learners (``codes``: learner -> answer cells) whose fingerprints overlap at least ``threshold``."""
-    prints = {learner: fingerprints(cells) for learner, cells in codes.items()}
+def similar_pairs(
+    codes: Mapping[str, Sequence[str]], threshold: float = SIMILARITY_THRESHOLD, starter: Sequence[str] = ()
+) -> list[Pair]:
+    """Pairs of learners (``codes``: learner -> answer cells) whose rare code overlaps, most evidence first.
+
+    What the lesson gives (``starter``: its notebook's code cells, whose fingerprints leave every learner's set,
+    even inside a cell the learner edited) and what most of the class writes alike is not evidence; every other
+    fingerprint weighs by its rarity, ``log((n + 1) / holders)`` (a document frequency weighting), so a line a
+    few learners share weighs less than code only these two have. A pair is listed when the weighted Jaccard
+    index of their fingerprints is at least ``threshold`` and what they share weighs at least
+    :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` fingerprints that only the two of them have.
+    """
+    given = fingerprints(starter) if starter else frozenset()
+    prints = {learner: fingerprints(cells) - given for learner, cells in codes.items()}
     shared_by = Counter(f for fs in prints.values() for f in fs)
     common = max(2.0, SIMILARITY_COMMON_SHARE * len(prints))  # a fingerprint two learners share is always evidence
     prints = {learner: frozenset(f for f in fs if shared_by[f] <= common) for learner, fs in prints.items()}
+    weight = _rarity(shared_by, len(prints))
     holders: dict[int, list[str]] = defaultdict(list)
     for learner, fs in prints.items():
-        if len(fs) >= SIMILARITY_MIN_FINGERPRINTS:
-            for f in fs:
-                holders[f].append(learner)
-    overlap: Counter[tuple[str, str]] = Counter()
-    for names in holders.values():
-        overlap.update(combinations(sorted(names), 2))
+        for f in fs:
+            holders[f].append(learner)
+    shared: defaultdict[tuple[str, str], float] = defaultdict(float)
+    for f, names in holders.items():
+        for pair in combinations(sorted(names), 2):
+            shared[pair] += weight[f]
+    mass = {learner: sum(weight[f] for f in fs) for learner, fs in prints.items()}
     pairs = []
-    for (a, b), shared in overlap.items():
-        jaccard = shared / len(prints[a] | prints[b])
-        if jaccard >= threshold:
-            pairs.append(Pair(a, b, jaccard, "\n\n".join(codes[a]), "\n\n".join(codes[b])))
-    return sorted(pairs, key=lambda p: (-p.similarity, p.first, p.second))
+    for (a, b), evidence in shared.items():
+        similarity = evidence / (mass[a] + mass[b] - evidence)
+        if similarity >= threshold and evidence >= SIMILARITY_MIN_FINGERPRINTS:
+            pairs.append(Pair(a, b, similarity, "\n\n".join(codes[a]), "\n\n".join(codes[b]), round(evidence, 1)))
+    return sorted(pairs, key=lambda p: (-p.evidence, -p.similarity, p.first, p.second))
+
+
+def _rarity(shared_by: Mapping[int, int], learners: int) -> dict[int, float]:
+    """Each fingerprint's weight: 1 for one only a pair shares, less the more learners have it."""
+    unit = math.log((learners + 1) / 2)
+    return {f: math.log((learners + 1) / n) / unit for f, n in shared_by.items()}
 
 
 def find_similar(submissions: Iterable[tuple[str, Submission]], lesson_notebook: Path | None = None) -> list[Pair]:
@@ -180,4 +208,4 @@ def find_similar(submissions: Iterable[tuple[str, Submission]], lesson_notebook:
         except NotebookUnreadable:
             pass
     codes = {learner: answer_cells(submission, starter) for learner, submission in submissions}
-    return similar_pairs({learner: cells for learner, cells in codes.items() if cells})
+    return similar_pairs({learner: cells for learner, cells in codes.items() if cells}, starter=sorted(starter))

@@ -1,8 +1,12 @@
 """Gradescope: grade the one notebook in ``<root>/submission`` and write ``<root>/results/results.json``.
 
-The file follows Gradescope's autograder specification: a top-level ``score``, ``execution_time`` (seconds)
-and ``output``, and one test per lesson question (``name`` = id and title, ``number`` "1", "2", ...,
-``score``, ``max_score``, ``status`` "passed"/"failed", ``output`` = the teaching feedback, ``visibility``).
+The file follows Gradescope's autograder specification (``docs/specs.md`` of gradescope/autograder_samples): a
+top-level ``score``, ``execution_time`` (seconds) and ``output``, and one test per lesson question (``name`` = id
+and title, ``number`` "1", "2", ..., ``score``, ``max_score``, ``status``, ``output`` = the teaching feedback,
+``visibility``). Every ``output`` is Markdown (``output_format`` "md"): the feedback's `code` spans render,
+and the learner's words in it are escaped (:func:`grader.text.for_markdown_spans`). The specification knows
+only the statuses "passed" and "failed" (by default: full marks or not), so a question partly earned is
+"failed" with its partial credit said in its name and its output's first line, never shown as plain failure.
 Whatever happens (no notebook, several, an unreadable file, a timeout, a broken lesson, a bug), a valid
 results.json is written with score 0 and the reason in ``output``: Gradescope shows only "The autograder
 failed to execute correctly" when the file is missing or malformed. So every string in it is
@@ -22,7 +26,7 @@ from grader.config import GRADESCOPE_VISIBILITY
 from grader.files import write_atomic
 from grader.lessons import load_lesson
 from grader.model import Lesson, QuestionResult, Report
-from grader.text import for_json, plain
+from grader.text import for_json, for_markdown_spans, plain
 
 if TYPE_CHECKING:
     from grader.pipeline import GradeOptions
@@ -66,7 +70,7 @@ def results_from_report(
 ) -> dict[str, Any]:
     """Gradescope's results.json for a graded notebook: one test per question, in lesson order."""
     summary = f"{Path(report.path).name}: {report.score:g} / {report.max_score:g} points."
-    output = "\n".join(plain(line) for line in (summary, *report.errors))
+    output = _markdown((summary, *report.errors))
     return _results(report.score, seconds, output, _tests(report.questions, lesson, visibility), visibility)
 
 
@@ -76,22 +80,48 @@ def ungraded_results(
     """Score 0 with ``reason``; every question of ``lesson`` (when known) listed as failed, so totals match."""
     reason = plain(reason)
     zeros = [QuestionResult(q.id, 0.0, q.points, "error", (reason,)) for q in lesson.questions] if lesson else []
-    return _results(0.0, seconds, reason, _tests(zeros, lesson, visibility) if lesson else [], visibility)
+    return _results(0.0, seconds, _markdown((reason,)), _tests(zeros, lesson, visibility) if lesson else [], visibility)
+
+
+#: Gradescope's format for every output we write: Markdown (its others: text, html, simple_format, ansi).
+OUTPUT_FORMAT = "md"
+
+
+def partial(q: QuestionResult) -> bool:
+    """Some of the question's points were earned, not all."""
+    return 0 < q.score < q.max_score
 
 
 def _tests(questions: Iterable[QuestionResult], lesson: Lesson, visibility: str) -> list[dict[str, Any]]:
     return [
         {
-            "name": question_name(lesson, q.id),
+            "name": _test_name(lesson, q),
             "number": str(number),
             "score": q.score,
             "max_score": q.max_score,
             "status": "passed" if q.status == "passed" else "failed",
-            "output": "\n".join(plain(line) for line in q.feedback),
+            "output": question_output(q),
+            "output_format": OUTPUT_FORMAT,
             "visibility": visibility,
         }
         for number, q in enumerate(questions, start=1)
     ]
+
+
+def _test_name(lesson: Lesson, q: QuestionResult) -> str:
+    partly = f" (partial credit: {q.score:g} / {q.max_score:g})" if partial(q) else ""
+    return question_name(lesson, q.id) + partly
+
+
+def question_output(q: QuestionResult) -> str:
+    """A question's feedback as Markdown paragraphs, opened by its partial credit when it has some."""
+    earned = (f"**Partly earned: {q.score:g} of {q.max_score:g} points.**",) if partial(q) else ()
+    return _markdown((*earned, *q.feedback))
+
+
+def _markdown(lines: Iterable[str]) -> str:
+    """Lines of feedback as Markdown paragraphs (one line break would join them into one)."""
+    return "\n\n".join(for_markdown_spans(line) for line in lines if line.strip())
 
 
 def _results(score: float, seconds: float, output: str, tests: list[dict[str, Any]], visibility: str) -> dict[str, Any]:
@@ -99,6 +129,7 @@ def _results(score: float, seconds: float, output: str, tests: list[dict[str, An
         "score": score,
         "execution_time": round(seconds, 2),
         "output": output,
+        "output_format": OUTPUT_FORMAT,
         "visibility": visibility,
         "tests": tests,
     }

@@ -4,7 +4,9 @@ Gradescope unzips it into ``/autograder/source``, runs ``setup.sh`` once (as roo
 and runs ``run_autograder`` for every submission. The zip holds this package's source (``grader/``,
 ``pyproject.toml``, ``README.md``) and one lesson: its ``exercises/<lesson>/`` folder (definition and hidden
 suites) and its solution notebook, at the same relative paths as in the repository, and nothing of any
-other lesson. ``setup.sh`` installs the package with pip into a virtual environment; ``run_autograder``
+other lesson, and ``constraints.txt``, the versions of its dependencies where the bundle was built
+(:mod:`grader.integrations.constraints`). ``setup.sh`` installs the package with pip into a virtual environment,
+held to those versions, after installing ``python3-venv`` with apt-get if the image lacks ensurepip; ``run_autograder``
 grades with ``grade gradescope`` and honours ``$AUTOGRADER_ROOT`` (default ``/autograder``) so the same
 script can be tried in a scratch folder.
 """
@@ -20,32 +22,46 @@ from pathlib import Path, PurePosixPath
 from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY
 from grader.errors import LessonError
 from grader.files import atomic_path
+from grader.integrations.constraints import FILE_NAME as CONSTRAINTS
+from grader.integrations.constraints import constraints_text
 from grader.model import Lesson
 
 #: The repository (or unpacked sdist) this package was imported from.
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: Where setup.sh puts the virtual environment that run_autograder uses.
 VENV = "/opt/inference-grader-venv"
+#: The environment variable that overrides it, for setup.sh and run_autograder alike (tests use it).
+VENV_ENV = "GRADER_VENV"
 _SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis", ".mypy_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 _FIXED_TIME = (2024, 1, 1, 0, 0, 0)  # same bytes for the same sources: a zip can be compared or cached
 
+# An f-string, then str.format (solution, lesson): a brace the script itself needs is written four times.
 SETUP_SH = f"""#!/usr/bin/env bash
-# Gradescope runs this once, as root, while it builds the autograder image: it installs Python (if the
-# image has none) and this package, with its Python dependencies, from /autograder/source.
+# Gradescope runs this once, as root, while it builds the autograder image: it installs Python's venv and
+# ensurepip if the image lacks them (Ubuntu 22.04 and 24.04 ship python3 without them, a bare image no python3),
+# then this package from /autograder/source with the dependency versions of the environment that built the bundle
+# ({CONSTRAINTS}). ${VENV_ENV} overrides where the virtual environment goes (to try this script elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")"
-if ! python3 -m venv --help >/dev/null 2>&1; then
+VENV="${{{{{VENV_ENV}:-{VENV}}}}}"
+# `python3 -m venv --help` passes without ensurepip, and creating the venv would then fail: ask for both.
+if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+    echo "setup.sh: python3 with venv and ensurepip is missing: installing python3 and python3-venv with apt-get"
     apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv
 fi
-python3 -m venv {VENV}
-{VENV}/bin/python -m pip install --upgrade pip
-{VENV}/bin/python -m pip install -e .
+if ! python3 -c "import sys; sys.exit(sys.version_info < (3, 10))"; then
+    echo "setup.sh: the grader needs Python 3.10 or newer; this image has $(python3 --version 2>&1)." >&2
+    exit 1
+fi
+python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install --upgrade -c {CONSTRAINTS} pip
+"$VENV/bin/python" -m pip install -c {CONSTRAINTS} -e .
 # Grade the solution once, here in the image: that records the examples the hidden tests replay for every
 # submission (README, "Examples drawn once"). If it cannot be done here, each submission records them instead.
 export GRADER_LESSONS="$PWD/exercises" GRADER_DAEMON=off
-{VENV}/bin/python -m grader.cli {{solution}} --lesson {{lesson}} >/dev/null 2>&1 || true
+"$VENV/bin/python" -m grader.cli {{solution}} --lesson {{lesson}} >/dev/null 2>&1 || true
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -54,7 +70,7 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 # else {default_root}.
 set -euo pipefail
 ROOT="${{{root_env}:-{default_root}}}"
-PYTHON={venv}/bin/python
+PYTHON="${{{venv_env}:-{venv}}}/bin/python"
 [ -x "$PYTHON" ] || PYTHON=python3
 cd "$ROOT/source"
 export GRADER_LESSONS="$ROOT/source/exercises"
@@ -113,6 +129,7 @@ def build_bundle(
         root_env=GRADESCOPE_ROOT_ENV,
         default_root=GRADESCOPE_ROOT,
         venv=VENV,
+        venv_env=VENV_ENV,
         lesson=shlex.quote(lesson.id),
         visibility=shlex.quote(visibility),
     )
@@ -123,6 +140,7 @@ def build_bundle(
         setup = SETUP_SH.format(solution=shlex.quote(str(solution)), lesson=shlex.quote(lesson.id))
         _add(zf, "setup.sh", setup.encode(), executable=True)
         _add(zf, "run_autograder", run.encode(), executable=True)
+        _add(zf, CONSTRAINTS, constraints_text(package_root / "pyproject.toml").encode(), executable=False)
         for name, path in sorted(files.items()):
             _add(zf, name, path.read_bytes(), executable=False)
         names = zf.namelist()

@@ -1,12 +1,12 @@
 """The ``grade`` side of the daemon: find it, ask it, and start it. Standard library only: it runs on every call.
 
-A daemon is only ever asked to grade exactly as a cold ``grade`` would here: its socket's name is a hash
-of everything a cold ``grade`` would depend on that a request does not carry (:func:`identity`: the
-grader's own source files, the Python running it, and the environment variables that steer grading).
-Change any of them and ``grade`` simply finds no daemon under the new name; the old one exits when idle.
-A lesson's suites, definition or solution changing is caught by the daemon itself, which then says it is
-stale and exits. Whenever the daemon cannot answer, for any reason, ``grade`` grades cold: the daemon can
-make grading faster, never different, and never lost.
+A daemon is only ever asked to grade exactly as a cold ``grade`` would here: its socket's name is a hash of
+everything a cold ``grade`` would depend on that a request does not carry (:func:`identity`: the grader's code,
+:func:`grader.staleness.source_hash`, as a batch's gradebook takes it, the Python running it, and the
+environment variables that steer grading). Change any of them and ``grade`` simply finds no daemon under the new
+name; the old one exits when idle. A lesson's suites, definition or solution changing is caught by the daemon
+itself, which then says it is stale and exits. Whenever the daemon cannot answer, for any reason, ``grade``
+grades cold: the daemon can make grading faster, never different, and never lost.
 
 ``GRADER_DAEMON`` (see :data:`grader.config.DAEMON_ENV`): ``auto`` uses a running daemon and starts one
 only from an interactive terminal (a learner at a prompt, not a script or CI); ``on`` always starts one;
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS, DAEMON_STATUS_SECONDS
 from grader.serve.protocol import STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
+from grader.staleness import source_hash
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 #: Environment variables that change what a grade is (the rest reach neither the grader nor the workers).
@@ -58,9 +59,7 @@ def identity() -> str:
     for name in sorted(os.environ):
         if (name.startswith("GRADER_") and name != DAEMON_ENV) or name in _STEERING:
             h.update(f"{name}={os.environ[name]}\0".encode())
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        info = path.stat()
-        h.update(f"{path.relative_to(_PACKAGE)}\0{info.st_mtime_ns}\0{info.st_size}\0".encode())
+    h.update(source_hash(_PACKAGE).encode())  # the grader's code, as a batch's gradebook takes it
     return h.hexdigest()[:24]
 
 

@@ -1,0 +1,91 @@
+"""What a grade depends on besides the notebook, defined once: when any of it changes, a grade is stale.
+
+A score depends on the notebook, the lesson (its suites, ``lesson.toml`` and solution:
+:func:`grader.lessons.suites_fingerprint`), the grader's own code (:func:`source_hash`, the content of every
+file of this package: a fix to the grader changes it, whatever ``__version__`` says) and each option or limit
+that can change a score. Each field of :class:`grader.config.Limits`, :class:`grader.config.WorkerMode` and
+:class:`grader.pipeline.GradeOptions` declares whether it can (its metadata's
+:data:`grader.config.AFFECTS_SCORE`), and :func:`fingerprint` takes every one that can.
+
+Two places ask: a batch's gradebook stores the fingerprint beside each grade and regrades a learner when it
+differs (:mod:`grader.batch.regrade` says why), and ``grade``'s warm daemon is found under a name that
+includes :func:`source_hash` (:func:`grader.serve.client.identity`), so changed code is never answered by a
+daemon running the old one. Standard library only, and cheap (a few ms): the daemon's client runs it on
+every ``grade``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import Field, fields, is_dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.config import AFFECTS_SCORE
+
+if TYPE_CHECKING:
+    from grader.pipeline import GradeOptions
+
+PACKAGE = Path(__file__).resolve().parent
+#: The fields of :class:`GradeOptions` that change a score only through what is loaded from them, the lesson,
+#: whose content the fingerprint's ``lesson`` entry hashes (the same suites from another folder grade alike).
+THROUGH_LESSON = ("lesson", "suites", "lessons_root")
+_SKIPPED_DIRS = {"__pycache__"}
+
+
+def source_hash(package: Path = PACKAGE) -> str:
+    """A sha256 of the grader's code: every file of the package (its name and bytes), caches and hidden files aside."""
+    h = hashlib.sha256()
+    for path in sorted(_source_files(package)):
+        h.update(f"{path.relative_to(package).as_posix()}\0".encode())
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _source_files(package: Path) -> Iterator[Path]:
+    for path in package.rglob("*"):
+        parts = path.relative_to(package).parts
+        if path.is_file() and not path.name.endswith((".pyc", ".pyo")):
+            if not _SKIPPED_DIRS.intersection(parts) and not any(p.startswith(".") for p in parts):
+                yield path
+
+
+def affects_score(field: Field[Any]) -> bool:
+    """Whether the option ``field`` can change a score; KeyError for a field that does not say (a test checks)."""
+    return bool(field.metadata[AFFECTS_SCORE])
+
+
+def fingerprint(options: GradeOptions, lesson_hash: str, isolation: str) -> dict[str, str]:
+    """Everything but the notebook that a grade under ``options`` depends on, by name, as text.
+
+    ``lesson_hash``: the lesson's :func:`~grader.lessons.suites_fingerprint`; ``isolation``: the level actually
+    used (``WorkerMode.isolation`` None means ``$GRADER_ISOLATION`` or ``auto``, resolved where it runs).
+    """
+    found = {"lesson": lesson_hash, "grader": source_hash()}
+    found.update(_scored(options, {"isolation": isolation}))
+    return found
+
+
+def _scored(options: object, resolved: dict[str, str]) -> dict[str, str]:
+    """The score-changing fields of a dataclass of options, nested ones flattened into it."""
+    found: dict[str, str] = {}
+    for field in fields(options):  # type: ignore[arg-type]
+        if not affects_score(field) or field.name in THROUGH_LESSON:
+            continue
+        value = getattr(options, field.name)
+        if is_dataclass(value):
+            found.update(_scored(value, resolved))
+        else:
+            found[field.name] = resolved.get(field.name) or shown(value)
+    return found
+
+
+def shown(value: object) -> str:
+    """An option's value as the gradebook stores it and a teaching assistant reads it (``30``, ``on``)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (int, float)):
+        return f"{value:g}"
+    return "default" if value is None else str(value)
