@@ -69,7 +69,9 @@ def latency_summary(latencies: Sequence[float]) -> tuple[float, float, float]:
 
 # -- the lesson's slips: description -> the value that slip gives (None where it cannot be computed) -------------
 
-Slips = dict[str, Any]
+Slips = list[tuple[str, Any]]
+"""(what the learner did and why it is wrong, the value it gives); entries may share a description when they are
+one misconception (no interpolation at floor(h), round(h) or ceil(h)), so coinciding there is no ambiguity."""
 
 
 def _safe(compute: Callable[[], Any]) -> Any:
@@ -79,9 +81,13 @@ def _safe(compute: Callable[[], Any]) -> Any:
         return None
 
 
+def _pairs(slips: dict[str, Any]) -> Slips:
+    return list(slips.items())
+
+
 def request_latency_slips(ttft: float, itl: float, n_out: int) -> Slips:
     right = request_latency(ttft, itl, n_out)
-    return {
+    return _pairs({
         "One gap too many: the first token arrives at the TTFT, so only n_out - 1 gaps of ITL follow it, "
         "not n_out.": ttft + n_out * itl,
         "One gap too few: after the first token come n_out - 1 gaps of ITL.": ttft + (n_out - 2) * itl,
@@ -98,12 +104,12 @@ def request_latency_slips(ttft: float, itl: float, n_out: int) -> Slips:
             lambda: ttft + (n_out - 1) / itl
         ),
         "The latency came out in milliseconds: return seconds.": right * 1000,
-    }
+    })
 
 
 def itl_slips(times: Sequence[float]) -> Slips:
     gaps = itl_from_timestamps(times)
-    return {
+    return _pairs({
         "The TTFT was counted as a gap (measured from 0): the first gap is times[1] - times[0], and there are "
         "len(times) - 1 of them.": [times[0], *gaps] if times else None,
         "Those are the times since the first token, not the gaps between neighbours: subtract the time just "
@@ -117,12 +123,12 @@ def itl_slips(times: Sequence[float]) -> Slips:
             g * 1000 for g in gaps
         ],
         "Those are the arrival times themselves, not the gaps between them.": list(times),
-    }
+    })
 
 
 def output_rate_slips(n_out: int, ttft: float, itl: float) -> Slips:
     total = request_latency(ttft, itl, n_out)
-    return {
+    return _pairs({
         "That is the steady decode rate, 1 / ITL: a request's output rate divides its n_out tokens by its whole "
         "latency, TTFT included.": 1 / itl,
         "Only n_out - 1 tokens were counted: all n_out tokens are delivered within the request's latency.": (n_out - 1)
@@ -138,14 +144,14 @@ def output_rate_slips(n_out: int, ttft: float, itl: float) -> Slips:
         "request_latency was called with its arguments in another order: it takes (ttft, itl, n_out).": _safe(
             lambda: n_out / request_latency(itl, ttft, n_out)
         ),
-    }
+    })
 
 
 def fleet_slips(itls: Sequence[float]) -> Slips:
     if not itls:
-        return {}
+        return []
     n = len(itls)
-    return {
+    return _pairs({
         "That is the rate of one average stream (1 / the mean gap), not the fleet's: add every stream's rate.": 1
         / mean(itls),
         "That is the average stream's rate: the fleet's rate is the sum of the streams' rates, not their mean.": mean(
@@ -159,43 +165,43 @@ def fleet_slips(itls: Sequence[float]) -> Slips:
         "That is the fastest stream alone: every stream's rate counts.": 1 / min(itls),
         "That is the slowest stream alone: every stream's rate counts.": 1 / max(itls),
         "Only the first stream was counted (the loop returned early?): add every stream's rate.": 1 / itls[0],
-    }
+    })
 
 
 def percentile_slips(samples: Sequence[float], p: float) -> Slips:
     n = len(samples)
     s = sorted(samples)
     h = (n - 1) * p / 100
-    return {
-        "The samples were not sorted first: interpolate between neighbours of the sorted list.": linear(list(samples), h),
-        "That is the nearest-rank percentile (the sample at rank ceil(p x n / 100)): this lesson interpolates "
-        "linearly, at rank (n - 1) x p / 100.": s[max(math.ceil(p * n / 100) - 1, 0)],
-        "An off-by-one rank: h = n x p / 100 counts one sample too many; the rank is (n - 1) x p / 100, counted "
-        "from 0.": linear(s, n * p / 100),
-        "An off-by-one rank: the rank is (n - 1) x p / 100, counted from 0, not (n + 1) x p / 100.": linear(
-            s, (n + 1) * p / 100 - 1
-        ),
-        "There is no interpolation: it is the sorted sample at floor(h); move the fraction h - floor(h) of the way "
-        "to the next one.": s[int(math.floor(h))],
-        "There is no interpolation: it is the sorted sample nearest to rank h (rounded); move the fraction "
-        "h - floor(h) of the way from s[floor(h)] to the next one.": s[min(int(round(h)), n - 1)],
-        "There is no interpolation: it is the sorted sample at ceil(h); interpolate from s[floor(h)] instead.": s[
-            min(int(math.ceil(h)), n - 1)
-        ],
-        "The interpolation runs the wrong way (from the upper sample down): start at s[floor(h)] and move up.": s[
-            min(int(math.floor(h)) + 1, n - 1)
-        ]
-        - (h - math.floor(h)) * (s[min(int(math.floor(h)) + 1, n - 1)] - s[int(math.floor(h))]),
-        "p was divided by 100 twice: p is already a percentage from 0 to 100, so h = (n - 1) x p / 100.": linear(
-            s, (n - 1) * p / 10000
-        ),
-        "That is the mean, not a percentile: a percentile is read off the sorted samples.": mean(samples),
-    }
+    below = int(math.floor(h))
+    above = min(below + 1, n - 1)
+    def no_interpolation(where: str) -> str:
+        return (
+            f"There is no interpolation: it is the sorted sample at {where} itself; start at s[floor(h)] and move "
+            "the fraction h - floor(h) of the way to the next one."
+        )
+
+    return [
+        ("The samples were not sorted first: interpolate between neighbours of the sorted list.", linear(list(samples), h)),
+        ("That is the nearest-rank percentile (the sample at rank ceil(p x n / 100)): this lesson interpolates "
+         "linearly, at rank (n - 1) x p / 100.", s[max(math.ceil(p * n / 100) - 1, 0)]),
+        ("An off-by-one rank: h = n x p / 100 counts one sample too many; the rank is (n - 1) x p / 100, counted "
+         "from 0.", linear(s, n * p / 100)),
+        ("An off-by-one rank: the rank is (n - 1) x p / 100, counted from 0, not (n + 1) x p / 100.",
+         linear(s, (n + 1) * p / 100 - 1)),
+        (no_interpolation("floor(h)"), s[below]),
+        (no_interpolation("round(h), the nearest rank to h"), s[min(int(round(h)), n - 1)]),
+        (no_interpolation("ceil(h)"), s[min(int(math.ceil(h)), n - 1)]),
+        ("The interpolation runs the wrong way (from the upper sample down): start at s[floor(h)] and move up.",
+         s[above] - (h - below) * (s[above] - s[below])),
+        ("p was divided by 100 twice: p is already a percentage from 0 to 100, so h = (n - 1) x p / 100.",
+         linear(s, (n - 1) * p / 10000)),
+        ("That is the mean, not a percentile: a percentile is read off the sorted samples.", mean(samples)),
+    ]
 
 
 def summary_slips(latencies: Sequence[float]) -> Slips:
     m, p50, p99 = latency_summary(latencies)
-    return {
+    return _pairs({
         "Its p50 is the mean: the median is percentile(latencies, 50), which one slow request cannot drag up.": (
             m,
             m,
@@ -215,7 +221,7 @@ def summary_slips(latencies: Sequence[float]) -> Slips:
         "The three numbers are in another order: return (mean, p50, p99), the mean first.": (p99, p50, m),
         "The p50 and p99 are swapped: return (mean, p50, p99).": (m, p99, p50),
         "The mean was rounded down (//): divide with /.": (sum(latencies) // len(latencies), p50, p99),
-    }
+    })
 
 
 # -- comparing results -------------------------------------------------------------------------------------------------
@@ -234,21 +240,21 @@ def close(a: Any, b: Any, rel: float = REL_TOL, abs_tol: float = 1e-12) -> bool:
     return x is not None and y is not None and math.isclose(x, y, rel_tol=rel, abs_tol=abs_tol)
 
 
-def named_slip(got: Any, slips: Slips, right: Any, again: Any = None, slips_again: Slips | None = None) -> str:
-    """The one slip of the catalogue that explains ``got`` (and ``again``, the result for a second input, when
-    given), or ''. A slip that gives the right answer here, or the same result as another slip, names nothing."""
-    usable = {d: v for d, v in slips.items() if v is not None and not close(v, right)}
-    matching = [d for d, v in usable.items() if close(got, v)]
-    if len(matching) != 1:
+def _matching(got: Any, slips: Slips, right: Any) -> set[str]:
+    """The descriptions of the slips that give ``got`` (a slip that gives the right answer here names nothing)."""
+    return {d for d, v in slips if v is not None and not close(v, right) and close(got, v)}
+
+
+def named_slip(got: Any, slips: Slips, right: Any, again: Any = None, slips_again: Slips | None = None) -> str | None:
+    """The one misconception of the catalogue that explains ``got`` and, when a second input was tried, ``again``
+    too; '' when none does, None when some slip gives ``got`` but the evidence cannot say which one (then no
+    generic guess should be made either)."""
+    candidates = _matching(got, slips, right)
+    if not candidates:
         return ""
-    (description,) = matching
-    if any(close(v, usable[description]) for d, v in usable.items() if d != description):
-        return ""  # another slip gives the same value here: the evidence cannot tell them apart
     if slips_again is not None:
-        other = slips_again.get(description)
-        if other is None or not close(again, other):
-            return ""
-    return description
+        candidates &= {d for d, v in slips_again if v is not None and close(again, v)}
+    return candidates.pop() if len(candidates) == 1 else None
 
 
 def _not_right(got: Call, expected: str) -> str:
@@ -288,7 +294,8 @@ _SCALES = (1.37, 0.61, 1.9, 0.73)
 
 def perturbed(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Other inputs for the confirming call: every time scaled by its own factor, counts doubled plus one, lists
-    changed unevenly; a percentage p is kept (its special points are what the first input tests)."""
+    changed unevenly (and a sample list one longer); a percentage p is kept (its special points are what the first
+    input tests)."""
     out: dict[str, Any] = {}
     for i, (key, value) in enumerate(args.items()):
         factor = _SCALES[i % len(_SCALES)]
@@ -301,7 +308,10 @@ def perturbed(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
             start = value[0] * factor if value else 0.0
             out[key] = [start + sum(gaps[:k]) for k in range(len(value))]
         elif isinstance(value, list):
-            out[key] = [v * _SCALES[k % len(_SCALES)] + k * 0.001 for k, v in enumerate(value)]
+            changed = [v * _SCALES[k % len(_SCALES)] + k * 0.001 for k, v in enumerate(value)]
+            if key in ("samples", "latencies"):  # one sample more: the ranks move, so methods that agreed part
+                changed.append(max(changed, default=1.0) * 1.3 + 0.01)
+            out[key] = changed
         else:
             out[key] = value * factor
     return out
@@ -323,10 +333,19 @@ def _call(learner: Any, name: str, args: Mapping[str, Any], keywords: bool) -> C
         raise
 
 
-def check(learner: Any, name: str, *, keywords: bool = False, raised: str = "", **args: Any) -> None:
+def check(
+    learner: Any,
+    name: str,
+    *,
+    keywords: bool = False,
+    raised: str = "",
+    other: Mapping[str, Any] | None = None,
+    **args: Any,
+) -> None:
     """Call the learner's ``name`` with ``args``, compare with the spec, and explain a wrong result.
 
     ``raised``: a sentence to add when the call raises (the special point it tested), e.g. "With one sample...".
+    ``other``: the second input that must confirm a slip before it is named (default: :func:`perturbed`).
     """
     spec, slips_of, unit, _ = SPECS[name]
     expected = spec(**args)
@@ -342,7 +361,7 @@ def check(learner: Any, name: str, *, keywords: bool = False, raised: str = "", 
     head = _not_right(got, show(expected) if not isinstance(expected, float) else f"{expected:.6g}")
     if problem is not True:
         raise Mismatch(f"{head} {problem}")
-    other = perturbed(name, args)
+    other = dict(other) if other is not None else perturbed(name, args)
     try:
         again: Call | None = _call(learner, name, other, keywords)
     except LearnerRaised:
@@ -352,8 +371,10 @@ def check(learner: Any, name: str, *, keywords: bool = False, raised: str = "", 
         slips_of(**args),
         expected,
         None if again is None else again.value,
-        slips_of(**other) if again is not None else {},
+        slips_of(**other) if again is not None else [],
     )
+    if why is None:
+        raise Mismatch(f"{head} {NOT_SURE} {_hint(name)}")
     if not why and again is not None and _constant(got.value, again.value, expected, spec(**other)):
         why = (
             f"{again.text} returned {show(again.value)} as well: it gives the same answer whatever the inputs. Is it "
@@ -417,7 +438,7 @@ def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any)
                 return ""
             return "The gaps are right, but it returned a tuple: return a list."
         if len(value) != len(expected) and not any(
-            close(value, v) for v in itl_slips(args["times"]).values() if v is not None
+            close(value, v) for _, v in itl_slips(args["times"]) if v is not None
         ):
             return (
                 f"It returned {len(value)} gaps for {len(args['times'])} tokens: n tokens have n - 1 gaps between "

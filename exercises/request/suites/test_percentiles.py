@@ -27,6 +27,17 @@ def test_percentile_worked_example(learner, rq):
 
 
 @question("percentile")
+def test_percentile_methods_told_apart(learner, rq):
+    """Inputs on which the usual other methods (nearest rank, no interpolation, an off-by-one rank) give different
+    samples, confirmed on a second input where they coincide differently: at n = 7, p = 10 nearest rank is floor(h)
+    and round(h) is ceil(h); at n = 17, p = 90 nearest rank is ceil(h) and round(h) is floor(h)."""
+    rq.check(
+        learner, "percentile", samples=[0.52, 0.31, 0.97, 0.44, 0.73, 0.36, 0.61], p=10,
+        other={"samples": [0.1 * k + 0.003 * k * k for k in (5, 1, 12, 7, 16, 3, 9, 14, 2, 11, 6, 15, 4, 8, 13, 10, 17)], "p": 90}, raised=LAST,
+    )
+
+
+@question("percentile")
 def test_percentile_ends_and_one_sample(learner, rq):
     """p = 0 is the smallest sample, p = 100 the largest; one sample is every percentile."""
     samples = [0.91, 0.37, 2.6, 0.58, 1.42, 0.44]
