@@ -306,9 +306,10 @@ def latency_summary(latencies):
 # **1.** Two vendors benchmark the same 70B model on the same replica. Engine P's page says "2,300 tokens/s";
 # engine Q's says "95 tokens/s". What can you conclude?
 #
-# - **A.** P is about 24 times faster for every user, since both pages measure tokens per second on one replica.
-# - **B.** Nothing yet: P may count a fleet's total over many concurrent requests and Q one request's output
-#   rate; measure both on one definition.
+# - **A.** P is about 24 times faster for every user, since both pages measure tokens per second of one model on
+#   one replica.
+# - **B.** Nothing yet: P may count the total over many concurrent requests, Q one request's output rate;
+#   measure both on one definition.
 # - **C.** Q must be misconfigured: a replica that reads 70 GB per step at about 7 TB/s gives each request
 #   100 tokens/s, so Q lost some speed.
 # - **D.** P is cheating: no replica can go past its steady decode rate, so anything above about 100 tokens/s

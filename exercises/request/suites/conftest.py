@@ -257,8 +257,16 @@ def named_slip(got: Any, slips: Slips, right: Any, again: Any = None, slips_agai
     return candidates.pop() if len(candidates) == 1 else None
 
 
+def _show(value: Any) -> str:
+    """``show``, with the floats of a short list or tuple to 6 significant digits (0.01, not 0.010000000000000009)."""
+    if isinstance(value, (list, tuple)) and len(value) <= 8 and all(number(v) is not None for v in value):
+        items = ", ".join(show(v) for v in value)
+        return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
+    return show(value)
+
+
 def _not_right(got: Call, expected: str) -> str:
-    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {expected})") + "."
+    return f"{got.text} returned {_show(got.value)}, which is not right" + withheld(f" (expected {expected})") + "."
 
 
 def _shape_problem(value: Any, want: type, length: int | None, what: str) -> str:
@@ -358,8 +366,10 @@ def check(
     problem = result_problem(name, got, args, expected)
     if not problem:
         return
-    head = _not_right(got, show(expected) if not isinstance(expected, float) else f"{expected:.6g}")
+    head = _not_right(got, _show(expected) if not isinstance(expected, float) else f"{expected:.6g}")
     if problem is not True:
+        if close(got.value, expected):  # the right value, but a rule of the spec broken on the way
+            head = f"{got.text} returned {_show(got.value)}."
         raise Mismatch(f"{head} {problem}")
     other = dict(other) if other is not None else perturbed(name, args)
     try:
@@ -377,7 +387,7 @@ def check(
         raise Mismatch(f"{head} {NOT_SURE} {_hint(name)}")
     if not why and again is not None and _constant(got.value, again.value, expected, spec(**other)):
         why = (
-            f"{again.text} returned {show(again.value)} as well: it gives the same answer whatever the inputs. Is it "
+            f"{again.text} returned {_show(again.value)} as well: it gives the same answer whatever the inputs. Is it "
             "hard-coded, or copied from the worked example? Compute it from the arguments."
         )
     if not why and not isinstance(expected, (list, tuple)):
@@ -418,8 +428,8 @@ def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any)
     for position, param in enumerate(params):
         if isinstance(args[param], list) and got.modified(position, param):
             return (
-                f"It changed the caller's list `{param}` (sorted or emptied it in place): work on a copy, e.g. "
-                f"sorted({param}), and leave the argument as it was."
+                f"It changed the caller's list `{param}` (sorted, emptied or edited it in place): work on a copy, "
+                f"sorted({param}) or list({param}), and leave the argument as it was."
             )
     value = got.value
     if name == "itl_from_timestamps":
@@ -427,7 +437,7 @@ def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any)
             gaps = itl_from_timestamps(args["times"])
             if gaps and close(value, mean(gaps)):
                 return "That is the average gap (the TPOT): return every gap, as a list."
-            return f"It returned one number: return the list of the {len(expected)} gaps."
+            return "It returned one number: return the list of the gaps (an empty list for one token)."
         problem = _shape_problem(value, list, None, "the gaps between consecutive tokens")
         if problem:
             return problem
