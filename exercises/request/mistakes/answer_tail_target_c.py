@@ -1,0 +1,5 @@
+# kind: wrong
+# about: chooses C
+# expect answer_tail_target: wrong /not the right option/
+
+answer_tail_target = "C"

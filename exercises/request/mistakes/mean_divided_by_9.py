@@ -1,0 +1,5 @@
+# kind: wrong
+# about: divides the sum by 9
+# expect mean_ms: wrong /divided by 9/
+
+mean_ms = 4005 / 9

@@ -1,0 +1,5 @@
+# kind: wrong
+# about: takes the 5th sorted value without interpolating
+# expect p50_ms: wrong /middle values/
+
+p50_ms = 235

@@ -1,0 +1,5 @@
+# kind: wrong
+# about: the mean for the median
+# expect p50_ms: wrong /that is the mean/
+
+p50_ms = 400.5

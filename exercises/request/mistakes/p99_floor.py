@@ -1,0 +1,5 @@
+# kind: wrong
+# about: takes the 9th sorted value, no interpolation
+# expect p99_ms: wrong /without interpolating/
+
+p99_ms = 260

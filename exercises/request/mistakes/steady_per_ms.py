@@ -1,0 +1,5 @@
+# kind: wrong
+# about: 1 / 32 with the gap in ms
+# expect steady_tokens_per_s: wrong /millisecond/
+
+steady_tokens_per_s = 1 / 32

@@ -1,0 +1,262 @@
+"""The Request lesson ("A request, end to end"): its committed notebooks are a fresh build, every number its text
+states is what the lesson's own functions compute, Part 1's answers are nowhere on the learner's page, its
+percentile is the method the text names, and its choices do not give the answer away by their length."""
+
+from __future__ import annotations
+
+import ast
+import math
+import random
+import re
+from typing import Any
+
+import nbformat
+import pytest
+
+from grader.build import artefact_texts, nbgrader_path
+from grader.lessons import load_lesson
+from tests.conftest import REPO
+
+LESSON = load_lesson("request")
+VALUE_QUESTIONS = [q.id for q in LESSON.questions if q.kind == "value"]
+CHOICE_QUESTIONS = [q.id for q in LESSON.questions if q.kind == "choice"]
+#: The by-hand answers' tolerance as the suites grade them: 1e-6 relative, except the one graded to 1 decimal.
+ABS_TOL = {"request_tokens_per_s": 0.05}
+
+
+def _read(path: Any) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def _reference() -> Any:
+    from grader.suites.reference import load_reference
+
+    return load_reference(LESSON.solution)
+
+
+def _markdown(nb: nbformat.NotebookNode) -> str:
+    """The text cells, with line breaks as spaces (a claim may wrap)."""
+    return " ".join(" ".join(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
+
+
+def _everything(nb: nbformat.NotebookNode) -> str:
+    """Every cell's source and every output's text: what a learner can read on the page."""
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for output in cell.get("outputs", []):
+            parts.append(str(output.get("text", "")))
+            parts.extend(str(v) for v in output.get("data", {}).values())
+    return "\n".join(parts)
+
+
+def _numbers(text: str) -> list[float]:
+    """Every number written on a page: 4,000 and 1,979 with their thousands commas, 0.512, 5.6e14, 2 x 4.8."""
+    found = re.findall(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w])\d*\.?\d+(?:e-?\d+)?", text)
+    return [float(n.replace(",", "")) for n in found]
+
+
+# -- freshness -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["learner", "solution", "nbgrader"])
+def test_the_committed_notebooks_are_a_fresh_build_of_the_source(name: str) -> None:
+    path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[name]
+    assert path.read_text(encoding="utf-8") == artefact_texts(LESSON)[path], (
+        f"{path.relative_to(REPO)} is not what `grade build exercises/request` makes: edit the source, then build."
+    )
+
+
+# -- every number in the text is the lesson's own ---------------------------------------------------------------------
+
+
+def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+    """(a passage of the text, the number it shows, that number computed by the reference, relative tolerance).
+
+    A tolerance of 0 means half a unit of the last digit shown: "≈ 91.1" must be 91.07 rounded.
+    """
+    replica_peak_flops = 2 * 1.979e15  # two H200 SXM, dense FP8 (half the datasheet's 3,958 "with sparsity")
+    replica_bandwidth = 2 * 4.8e12  # two H200 SXM, HBM3e
+    prefill_flops = 2 * 70e9 * 4000
+    arrivals = [0.50, 0.51, 0.52, 0.55, 0.56]
+    gaps_ms = [g * 1e3 for g in r.itl_from_timestamps(arrivals)]
+    tail = [0.40] * 98 + [6.0] * 2
+    five = [300, 100, 200, 400, 1000]
+    return [
+        ("half of that, 1,979 TFLOP/s, for dense math", "1979", 3958 / 2, 0),
+        ("2 x 70e9 x 4,000 = 5.6e14 FLOPs", "5.6e14", prefill_flops, 0.01),
+        ("0.141 s at the pair's dense peak of 3.958e15 FLOP/s", "0.141", prefill_flops / replica_peak_flops, 0),
+        ("3.958e15 FLOP/s", "3.958e15", replica_peak_flops, 1e-9),
+        ("the chapter assumes about 28%, so about **0.5 s**", "28", 100 * prefill_flops / replica_peak_flops / 0.5, 0),
+        ("at the pair's 9.6 TB/s that takes at least 70e9 / 9.6e12 = 7.3 ms", "7.3", 70e9 / replica_bandwidth * 1e3, 0),
+        ("about 7 TB/s achieved in practice (73% of peak), about **10 ms**", "10", 70e9 / 7e12 * 1e3, 0),
+        ("(73% of peak)", "73", 100 * 7e12 / replica_bandwidth, 0),
+        ("T ≈ 0.5 + (500 - 1) x 0.010 = **5.49 s**", "5.49", r.request_latency(0.5, 0.010, 500), 0),
+        ("the gaps are 10, 10, 30 and 10 ms", "30", gaps_ms[2], 0),
+        ("the gaps are 10, 10, 30 and 10 ms", "10", gaps_ms[3], 0),
+        ("the TPOT is (0.56 - 0.50) / 4 = **15 ms**", "15", sum(gaps_ms) / len(gaps_ms), 0),
+        ("1 / 0.010 s = **100 tokens/s**", "100", r.fleet_tokens_per_second([0.010]), 0),
+        ("500 / 5.49 ≈ **91.1 tokens/s**", "91.1", r.output_rate(500, 0.5, 0.010), 0),
+        ("100 + 80 + 50 = **230 tokens/s** in all", "230", r.fleet_tokens_per_second([0.010, 0.0125, 0.020]), 0),
+        ("100 + 80 + 50", "80", r.fleet_tokens_per_second([0.0125]), 0),
+        ("100 + 80 + 50", "50", r.fleet_tokens_per_second([0.020]), 0),
+        ("(Not 3 / (mean gap) ≈ 212", "212", 3 / (sum([0.010, 0.0125, 0.020]) / 3), 0),
+        ("p50: h = 4 x 0.5 = 2, so **300 ms**", "300", r.percentile(five, 50), 0),
+        ("400 + 0.6 x 600 = **760 ms**", "760", r.percentile(five, 90), 0),
+        ("The mean is **400 ms**", "400", r.latency_summary(five)[0], 0),
+        ("ceil(0.9 x 5) = 5 and gives 1,000 ms", "5", math.ceil(0.9 * 5), 0),
+        ("(98 x 0.40 + 2 x 6.0) / 100 = **0.512 s**", "0.512", r.latency_summary(tail)[0], 0),
+        ("The p50 is **0.40 s**", "0.40", r.latency_summary(tail)[1], 0),
+        ("But the p99 is **6.0 s**", "6.0", r.latency_summary(tail)[2], 0),
+        ("one user in fifty waits 15 times longer", "15", r.percentile(tail, 99) / r.percentile(tail, 50), 0),
+        ("P is about 24 times faster", "24", 2300 / 95, 0),
+    ]
+
+
+def _half_unit(shown: str) -> float:
+    mantissa = shown.split("e")[0]
+    digits = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 0.5 * 10.0**-digits
+
+
+def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
+    text = _markdown(_read(LESSON.notebook))
+    for passage, shown, computed, rel in _claims(_reference()):
+        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
+        assert shown in passage.replace(",", "")
+        tolerance = rel * abs(computed) if rel else _half_unit(shown)
+        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+
+
+def test_every_bold_number_in_the_text_has_a_claim_or_is_a_part_1_given() -> None:
+    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
+    text = _markdown(_read(LESSON.notebook))
+    part1 = text[text.index("## Part 1: by hand") : text.index("## Part 2: in code")]
+    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", text)
+    assert bold and [b for b in bold if b not in claimed and b not in part1] == []
+
+
+def test_the_texts_hardware_figures_cite_their_sources() -> None:
+    text = _markdown(_read(LESSON.notebook))
+    for source in (
+        "NVIDIA H200 Tensor Core GPU datasheet",
+        "NIM LLM Benchmarking",
+        "loadgen/mlperf.conf",
+        "numpy.percentile",
+    ):
+        assert source in text, source
+
+
+def _matches(shown: str, value: Any) -> bool:
+    """Whether a docstring's result (``5.49``, ``91.07...``, ``[0.25, 0.25, 0.5]``, ``(400.0, 300.0, 976.0)``) is
+    ``value``."""
+    if shown.endswith("..."):
+        digits = len(shown[:-3].split(".")[1])
+        return float(shown[:-3]) <= value < float(shown[:-3]) + 10.0**-digits
+    literal = ast.literal_eval(shown)
+    if isinstance(literal, (list, tuple)):
+        return (
+            type(literal) is type(value)
+            and len(literal) == len(value)
+            and all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(literal, value, strict=True))
+        )
+    return bool(math.isclose(value, literal, rel_tol=1e-9))
+
+
+def test_every_docstring_example_is_what_the_solution_returns() -> None:
+    """Each function's ``Example: f(...) -> result`` line, called on the reference; one example per function."""
+    r = _reference()
+    source = "\n".join(c.source for c in _read(LESSON.solution).cells)
+    examples = re.findall(r"Example: (\w+)\((.*)\) -> (.+)", source)
+    wrong = [
+        f"{name}({args}) -> {shown}"
+        for name, args, shown in examples
+        if not _matches(shown.strip(), eval(f"r.{name}({args})", {"r": r}))  # the docstring's own call
+    ]
+    assert wrong == []
+    assert sorted(name for name, _, _ in examples) == sorted(q.id for q in LESSON.questions if q.kind == "function")
+
+
+# -- Part 1 cannot be copied from the page ----------------------------------------------------------------------------
+
+
+def _given_away(answer: float, numbers: list[float], abs_tol: float) -> list[float]:
+    """The numbers on a page that the grader would accept for ``answer`` (or nearly: within 0.1%)."""
+    return [n for n in numbers if abs(n - answer) <= max(abs_tol, 1e-3 * abs(answer))]
+
+
+def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
+    r = _reference()
+    numbers = _numbers(_everything(_read(LESSON.notebook)))
+    assert len(numbers) > 100  # the whole page was read
+    for name in VALUE_QUESTIONS:
+        answer = float(getattr(r, name))
+        assert _given_away(answer, numbers, ABS_TOL.get(name, 0.0)) == [], f"{name}'s answer is on the page"
+
+
+def test_the_answer_search_finds_answers_where_they_are_written() -> None:
+    """The check above can fail: on the solution notebook, whose answer cells hold them, it finds every one
+    (written as a number, or as the arithmetic that gives it, whose terms are on the page anyway)."""
+    r = _reference()
+    solution = _read(LESSON.solution)
+    for name in VALUE_QUESTIONS:
+        (cell,) = [c for c in solution.cells if c.get("id") == name]
+        value = eval(cell.source.split("=", 1)[1].split("#")[0])
+        assert math.isclose(value, float(getattr(r, name)))
+    assert _given_away(31.25, _numbers("the rate is 31.25 tokens/s"), 0.0) == [31.25]
+    assert _given_away(24.1158, _numbers("about 24.1 tokens/s"), 0.05) == [24.1]
+
+
+def test_part_1_states_its_own_numbers_and_the_answers_follow_from_the_lessons_functions() -> None:
+    """Part 1's givens differ from the worked example's, and each answer is what Part 2's functions give."""
+    r = _reference()
+    text = _markdown(_read(LESSON.notebook))
+    part1 = text[text.index("## Part 1: by hand") : text.index("## Part 2: in code")]
+    assert "TTFT is **0.6 s**" in part1 and "ITL is **32 ms**" in part1 and "**60** output tokens" in part1
+    samples = [230, 210, 250, 1900, 240, 220, 260, 215, 245, 235]
+    assert "> " + ", ".join(map(str, samples)) in " ".join(c.source for c in _read(LESSON.notebook).cells)
+    assert r.latency_s == pytest.approx(r.request_latency(0.6, 0.032, 60), rel=1e-12)
+    assert r.steady_tokens_per_s == pytest.approx(r.fleet_tokens_per_second([0.032]), rel=1e-12)
+    assert r.request_tokens_per_s == pytest.approx(r.output_rate(60, 0.6, 0.032), rel=1e-12)
+    mean, p50, p99 = r.latency_summary(samples)
+    assert (r.mean_ms, r.p50_ms, r.p99_ms) == pytest.approx((mean, p50, p99), rel=1e-12)
+
+
+# -- the percentile method the text states is the one graded ---------------------------------------------------------
+
+
+def test_the_lessons_percentile_is_numpys_default_linear_method() -> None:
+    np = pytest.importorskip("numpy")
+    r = _reference()
+    rng = random.Random(20261201)
+    for _ in range(300):
+        samples = [rng.choice([rng.uniform(0.01, 9), rng.randint(1, 5000)]) for _ in range(rng.randint(1, 40))]
+        p = rng.choice([0, 100, 50, 99, rng.uniform(0, 100)])
+        assert r.percentile(samples, p) == pytest.approx(float(np.percentile(samples, p)), rel=1e-9, abs=1e-12)
+
+
+# -- the choices ------------------------------------------------------------------------------------------------
+
+
+def _options(question: str) -> dict[str, str]:
+    """The options of a choice question, letter -> text, from the markdown cell that asks it."""
+    for cell in _read(LESSON.notebook).cells:
+        if cell.cell_type == "markdown" and f"Set `{question}`" in cell.source:
+            found = re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?=\n- \*\*[A-D]\.\*\*|\n\nSet )", cell.source, re.S)
+            return {letter: " ".join(text.split()) for letter, text in found}
+    raise AssertionError(f"no cell asks {question}")
+
+
+def test_the_right_option_is_neither_always_the_longest_nor_always_the_same_letter() -> None:
+    r = _reference()
+    right = {q: getattr(r, q).strip().upper() for q in CHOICE_QUESTIONS}
+    assert len(set(right.values())) == len(right), right
+    longest = []
+    for question, letter in right.items():
+        options = _options(question)
+        assert len(options) == 4 and letter in options, options
+        answer = len(options[letter])
+        for other, text in options.items():  # distractors as specific and as long as the answer
+            assert len(text) >= 0.75 * answer, f"{question} {other} is much shorter than the answer"
+        longest.append(answer == max(len(t) for t in options.values()))
+    assert not all(longest), "the right option is the longest in every question"
