@@ -200,8 +200,9 @@ def notebook_command(
     type=click.Choice(FEEDBACK_MODES),
     default=DEFAULT_FEEDBACK,
     show_default=True,
-    help="full: the teaching assistant's view, expected values and choice letters included; learner: what "
-    "`grade` shows the learner (the lesson's reveal policy applied); summary: hide what the hidden tests called.",
+    help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
+    "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at its "
+    "top (never send it to learners); summary: hide what the hidden tests called.",
 )
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
