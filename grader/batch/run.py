@@ -18,6 +18,7 @@ from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import file_digest, grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
+from grader.batch.late import LatePolicy, apply_late, remember, submitted_at
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, open_submissions
 from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
@@ -57,6 +58,9 @@ class BatchOptions:
     :mod:`grader.batch.lms`)."""
     export_name: str | None = None
     """The assignment (column) name in that file; default the lesson's title."""
+    late: LatePolicy | None = None
+    """The due date, extensions and penalty (:mod:`grader.batch.late`); ``None`` keeps the one the results folder
+    was last given (``late-policy.json``), if any."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ def run_batch(
             )
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
+        policy = remember(out, options.late)
         with Gradebook(out / FILE_NAME) as book:
             learners = [e.learner for e in found.entries]
             alone = found.layout == ONE_NOTEBOOK
@@ -134,7 +139,7 @@ def run_batch(
             finally:
                 progress.stop()
             notes += plan.notes()
-            rows = book.latest(learners)
+            rows = apply_late(book.latest(learners), policy)
             if alone:
                 similar = previous_similar(out / SUMMARY_JSON)
             else:  # after grading, in this process: off the hot path
@@ -231,6 +236,9 @@ def _row(prepared: _Prepared, result: Result) -> Row:
 def _record(
     book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress, options: dict[str, str]
 ) -> None:
-    row = replace(row, identity=prepared.entry.identity)
+    entry = prepared.entry
+    row = replace(
+        row, identity=entry.identity, submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms)
+    )
     book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)
