@@ -12,14 +12,18 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from grader.batch.lms import Column, export_text, grades_csv, row_reason
+from grader.batch.lms import Column, MoodleWords, check_export, export_text, grades_csv, row_reason, write_export
 from grader.batch.names import Identity, lms_names
 from grader.batch.rows import Row
+from grader.errors import UsageError
 from grader.model import QuestionResult, Report
+from tests import lms_rules
 from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, results, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade
 
@@ -52,43 +56,117 @@ def test_canvas_layout_is_its_gradebook_import() -> None:
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Decode (4711)"]
     assert rows[1] == ["Points Possible", "", "", "", "", "28"]  # as Canvas's own export has it
     assert rows[2] == ["lovelaceada", "12345", "", "", "", "10.67"]  # keyed on the Canvas id, two decimals
+    text = export_text([row("lovelaceada_12345", 10.6667, ADA)], Column("Decode (4711)", 28), "canvas")
+    found = lms_rules.canvas(text, {"12345"})
+    assert found.grades == {"12345": 10.67} and not found.new_column
 
 
-def test_moodle_layout_is_the_grading_worksheet() -> None:
+NOW = datetime(2026, 12, 1, 22, 0, tzinfo=timezone.utc)
+
+
+def test_moodle_layout_is_the_grading_worksheet_its_importer_accepts() -> None:
     who = Identity("Moodle", "4711", "Ada Lovelace")
-    rows = table(export_text([row("Ada_Lovelace_4711", 3, who)], COLUMN, "moodle"))
-    assert rows == [
-        ["Identifier", "Full name", "Grade", "Maximum Grade"],
-        ["Participant 4711", "Ada Lovelace", "3", "5"],
+    text = export_text([row("Ada_Lovelace_4711", 3, who)], COLUMN, "moodle", now=NOW)
+    assert table(text) == [
+        ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"],
+        ["Participant 4711", "Ada Lovelace", "3", "5", "2026-12-01T22:00:00+00:00"],
     ]
+    graded_before = NOW.timestamp() - 3600  # a grade Moodle already holds, from before the export
+    assert lms_rules.moodle(text.encode(), {"4711": graded_before}, 5).grades == {"4711": 3.0}
+    # a grade changed in Moodle after the export is kept there (unless "ignore modified" is ticked)
+    assert lms_rules.moodle(text.encode(), {"4711": NOW.timestamp() + 3600}, 5).unchanged == {"4711"}
 
 
-def test_blackboard_layout_is_the_grade_center_upload() -> None:
+def test_moodle_refuses_a_worksheet_without_its_three_words_and_skips_a_blank_last_modified() -> None:
+    """What the old file (Identifier, Full name, Grade, Maximum Grade) met in Moodle: the checks must fail it."""
+    old = "Identifier,Full name,Grade,Maximum Grade\nParticipant 4711,Ada Lovelace,3,5\n"
+    with pytest.raises(lms_rules.Refused, match="invalidgradeimport"):
+        lms_rules.moodle(old.encode(), {"4711": None}, 5)
+    blank = old.replace("Maximum Grade", "Maximum Grade,Last modified (grade)").replace(",5", ",5,")
+    assert lms_rules.moodle(blank.encode(), {"4711": 1.7e9}, 5).unchanged == {"4711"}  # graded once: skipped
+
+
+def test_moodle_words_follow_the_site_language() -> None:
+    words = MoodleWords.parse("Identifiant|Participant |Note|Dernière modification (note)")
+    who = Identity("Moodle", "4711", "Ada Lovelace")
+    text = export_text([row("ada", 4, who)], COLUMN, "moodle", now=NOW, words=words)
+    french = ("Identifiant", "Participant ", "Note", "Dernière modification (note)")
+    assert lms_rules.moodle(text.encode(), {"4711": None}, 5, french).grades == {"4711": 4.0}
+    with pytest.raises(UsageError, match="four words"):
+        MoodleWords.parse("Identifiant|Note")
+
+
+def test_blackboard_layout_is_the_grade_center_upload_every_value_quoted() -> None:
+    who = Identity("Blackboard", "a.love-lace_2", "a.love-lace_2")
+    text = export_text([row("a.love-lace_2", 4.5, who)], COLUMN, "blackboard")
+    assert text.splitlines() == [
+        '"Last Name","First Name","Username","Squares [Total Pts: 5 Score]"',
+        '"","","a.love-lace_2","4.5"',
+    ]
+    found = lms_rules.blackboard(text.encode(), {"a.love-lace_2"})
+    assert found.grades == {"a.love-lace_2": 4.5} and found.new_column  # no |id: Blackboard makes a 0-point text column
+    existing = Column("Squares [Total Pts: 5 Score] |664617", 5)
+    again = export_text([row("a.love-lace_2", 4.5, who)], existing, "blackboard")
+    assert not lms_rules.blackboard(again.encode(), {"a.love-lace_2"}).new_column
+
+
+def test_a_blackboard_column_without_its_id_is_said_to_be_a_text_column(tmp_path: Path) -> None:
     who = Identity("Blackboard", "alovelace", "alovelace")
-    new = table(export_text([row("alovelace", 4.5, who)], COLUMN, "blackboard"))
-    assert new == [
-        ["Last Name", "First Name", "Username", "Squares [Total Pts: 5 Score]"],
-        ["", "", "alovelace", "4.5"],
-    ]
-    existing = table(
-        export_text([row("alovelace", 4.5, who)], Column("Squares [Total Pts: 5 Score] |664617", 5), "blackboard")
+    note = write_export(tmp_path, [row("alovelace", 4.5, who)], COLUMN, "blackboard").note
+    assert "text column worth 0 points" in note and "--export-name" in note
+    named = write_export(tmp_path, [row("alovelace", 4.5, who)], Column("Squares |664617", 5), "blackboard").note
+    assert "0 points" not in named
+
+
+def test_an_ungradable_learner_is_blank_with_a_reason_unless_zero_is_asked_for(tmp_path: Path) -> None:
+    unreadable = replace(
+        row("turingalan_3", 0, Identity("Canvas", "3", "turingalan"), status="unreadable"),
+        reason="turingalan.ipynb is not a readable Jupyter notebook",
     )
-    assert (
-        existing[0][3] == "Squares [Total Pts: 5 Score] |664617"
-    )  # an existing column's header, as Blackboard wrote it
+    rows = [row("lovelaceada_12345", 5, ADA), unreadable]
+    lines = table(export_text(rows, COLUMN, "canvas"))
+    assert [r[5] for r in lines[2:]] == ["5", ""]
+    assert [r[5] for r in table(export_text(rows, COLUMN, "canvas", ungradable="zero"))[2:]] == ["5", "0"]
+    crashed = row("hoppergrace_2", 0, Identity("Canvas", "2", "hoppergrace"), status="crashed")
+    assert table(export_text([crashed], COLUMN, "canvas", ungradable="zero"))[2][5] == ""  # perhaps the machine's fault
+    note = write_export(tmp_path, rows, COLUMN, "canvas").note
+    assert "1 left blank" in note and "turingalan_3 (unreadable: turingalan.ipynb is not a readable" in note
+    graded = {r["learner"]: r for r in csv.DictReader(io.StringIO(grades_csv(rows)))}
+    assert graded["turingalan_3"]["score"] == "" and "not a readable" in graded["turingalan_3"]["reason"]
+    assert graded["lovelaceada_12345"]["score"] == "5"
 
 
-def test_a_crashed_grading_is_left_empty_never_a_zero() -> None:
-    rows = table(export_text([row("lovelaceada_12345", 0, ADA, status="crashed")], COLUMN, "canvas"))
-    assert rows[2][5] == ""
-
-
-def test_an_lms_export_refuses_learners_the_lms_cannot_match() -> None:
-    from grader.errors import UsageError
-
-    with pytest.raises(UsageError, match="Moodle id"):
-        export_text([row("ada", 5, Identity())], COLUMN, "moodle")
+def test_a_learner_the_lms_cannot_match_is_left_out_by_name_never_the_whole_file(tmp_path: Path) -> None:
+    stranger = row("núñezjosé_100200_1_squares", 4, Identity())  # a name outside the Canvas pattern
+    formula = row("evil", 4, Identity("Canvas", "=HYPERLINK(1)", "evil"))
+    rows = [row("lovelaceada_12345", 5, ADA), stranger, formula]
+    lines = table(export_text(rows, COLUMN, "canvas"))
+    assert [(r[1], r[5]) for r in lines[2:]] == [("12345", "5")]
+    note = write_export(tmp_path, rows, COLUMN, "canvas").note
+    assert "2 left out" in note and "núñezjosé_100200_1_squares (its file was not named by a Canvas download)" in note
+    assert "evil (its Canvas id" in note
+    with pytest.raises(UsageError, match="could match none"):
+        export_text([stranger], COLUMN, "moodle")  # nobody at all: the file would import nothing
     assert table(export_text([row("ada", 5, Identity())], COLUMN, "csv"))[1][0] == "ada"  # plain csv takes anyone
+    check_export("canvas", [ADA, Identity()])  # some learners named by Canvas: grading goes ahead
+    with pytest.raises(UsageError, match="none of the 1"):
+        check_export("canvas", [Identity()])
+
+
+def test_two_rows_for_one_identity_never_reach_the_import(tmp_path: Path) -> None:
+    """Two submissions one learner: which is theirs is not the export's to guess, and the LMS would keep the last."""
+    rows = [row("lovelaceada_12345-squares", 5, ADA), row("lovelaceada_12345-scratch", 0, ADA), row("b", 3, BEA)]
+    text = export_text(rows, COLUMN, "canvas")
+    assert lms_rules.canvas(text, {"12345", "2"}).grades == {"2": 3.0}
+    assert "lovelaceada_12345-scratch (Canvas id 12345 is also lovelaceada_12345-squares's)" in (
+        write_export(tmp_path, rows, COLUMN, "canvas").note
+    )
+    with pytest.raises(lms_rules.Refused, match="more than once"):
+        lms_rules.canvas(_CANVAS_TWICE, {"12345"})  # the check itself catches a file that has them
+
+
+_CANVAS_TWICE = "Student,ID,SIS User ID,SIS Login ID,Section,Squares\na,12345,,,,5\na,12345,,,,0\n"
+BEA = Identity("Canvas", "2", "bea")
 
 
 def test_identity_is_kept_apart_from_the_display_name() -> None:

@@ -59,6 +59,8 @@ class FeedbackView:
     errors: tuple[str, ...]
     staff_copy: bool = False
     """A ``full`` page: it opens with :data:`STAFF_COPY`."""
+    late: str = ""
+    """What the late policy made of the submission (:func:`late_line`); ``score`` is then after its penalty."""
 
 
 def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> FeedbackView:
@@ -78,7 +80,22 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
     questions = tuple(_question_view(q, known.get(q.id), mode, ran) for q in report.questions)
     errors = tuple(e for e in report.errors if e != row.reason)
     staff = mode == "full"
-    return FeedbackView(row.learner, heading, report.score, report.max_score, note, questions, errors, staff)
+    late = late_line(row)
+    return FeedbackView(row.learner, heading, row.final_score, report.max_score, note, questions, errors, staff, late)
+
+
+def late_line(row: Row) -> str:
+    """The late policy's verdict in a sentence, for the learner's page and the summary; empty if on time."""
+    late = row.lateness
+    if late is None or late.days <= 0:
+        return ""
+    when = f"{late.days} day{'s' if late.days != 1 else ''} late" if row.submitted else "late"
+    cost = (
+        f"; the late penalty ({late.rule}) took {num(late.points_off)} of your {num(row.score)} points"
+        if late.points_off
+        else ""
+    )
+    return f"Handed in {when} (due {late.due}, {late.how}){cost}."
 
 
 def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
@@ -105,6 +122,8 @@ def feedback_html(view: FeedbackView) -> str:
     )
     if view.note:
         parts.append(f'<p class="note">{inline_html(view.note)}</p>')
+    if view.late:
+        parts.append(f'<p class="note">{for_html(view.late)}</p>')
     if view.questions:
         parts.append('<table>\n<tr><th>question</th><th class="num">score</th><th>status</th><th>feedback</th></tr>')
         for q in view.questions:
@@ -134,6 +153,8 @@ def feedback_markdown(view: FeedbackView) -> str:
     out += [f"{for_markdown(view.heading)}. {score}" if view.heading else score, ""]
     if view.note:
         out += [f"> {for_markdown(view.note)}", ""]
+    if view.late:
+        out += [f"> {for_markdown(view.late)}", ""]
     for q in view.questions:
         out += [f"## {for_markdown(q.id)}: {num(q.score)} / {num(q.max_score)} ({q.status.replace('-', ' ')})", ""]
         if q.title:
