@@ -24,7 +24,7 @@ from grader.batch.rows import Row
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report
 from tests import lms_rules
-from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, results, write_nb
+from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade
 
 RAISES_FIRST = [SQUARES_SOLVED[0], "import torch_is_not_here\ndef square(x):\n    return x * x", SQUARES_SOLVED[2]]
@@ -201,73 +201,129 @@ def _zip(folder: Path, archive: Path) -> Path:
     return archive
 
 
+def _note(stdout: str, to: str) -> str:
+    return next(line for line in stdout.splitlines() if f"{to} import file" in line)
+
+
+def _exported_on_the_right_learner(found: lms_rules.Imported, expected: dict[str, float | None]) -> None:
+    """Every grade the LMS would take is the one that learner earned; a learner left out is not given anyone's."""
+    for key, grade in found.grades.items():
+        assert expected.get(key) == grade, (key, grade, expected.get(key))
+    for key in found.unchanged:
+        assert expected.get(key, "absent") is None, key  # left blank: only those who have no grade to give
+
+
 @pytest.mark.slow
-def test_canvas_zip_to_canvas_import_through_grade_batch(tmp_path: Path) -> None:
+def test_canvas_download_to_canvas_import_through_grade_batch(tmp_path: Path) -> None:
     subs = tmp_path / "canvas"
     write_nb(subs / "lovelaceada_12345_67890_squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "lovelaceada_12345_67899_scratch.ipynb", UNTOUCHED, lesson=None)  # a second notebook
     write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", WRONG_SQUARE)
     write_nb(subs / "turingalan_34567_67892_squares.ipynb", RAISES_FIRST)
+    (subs / "knuthdon_45678_67893_squares.ipynb").write_text("my notes", encoding="utf-8")  # unreadable
     out = tmp_path / "out"
-    result = batch(
-        str(_zip(subs, tmp_path / "canvas.zip")),
-        "--out",
-        str(out),
-        *LESSONS,
-        "--export",
-        "canvas",
-        "--export-name",
-        "Squares (998)",
-    )
+    args = ("--out", str(out), *LESSONS, "--export", "canvas", "--export-name", "Squares (998)")
+    late = ("--due", "2024-03-01T09:00+00:00", "--late-penalty", "per-day:10")
+    result = batch(str(_zip(subs, tmp_path / "canvas.zip")), *args, *late)
     assert result.returncode == 0, result.stderr
-    assert "canvas import file" in result.stdout
-    header, points, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
+    note = _note(result.stdout, "canvas")
+    text = (out / "canvas-import.csv").read_text(encoding="utf-8")
+    header, points, *_ = table(text)
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Squares (998)"] and points[5] == "5"
-    assert {(line[0], line[1], line[5]) for line in lines} == {
-        ("lovelaceada", "12345", "5"),
-        ("hoppergrace", "23456", "3"),
-        ("turingalan", "34567", "3"),
-    }
+    found = lms_rules.canvas(text, {"12345", "23456", "34567", "45678"})  # refuses two rows for one ID
+    expected: dict[str, float | None] = {"12345": 5.0, "23456": 2.5, "34567": 3.0, "45678": None}
+    _exported_on_the_right_learner(found, expected)
+    assert found.grades["23456"] == 2.5  # grace's 3, less 10% of 5 for Canvas's late flag (one day at least)
+    assert found.unchanged == {"45678"} and "knuthdon_45678 (unreadable" in note  # blank, with why
+    assert "12345" in found.grades or "lovelaceada" in note  # ada's one grade, or she is named as left out
     rows = grades(out)
-    assert rows["hoppergrace_23456"]["late"] == "yes" and rows["lovelaceada_12345"]["late"] == "no"
-    assert (rows["lovelaceada_12345"]["name"], rows["lovelaceada_12345"]["lms_id"]) == ("lovelaceada", "12345")
-    assert (
-        "ModuleNotFoundError" in rows["turingalan_34567"]["reason"]
-        and "torch_is_not_here" in rows["turingalan_34567"]["reason"]
-    )
-    assert results(out)["lovelaceada_12345"]["lms_id"] == "12345"
-    # the same grades again, from the results folder alone
+    hopper = rows["hoppergrace_23456"]
+    assert (hopper["late"], hopper["score"], hopper["raw_score"], hopper["late_days"]) == ("yes", "2.5", "3", "1")
+    assert "ModuleNotFoundError" in rows["turingalan_34567"]["reason"]
+    summary = (out / "summary.html").read_text(encoding="utf-8")
+    assert "<h2>Late (1)</h2>" in summary
+    page = (out / "feedback" / "hoppergrace_23456.md").read_text(encoding="utf-8")
+    assert "Handed in late" in page and "Teaching assistant" not in page  # the learner's view by default
+    # the same grades again, from the results folder alone, with the policy the batch was given
     csv_file = tmp_path / "plain.csv"
     exported = run_grade("export", str(out), "--to", "csv", "-o", str(csv_file), *LESSONS)
     assert exported.returncode == 0, exported.stderr
     assert csv_file.read_text(encoding="utf-8") == (out / "grades.csv").read_text(encoding="utf-8")
     refused = run_grade("export", str(out), "--to", "moodle")
-    assert refused.returncode == 2 and "Moodle id" in refused.stderr
+    assert refused.returncode == 2 and "could match none" in refused.stderr
     # grace resubmits; a rerun without --export keeps the import file the first run asked for up to date
     write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", SQUARES_SOLVED)
     rerun = batch(str(_zip(subs, tmp_path / "canvas2.zip")), "--out", str(out), *LESSONS, "--only", "hoppergrace_23456")
     assert rerun.returncode == 0 and "as the earlier run asked" in rerun.stdout, rerun.stdout
     header, _, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
-    assert header[5] == "Squares (998)" and ["hoppergrace", "23456", "", "", "", "5"] in lines
+    assert header[5] == "Squares (998)" and ["hoppergrace", "23456", "", "", "", "4.5"] in lines  # still late
 
 
 @pytest.mark.slow
-def test_moodle_zip_to_moodle_worksheet_through_grade_batch_and_grade_export(tmp_path: Path) -> None:
+def test_moodle_download_to_moodle_worksheet_through_grade_batch_and_grade_export(tmp_path: Path) -> None:
     subs = tmp_path / "moodle"
     write_nb(subs / "Ada Lovelace_4711_assignsubmission_file_" / "work" / "squares.ipynb", SQUARES_SOLVED)
     write_nb(subs / "Grace Hopper_4712_assignsubmission_file_" / "squares.ipynb", WRONG_SQUARE)
+    write_nb(subs / "José Núñez_4713_assignsubmission_file_" / "squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Mary_Ann O'Neil_4714_assignsubmission_file_" / "squares.ipynb", UNTOUCHED)
+    (subs / "Edsger Dijkstra_4715_assignsubmission_file_").mkdir()
+    (subs / "Edsger Dijkstra_4715_assignsubmission_file_" / "squares.ipynb").write_text("notes", encoding="utf-8")
+    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "scratch.ipynb", WRONG_SQUARE)  # two notebooks
     out = tmp_path / "out"
     result = batch(str(_zip(subs, tmp_path / "moodle.zip")), "--out", str(out), *LESSONS, "--export", "moodle")
     assert result.returncode == 0, result.stderr
-    lines = table((out / "moodle-import.csv").read_text(encoding="utf-8"))
-    assert lines[0] == ["Identifier", "Full name", "Grade", "Maximum Grade"]
-    assert sorted(lines[1:]) == [
-        ["Participant 4711", "Ada Lovelace", "5", "5"],
-        ["Participant 4712", "Grace Hopper", "3", "5"],
-    ]
+    data = (out / "moodle-import.csv").read_bytes()
+    assert not data.startswith(b"\xef\xbb\xbf")  # UTF-8, no BOM
+    graded_long_ago = 1.0e9
+    participants: dict[str, float | None] = {str(n): graded_long_ago for n in range(4711, 4717)}
+    found = lms_rules.moodle(data, participants, 5.0)  # the header words, the columns, one row per participant
+    expected: dict[str, float | None] = {"4711": 5.0, "4712": 3.0, "4713": 5.0, "4714": 0.0, "4715": None}
+    expected["4716"] = 5.0
+    _exported_on_the_right_learner(found, expected)
+    assert {"4711", "4712", "4713", "4714"} <= set(found.grades) and found.unchanged == {"4715"}
     bb = tmp_path / "bb.csv"
     refused = run_grade("export", str(out), "--to", "blackboard", "-o", str(bb))
     assert refused.returncode == 2 and not bb.exists()  # Blackboard matches usernames, which a Moodle download lacks
     again = run_grade("export", str(out), "--to", "moodle", "-o", str(tmp_path / "again.csv"))
-    assert again.returncode == 0 and (tmp_path / "again.csv").read_text(encoding="utf-8") == (
-        out / "moodle-import.csv"
-    ).read_text(encoding="utf-8")
+    assert again.returncode == 0, again.stderr
+    assert lms_rules.moodle((tmp_path / "again.csv").read_bytes(), participants, 5.0) == found
+
+
+@pytest.mark.slow
+def test_blackboard_download_to_grade_center_upload_through_grade_batch(tmp_path: Path) -> None:
+    subs = tmp_path / "blackboard"
+    write_nb(subs / "Squares_j.nunez-2_attempt_2024-03-01-08-59-00_squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Squares_hopper3_attempt_2024-03-02-10-00-00_squares.ipynb", WRONG_SQUARE)  # a day and more late
+    write_nb(subs / "Squares_j_nunez_attempt_2024-03-01-09-31-00_squares.ipynb", WRONG_SQUARE)  # underscores
+    write_nb(subs / "Squares_nunez_attempt_2024-03-01-09-00-00_squares.ipynb", SQUARES_SOLVED)
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("learner,due\nhopper3,2024-03-05T09:00\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = batch(
+        str(subs),
+        "--out",
+        str(out),
+        *LESSONS,
+        "--export",
+        "blackboard",
+        "--export-name",
+        "Squares [Total Pts: 5 Score] |664617",
+        "--due",
+        "2024-03-01T09:00",
+        "--extensions",
+        str(extensions),
+        "--late-penalty",
+        "zero",
+    )
+    assert result.returncode == 0, result.stderr
+    data = (out / "blackboard-import.csv").read_bytes()
+    users = {"j.nunez-2", "hopper3", "j_nunez", "nunez"}
+    found = lms_rules.blackboard(data, users)  # every value quoted, Username, one row per username
+    assert not found.new_column  # the column's |id: Blackboard updates it, in the totals
+    # j_nunez handed in 31 minutes late with zero for late: 0; hopper3 has an extension: their own 3
+    expected: dict[str, float | None] = {"j.nunez-2": 5.0, "hopper3": 3.0, "j_nunez": 0.0, "nunez": 5.0}
+    _exported_on_the_right_learner(found, expected)
+    assert {"j.nunez-2", "hopper3"} <= set(found.grades)
+    note = _note(result.stdout, "blackboard")
+    assert all(who in found.grades or who in note for who in ("j_nunez", "nunez"))  # imported right, or named
