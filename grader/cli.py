@@ -239,7 +239,7 @@ def notebook_command(
     metavar="RULE",
     default="none",
     show_default=True,
-    help="none, per-day:10 (10%% of the maximum off per day or part of one late, never below 0) or zero; "
+    help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
     "needs --due. The raw score is kept in grades.csv.",
 )
 def batch_command(

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from grader.batch.rows import Lateness, Row
 from grader.errors import UsageError
+from grader.files import write_atomic
 from grader.text import num
 
 #: Where a results folder keeps the late policy its last batch was given, so reruns and ``grade export`` apply it.
@@ -201,7 +202,7 @@ def remember(out: Path, policy: LatePolicy | None) -> LatePolicy:
             "extensions": [[who, when.isoformat()] for who, when in policy.extensions],
             "penalty": str(policy.penalty),
         }
-        path.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(body, indent=1) + "\n")
         return policy
     if not path.is_file():
         return LatePolicy()
