@@ -269,7 +269,7 @@ def test_moodle_download_to_moodle_worksheet_through_grade_batch_and_grade_expor
     (subs / "Edsger Dijkstra_4715_assignsubmission_file_").mkdir()
     (subs / "Edsger Dijkstra_4715_assignsubmission_file_" / "squares.ipynb").write_text("notes", encoding="utf-8")
     write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "squares.ipynb", SQUARES_SOLVED)
-    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "scratch.ipynb", WRONG_SQUARE)  # two notebooks
+    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "scratch.ipynb", WRONG_SQUARE, lesson=None)
     out = tmp_path / "out"
     result = batch(str(_zip(subs, tmp_path / "moodle.zip")), "--out", str(out), *LESSONS, "--export", "moodle")
     assert result.returncode == 0, result.stderr
