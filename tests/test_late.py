@@ -19,15 +19,17 @@ from grader.batch.names import Identity
 from grader.batch.rows import Row
 from grader.batch.summary import summary_html
 from grader.errors import UsageError
-from grader.model import QuestionResult, Report
+from grader.model import QuestionResult, Report, ReportStatus
 
 DUE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 
-def graded(learner: str, score: float, submitted: datetime | None, status: str = "graded", lms_id: str = "") -> Row:
+def graded(
+    learner: str, score: float, submitted: datetime | None, status: ReportStatus = "graded", lms_id: str = ""
+) -> Row:
     report = Report(
         "squares", f"{learner}.ipynb", score, 5.0, (QuestionResult("square", score, 5.0, "partial"),), status=status
-    )  # type: ignore[arg-type]
+    )
     row = Row.of(learner, report)
     identity = Identity("Blackboard", lms_id, lms_id) if lms_id else Identity()
     return Row(

@@ -22,7 +22,7 @@ from grader.batch.lms import Column, MoodleWords, check_export, export_text, gra
 from grader.batch.names import Identity, lms_names
 from grader.batch.rows import Row
 from grader.errors import UsageError
-from grader.model import QuestionResult, Report
+from grader.model import QuestionResult, Report, ReportStatus
 from tests import lms_rules
 from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade
@@ -35,7 +35,9 @@ def table(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
-def row(learner: str, score: float, identity: Identity, status: str = "graded", errors: tuple[str, ...] = ()) -> Row:
+def row(
+    learner: str, score: float, identity: Identity, status: ReportStatus = "graded", errors: tuple[str, ...] = ()
+) -> Row:
     report = Report(
         "squares",
         f"{learner}.ipynb",
@@ -44,7 +46,7 @@ def row(learner: str, score: float, identity: Identity, status: str = "graded", 
         (QuestionResult("square", score, 5.0, "partial"),),
         errors,
         status=status,
-    )  # type: ignore[arg-type]
+    )
     return Row(learner, report.path, report.status, "", report, False, identity)
 
 
@@ -327,3 +329,21 @@ def test_blackboard_download_to_grade_center_upload_through_grade_batch(tmp_path
     assert {"j.nunez-2", "hopper3"} <= set(found.grades)
     note = _note(result.stdout, "blackboard")
     assert all(who in found.grades or who in note for who in ("j_nunez", "nunez"))  # imported right, or named
+
+
+def test_the_nbgrader_gradebook_gets_no_grade_for_an_ungradable_notebook_unless_zero_is_asked_for() -> None:
+    from grader.batch.export import export_rows
+    from grader.lessons import load_lesson
+    from tests.conftest import FIXTURE_LESSONS
+
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    calls: list[list[str]] = []
+    rows = [
+        row("ada", 5, Identity()),
+        row("fay", 0, Identity(), status="unreadable"),
+        row("cy", 0, Identity(), "crashed"),
+    ]
+    exporter = lambda url, lesson, pairs, **kw: calls.append([learner for learner, _ in pairs])  # noqa: E731
+    export_rows(exporter, "sqlite://", rows, lesson)
+    export_rows(exporter, "sqlite://", rows, lesson, ungradable="zero")
+    assert calls == [["ada"], ["ada", "fay"]]
