@@ -33,6 +33,7 @@ from grader.config import (
 )
 
 if TYPE_CHECKING:
+    from grader.batch.late import LatePolicy
     from grader.config import FeedbackMode, Ungradable
     from grader.pipeline import GradeOptions
 
@@ -202,8 +203,9 @@ def notebook_command(
     type=click.Choice(FEEDBACK_MODES),
     default=DEFAULT_FEEDBACK,
     show_default=True,
-    help="full: the teaching assistant's view, expected values and choice letters included; learner: what "
-    "`grade` shows the learner (the lesson's reveal policy applied); summary: hide what the hidden tests called.",
+    help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
+    "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at its "
+    "top (never send it to learners); summary: hide what the hidden tests called.",
 )
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
@@ -229,6 +231,25 @@ def notebook_command(
     help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
     "several candidates): blank (no grade, so it is not read as a 0) or zero.",
 )
+@click.option(
+    "--due",
+    metavar="WHEN",
+    help="The due date, e.g. 2024-03-01T09:00 (this machine's time zone) or 2024-03-01T09:00+01:00; kept for "
+    "later runs and `grade export`.",
+)
+@click.option(
+    "--extensions",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A CSV of learner,due rows (learner id or LMS id, their own due date); needs --due.",
+)
+@click.option(
+    "--late-penalty",
+    metavar="RULE",
+    default="none",
+    show_default=True,
+    help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
+    "needs --due. The raw score is kept in grades.csv.",
+)
 def batch_command(
     submissions: Path,
     out: Path,
@@ -247,6 +268,9 @@ def batch_command(
     export: str | None,
     export_name: str | None,
     ungradable: Ungradable,
+    due: str | None,
+    extensions: Path | None,
+    late_penalty: str,
 ) -> None:
     """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
@@ -280,6 +304,7 @@ def batch_command(
     )
     options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
     try:
+        options = replace(options, late=_late_policy(due, extensions, late_penalty))
         with dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
     except UsageError as err:
@@ -291,6 +316,19 @@ def batch_command(
         click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
         sys.exit(130)
     click.echo(format_summary(summary))
+
+
+def _late_policy(due: str | None, extensions: Path | None, penalty: str) -> LatePolicy | None:
+    """The late policy the options describe; ``None`` without ``--due`` (the results folder's own is kept)."""
+    from grader.batch.late import LatePolicy, Penalty, parse_time, read_extensions
+    from grader.errors import UsageError
+
+    rule = Penalty.parse(penalty)
+    if due is None:
+        if extensions is not None or rule.kind != "none":
+            raise UsageError("--extensions and --late-penalty need --due, the date they are counted from.")
+        return None
+    return LatePolicy(parse_time(due, "--due"), read_extensions(extensions) if extensions else (), rule)
 
 
 def _names(given: tuple[str, ...]) -> tuple[str, ...]:
@@ -317,9 +355,29 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
     type=click.Path(path_type=Path, dir_okay=False),
     help="The file to write (default: RESULTS/<LMS>-import.csv).",
 )
+@click.option(
+    "--ungradable",
+    "blank_or_zero",
+    type=click.Choice(UNGRADABLE_CHOICES),
+    default=DEFAULT_UNGRADABLE,
+    show_default=True,
+    help="What a learner whose notebook could not be graded gets: blank (no grade) or zero.",
+)
+@click.option(
+    "--moodle-words",
+    metavar="WORDS",
+    help="A Moodle site in another language: its worksheet's words for Identifier|Participant |Grade|"
+    "Last modified (grade), copied from one worksheet it downloads.",
+)
 @_lessons_option(", for the lesson's title")
 def export_command(
-    results: Path, to: str, assignment: str | None, output: Path | None, lessons_root: Path | None
+    results: Path,
+    to: str,
+    assignment: str | None,
+    output: Path | None,
+    blank_or_zero: Ungradable,
+    moodle_words: str | None,
+    lessons_root: Path | None,
 ) -> None:
     """Write the grades of a results folder as an LMS imports them (Canvas, Moodle, Blackboard, or plain CSV).
 
@@ -327,11 +385,12 @@ def export_command(
     Example:
       grade export results --to canvas --assignment "Decode (123456)"
     """
-    from grader.batch.lms import export_results
+    from grader.batch.lms import MoodleWords, export_results
     from grader.errors import GraderError, UsageError
 
     try:
-        written = export_results(results, to, assignment, output, lessons_root)
+        words = MoodleWords.parse(moodle_words) if moodle_words else MoodleWords()
+        written = export_results(results, to, assignment, output, lessons_root, blank_or_zero, words)
     except UsageError as err:
         raise click.UsageError(str(err)) from None
     except GraderError as err:

@@ -46,11 +46,13 @@ DAEMON_REPLY_SECONDS = 600.0
 #: Seconds ``grade daemon`` waits for a daemon's status (it answers only once warm).
 DAEMON_STATUS_SECONDS = 2.0
 
-#: What per-learner feedback files show (``grade batch --feedback``): ``full`` includes what the hidden tests
-#: called; ``summary`` hides it.
+#: What per-learner feedback files show (``grade batch --feedback``): ``learner`` (the default, safe to send)
+#: what ``grade`` shows the learner, the lesson's reveal policy applied; ``full`` the teaching assistant's copy,
+#: expected values and right answers included (asked for explicitly, and marked so at its top); ``summary``
+#: hides what the hidden tests called.
 FeedbackMode = Literal["full", "learner", "summary"]
 FEEDBACK_MODES: tuple[FeedbackMode, ...] = ("full", "learner", "summary")
-DEFAULT_FEEDBACK: FeedbackMode = "full"
+DEFAULT_FEEDBACK: FeedbackMode = "learner"
 
 #: What an LMS import file holds for a learner whose notebook could not be graded (unreadable, another
 #: lesson's, refused): ``blank`` (no grade: the LMS keeps "please resubmit" apart from a real 0) or ``zero``.

@@ -78,11 +78,12 @@ def test_every_submission_gets_a_row_and_the_batch_exits_0(mixed_class: tuple[An
     assert rows["dee"]["status"] == "crashed" or rows["dee"]["score"] == "5"
     assert "longer than 2 s" in rows["cy"]["reason"] and "while True" in rows["cy"]["reason"]
     assert "not a readable Jupyter notebook" in rows["fay"]["reason"]
-    # gus's notebook says it is for another lesson: reported so, scored 0 on this batch's lesson, not graded on its own
+    # gus's notebook says it is for another lesson: reported so, no score (blank, not 0) on this batch's lesson,
+    # not graded on its own
     assert "for lesson 'cooking', not 'squares'" in rows["gus"]["reason"] and (
         rows["gus"]["score"],
         rows["gus"]["max_score"],
-    ) == ("0", "5")
+    ) == ("", "5")
     assert "[8/8]" in result.stderr and "8 submissions (flat folder): 8 graded now" in result.stdout
     assert "Traceback" not in result.stderr, result.stderr  # nothing in any process failed unhandled
 
@@ -91,7 +92,10 @@ def test_every_submission_gets_a_row_and_the_batch_exits_0(mixed_class: tuple[An
 def test_grades_csv_has_scores_per_question(mixed_class: tuple[Any, Path]) -> None:
     _, out = mixed_class
     header = (out / "grades.csv").read_text().splitlines()[0]
-    assert header == "learner,name,lms,lms_id,score,max_score,late,status,reason,answer_even,square,sum_of_squares"
+    assert header == (
+        "learner,name,lms,lms_id,score,max_score,late,status,reason,raw_score,late_days,late_penalty,due,submitted,"
+        "answer_even,square,sum_of_squares"
+    )
     rows = grades(out)
     assert {q: float(rows["bob"][q]) for q in WRONG_SCORES} == WRONG_SCORES
     assert (rows["ada"]["score"], rows["ada"]["max_score"]) == ("5", "5")
@@ -108,6 +112,7 @@ def test_results_jsonl_holds_what_grade_json_prints(mixed_class: tuple[Any, Path
     assert set(lines["ada"]) == {
         "learner",
         "late",
+        "submitted",  # a flat folder's notebook: the file's time, for the late policy
         "lms",
         "lms_id",
         "name",
@@ -222,7 +227,8 @@ def test_nbgrader_db_hands_the_reports_to_the_nbgrader_integration(
         run_batch(tmp_path / "subs", tmp_path / "results", options, executor)
     ((url, lesson_id, rows, kw),) = calls
     assert (url, lesson_id, kw) == ("sqlite:///gradebook.db", "squares", {})
-    assert [(learner, report.score) for learner, report in rows] == [("ada", 5.0), ("fay", 0.0)]
+    # fay's file is not a notebook: no grade in nbgrader's gradebook either (blank by default), not a 0
+    assert [(learner, report.score) for learner, report in rows] == [("ada", 5.0)]
 
     def not_installed() -> None:
         raise ModuleNotFoundError("No module named 'nbgrader'", name="nbgrader")

@@ -82,12 +82,16 @@ def test_a_results_line_is_what_grade_json_prints_plus_the_learner() -> None:
 
 def test_grades_csv_has_a_column_per_question() -> None:
     lines = grades_csv(ROWS).splitlines()
-    assert lines[0] == "learner,name,lms,lms_id,score,max_score,late,status,reason,answer_even,square,sum_of_squares"
-    assert lines[1] == "ada,,,,5,5,no,graded,,1,2,2"
+    assert lines[0] == (
+        "learner,name,lms,lms_id,score,max_score,late,status,reason,raw_score,late_days,late_penalty,due,submitted,"
+        "answer_even,square,sum_of_squares"
+    )
+    assert lines[1] == "ada,,,,5,5,no,graded,,5,,,,,1,2,2"
     assert lines[2].startswith("bob,,,,2,5,no,graded,Cell 2 raised ValueError") and lines[2].endswith(
         ",0,0,2"
     )  # the error that cost points
-    assert lines[4].startswith("dee,,,,0,,yes,unreadable,dee.ipynb is empty") and lines[4].endswith(",,,")
+    # dee's file could not be graded: no score (a blank, not a 0), the reason beside it
+    assert lines[4].startswith("dee,,,,,,yes,unreadable,dee.ipynb is empty") and lines[4].endswith(",,,")
 
 
 def test_the_gradebook_keeps_every_grading_and_answers_with_the_latest(tmp_path: Path) -> None:

@@ -12,15 +12,19 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from grader.batch.lms import Column, export_text, grades_csv, row_reason
+from grader.batch.lms import Column, MoodleWords, check_export, export_text, grades_csv, row_reason, write_export
 from grader.batch.names import Identity, lms_names
 from grader.batch.rows import Row
-from grader.model import QuestionResult, Report
-from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, results, write_nb
+from grader.errors import UsageError
+from grader.model import QuestionResult, Report, ReportStatus
+from tests import lms_rules
+from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade
 
 RAISES_FIRST = [SQUARES_SOLVED[0], "import torch_is_not_here\ndef square(x):\n    return x * x", SQUARES_SOLVED[2]]
@@ -31,7 +35,9 @@ def table(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
-def row(learner: str, score: float, identity: Identity, status: str = "graded", errors: tuple[str, ...] = ()) -> Row:
+def row(
+    learner: str, score: float, identity: Identity, status: ReportStatus = "graded", errors: tuple[str, ...] = ()
+) -> Row:
     report = Report(
         "squares",
         f"{learner}.ipynb",
@@ -40,7 +46,7 @@ def row(learner: str, score: float, identity: Identity, status: str = "graded", 
         (QuestionResult("square", score, 5.0, "partial"),),
         errors,
         status=status,
-    )  # type: ignore[arg-type]
+    )
     return Row(learner, report.path, report.status, "", report, False, identity)
 
 
@@ -52,43 +58,117 @@ def test_canvas_layout_is_its_gradebook_import() -> None:
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Decode (4711)"]
     assert rows[1] == ["Points Possible", "", "", "", "", "28"]  # as Canvas's own export has it
     assert rows[2] == ["lovelaceada", "12345", "", "", "", "10.67"]  # keyed on the Canvas id, two decimals
+    text = export_text([row("lovelaceada_12345", 10.6667, ADA)], Column("Decode (4711)", 28), "canvas")
+    found = lms_rules.canvas(text, {"12345"})
+    assert found.grades == {"12345": 10.67} and not found.new_column
 
 
-def test_moodle_layout_is_the_grading_worksheet() -> None:
+NOW = datetime(2026, 12, 1, 22, 0, tzinfo=timezone.utc)
+
+
+def test_moodle_layout_is_the_grading_worksheet_its_importer_accepts() -> None:
     who = Identity("Moodle", "4711", "Ada Lovelace")
-    rows = table(export_text([row("Ada_Lovelace_4711", 3, who)], COLUMN, "moodle"))
-    assert rows == [
-        ["Identifier", "Full name", "Grade", "Maximum Grade"],
-        ["Participant 4711", "Ada Lovelace", "3", "5"],
+    text = export_text([row("Ada_Lovelace_4711", 3, who)], COLUMN, "moodle", now=NOW)
+    assert table(text) == [
+        ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"],
+        ["Participant 4711", "Ada Lovelace", "3", "5", "2026-12-01T22:00:00+00:00"],
     ]
+    graded_before = NOW.timestamp() - 3600  # a grade Moodle already holds, from before the export
+    assert lms_rules.moodle(text.encode(), {"4711": graded_before}, 5).grades == {"4711": 3.0}
+    # a grade changed in Moodle after the export is kept there (unless "ignore modified" is ticked)
+    assert lms_rules.moodle(text.encode(), {"4711": NOW.timestamp() + 3600}, 5).unchanged == {"4711"}
 
 
-def test_blackboard_layout_is_the_grade_center_upload() -> None:
+def test_moodle_refuses_a_worksheet_without_its_three_words_and_skips_a_blank_last_modified() -> None:
+    """What the old file (Identifier, Full name, Grade, Maximum Grade) met in Moodle: the checks must fail it."""
+    old = "Identifier,Full name,Grade,Maximum Grade\nParticipant 4711,Ada Lovelace,3,5\n"
+    with pytest.raises(lms_rules.Refused, match="invalidgradeimport"):
+        lms_rules.moodle(old.encode(), {"4711": None}, 5)
+    blank = old.replace("Maximum Grade", "Maximum Grade,Last modified (grade)").replace(",5", ",5,")
+    assert lms_rules.moodle(blank.encode(), {"4711": 1.7e9}, 5).unchanged == {"4711"}  # graded once: skipped
+
+
+def test_moodle_words_follow_the_site_language() -> None:
+    words = MoodleWords.parse("Identifiant|Participant |Note|Dernière modification (note)")
+    who = Identity("Moodle", "4711", "Ada Lovelace")
+    text = export_text([row("ada", 4, who)], COLUMN, "moodle", now=NOW, words=words)
+    french = ("Identifiant", "Participant ", "Note", "Dernière modification (note)")
+    assert lms_rules.moodle(text.encode(), {"4711": None}, 5, french).grades == {"4711": 4.0}
+    with pytest.raises(UsageError, match="four words"):
+        MoodleWords.parse("Identifiant|Note")
+
+
+def test_blackboard_layout_is_the_grade_center_upload_every_value_quoted() -> None:
+    who = Identity("Blackboard", "a.love-lace_2", "a.love-lace_2")
+    text = export_text([row("a.love-lace_2", 4.5, who)], COLUMN, "blackboard")
+    assert text.splitlines() == [
+        '"Last Name","First Name","Username","Squares [Total Pts: 5 Score]"',
+        '"","","a.love-lace_2","4.5"',
+    ]
+    found = lms_rules.blackboard(text.encode(), {"a.love-lace_2"})
+    assert found.grades == {"a.love-lace_2": 4.5} and found.new_column  # no |id: Blackboard makes a 0-point text column
+    existing = Column("Squares [Total Pts: 5 Score] |664617", 5)
+    again = export_text([row("a.love-lace_2", 4.5, who)], existing, "blackboard")
+    assert not lms_rules.blackboard(again.encode(), {"a.love-lace_2"}).new_column
+
+
+def test_a_blackboard_column_without_its_id_is_said_to_be_a_text_column(tmp_path: Path) -> None:
     who = Identity("Blackboard", "alovelace", "alovelace")
-    new = table(export_text([row("alovelace", 4.5, who)], COLUMN, "blackboard"))
-    assert new == [
-        ["Last Name", "First Name", "Username", "Squares [Total Pts: 5 Score]"],
-        ["", "", "alovelace", "4.5"],
-    ]
-    existing = table(
-        export_text([row("alovelace", 4.5, who)], Column("Squares [Total Pts: 5 Score] |664617", 5), "blackboard")
+    note = write_export(tmp_path, [row("alovelace", 4.5, who)], COLUMN, "blackboard").note
+    assert "text column worth 0 points" in note and "--export-name" in note
+    named = write_export(tmp_path, [row("alovelace", 4.5, who)], Column("Squares |664617", 5), "blackboard").note
+    assert "0 points" not in named
+
+
+def test_an_ungradable_learner_is_blank_with_a_reason_unless_zero_is_asked_for(tmp_path: Path) -> None:
+    unreadable = replace(
+        row("turingalan_3", 0, Identity("Canvas", "3", "turingalan"), status="unreadable"),
+        reason="turingalan.ipynb is not a readable Jupyter notebook",
     )
-    assert (
-        existing[0][3] == "Squares [Total Pts: 5 Score] |664617"
-    )  # an existing column's header, as Blackboard wrote it
+    rows = [row("lovelaceada_12345", 5, ADA), unreadable]
+    lines = table(export_text(rows, COLUMN, "canvas"))
+    assert [r[5] for r in lines[2:]] == ["5", ""]
+    assert [r[5] for r in table(export_text(rows, COLUMN, "canvas", ungradable="zero"))[2:]] == ["5", "0"]
+    crashed = row("hoppergrace_2", 0, Identity("Canvas", "2", "hoppergrace"), status="crashed")
+    assert table(export_text([crashed], COLUMN, "canvas", ungradable="zero"))[2][5] == ""  # perhaps the machine's fault
+    note = write_export(tmp_path, rows, COLUMN, "canvas").note
+    assert "1 left blank" in note and "turingalan_3 (unreadable: turingalan.ipynb is not a readable" in note
+    graded = {r["learner"]: r for r in csv.DictReader(io.StringIO(grades_csv(rows)))}
+    assert graded["turingalan_3"]["score"] == "" and "not a readable" in graded["turingalan_3"]["reason"]
+    assert graded["lovelaceada_12345"]["score"] == "5"
 
 
-def test_a_crashed_grading_is_left_empty_never_a_zero() -> None:
-    rows = table(export_text([row("lovelaceada_12345", 0, ADA, status="crashed")], COLUMN, "canvas"))
-    assert rows[2][5] == ""
-
-
-def test_an_lms_export_refuses_learners_the_lms_cannot_match() -> None:
-    from grader.errors import UsageError
-
-    with pytest.raises(UsageError, match="Moodle id"):
-        export_text([row("ada", 5, Identity())], COLUMN, "moodle")
+def test_a_learner_the_lms_cannot_match_is_left_out_by_name_never_the_whole_file(tmp_path: Path) -> None:
+    stranger = row("núñezjosé_100200_1_squares", 4, Identity())  # a name outside the Canvas pattern
+    formula = row("evil", 4, Identity("Canvas", "=HYPERLINK(1)", "evil"))
+    rows = [row("lovelaceada_12345", 5, ADA), stranger, formula]
+    lines = table(export_text(rows, COLUMN, "canvas"))
+    assert [(r[1], r[5]) for r in lines[2:]] == [("12345", "5")]
+    note = write_export(tmp_path, rows, COLUMN, "canvas").note
+    assert "2 left out" in note and "núñezjosé_100200_1_squares (its file was not named by a Canvas download)" in note
+    assert "evil (its Canvas id" in note
+    with pytest.raises(UsageError, match="could match none"):
+        export_text([stranger], COLUMN, "moodle")  # nobody at all: the file would import nothing
     assert table(export_text([row("ada", 5, Identity())], COLUMN, "csv"))[1][0] == "ada"  # plain csv takes anyone
+    check_export("canvas", [ADA, Identity()])  # some learners named by Canvas: grading goes ahead
+    with pytest.raises(UsageError, match="none of the 1"):
+        check_export("canvas", [Identity()])
+
+
+def test_two_rows_for_one_identity_never_reach_the_import(tmp_path: Path) -> None:
+    """Two submissions one learner: which is theirs is not the export's to guess, and the LMS would keep the last."""
+    rows = [row("lovelaceada_12345-squares", 5, ADA), row("lovelaceada_12345-scratch", 0, ADA), row("b", 3, BEA)]
+    text = export_text(rows, COLUMN, "canvas")
+    assert lms_rules.canvas(text, {"12345", "2"}).grades == {"2": 3.0}
+    assert "lovelaceada_12345-scratch (Canvas id 12345 is also lovelaceada_12345-squares's)" in (
+        write_export(tmp_path, rows, COLUMN, "canvas").note
+    )
+    with pytest.raises(lms_rules.Refused, match="more than once"):
+        lms_rules.canvas(_CANVAS_TWICE, {"12345"})  # the check itself catches a file that has them
+
+
+_CANVAS_TWICE = "Student,ID,SIS User ID,SIS Login ID,Section,Squares\na,12345,,,,5\na,12345,,,,0\n"
+BEA = Identity("Canvas", "2", "bea")
 
 
 def test_identity_is_kept_apart_from_the_display_name() -> None:
@@ -123,73 +203,147 @@ def _zip(folder: Path, archive: Path) -> Path:
     return archive
 
 
+def _note(stdout: str, to: str) -> str:
+    return next(line for line in stdout.splitlines() if f"{to} import file" in line)
+
+
+def _exported_on_the_right_learner(found: lms_rules.Imported, expected: dict[str, float | None]) -> None:
+    """Every grade the LMS would take is the one that learner earned; a learner left out is not given anyone's."""
+    for key, grade in found.grades.items():
+        assert expected.get(key) == grade, (key, grade, expected.get(key))
+    for key in found.unchanged:
+        assert expected.get(key, "absent") is None, key  # left blank: only those who have no grade to give
+
+
 @pytest.mark.slow
-def test_canvas_zip_to_canvas_import_through_grade_batch(tmp_path: Path) -> None:
+def test_canvas_download_to_canvas_import_through_grade_batch(tmp_path: Path) -> None:
     subs = tmp_path / "canvas"
     write_nb(subs / "lovelaceada_12345_67890_squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "lovelaceada_12345_67899_scratch.ipynb", UNTOUCHED, lesson=None)  # a second notebook
     write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", WRONG_SQUARE)
     write_nb(subs / "turingalan_34567_67892_squares.ipynb", RAISES_FIRST)
+    (subs / "knuthdon_45678_67893_squares.ipynb").write_text("my notes", encoding="utf-8")  # unreadable
     out = tmp_path / "out"
-    result = batch(
-        str(_zip(subs, tmp_path / "canvas.zip")),
-        "--out",
-        str(out),
-        *LESSONS,
-        "--export",
-        "canvas",
-        "--export-name",
-        "Squares (998)",
-    )
+    args = ("--out", str(out), *LESSONS, "--export", "canvas", "--export-name", "Squares (998)")
+    late = ("--due", "2024-03-01T09:00+00:00", "--late-penalty", "per-day:10")
+    result = batch(str(_zip(subs, tmp_path / "canvas.zip")), *args, *late)
     assert result.returncode == 0, result.stderr
-    assert "canvas import file" in result.stdout
-    header, points, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
+    note = _note(result.stdout, "canvas")
+    text = (out / "canvas-import.csv").read_text(encoding="utf-8")
+    header, points, *_ = table(text)
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Squares (998)"] and points[5] == "5"
-    assert {(line[0], line[1], line[5]) for line in lines} == {
-        ("lovelaceada", "12345", "5"),
-        ("hoppergrace", "23456", "3"),
-        ("turingalan", "34567", "3"),
-    }
+    found = lms_rules.canvas(text, {"12345", "23456", "34567", "45678"})  # refuses two rows for one ID
+    expected: dict[str, float | None] = {"12345": 5.0, "23456": 2.5, "34567": 3.0, "45678": None}
+    _exported_on_the_right_learner(found, expected)
+    assert found.grades["23456"] == 2.5  # grace's 3, less 10% of 5 for Canvas's late flag (one day at least)
+    assert found.unchanged == {"45678"} and "knuthdon_45678 (unreadable" in note  # blank, with why
+    assert "12345" in found.grades or "lovelaceada" in note  # ada's one grade, or she is named as left out
     rows = grades(out)
-    assert rows["hoppergrace_23456"]["late"] == "yes" and rows["lovelaceada_12345"]["late"] == "no"
-    assert (rows["lovelaceada_12345"]["name"], rows["lovelaceada_12345"]["lms_id"]) == ("lovelaceada", "12345")
-    assert (
-        "ModuleNotFoundError" in rows["turingalan_34567"]["reason"]
-        and "torch_is_not_here" in rows["turingalan_34567"]["reason"]
-    )
-    assert results(out)["lovelaceada_12345"]["lms_id"] == "12345"
-    # the same grades again, from the results folder alone
+    hopper = rows["hoppergrace_23456"]
+    assert (hopper["late"], hopper["score"], hopper["raw_score"], hopper["late_days"]) == ("yes", "2.5", "3", "1")
+    assert "ModuleNotFoundError" in rows["turingalan_34567"]["reason"]
+    summary = (out / "summary.html").read_text(encoding="utf-8")
+    assert "<h2>Late (1)</h2>" in summary
+    page = (out / "feedback" / "hoppergrace_23456.md").read_text(encoding="utf-8")
+    assert "Handed in late" in page and "Teaching assistant" not in page  # the learner's view by default
+    # the same grades again, from the results folder alone, with the policy the batch was given
     csv_file = tmp_path / "plain.csv"
     exported = run_grade("export", str(out), "--to", "csv", "-o", str(csv_file), *LESSONS)
     assert exported.returncode == 0, exported.stderr
     assert csv_file.read_text(encoding="utf-8") == (out / "grades.csv").read_text(encoding="utf-8")
     refused = run_grade("export", str(out), "--to", "moodle")
-    assert refused.returncode == 2 and "Moodle id" in refused.stderr
+    assert refused.returncode == 2 and "could match none" in refused.stderr
     # grace resubmits; a rerun without --export keeps the import file the first run asked for up to date
     write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", SQUARES_SOLVED)
     rerun = batch(str(_zip(subs, tmp_path / "canvas2.zip")), "--out", str(out), *LESSONS, "--only", "hoppergrace_23456")
     assert rerun.returncode == 0 and "as the earlier run asked" in rerun.stdout, rerun.stdout
     header, _, *lines = table((out / "canvas-import.csv").read_text(encoding="utf-8"))
-    assert header[5] == "Squares (998)" and ["hoppergrace", "23456", "", "", "", "5"] in lines
+    assert header[5] == "Squares (998)" and ["hoppergrace", "23456", "", "", "", "4.5"] in lines  # still late
 
 
 @pytest.mark.slow
-def test_moodle_zip_to_moodle_worksheet_through_grade_batch_and_grade_export(tmp_path: Path) -> None:
+def test_moodle_download_to_moodle_worksheet_through_grade_batch_and_grade_export(tmp_path: Path) -> None:
     subs = tmp_path / "moodle"
     write_nb(subs / "Ada Lovelace_4711_assignsubmission_file_" / "work" / "squares.ipynb", SQUARES_SOLVED)
     write_nb(subs / "Grace Hopper_4712_assignsubmission_file_" / "squares.ipynb", WRONG_SQUARE)
+    write_nb(subs / "José Núñez_4713_assignsubmission_file_" / "squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Mary_Ann O'Neil_4714_assignsubmission_file_" / "squares.ipynb", UNTOUCHED)
+    (subs / "Edsger Dijkstra_4715_assignsubmission_file_").mkdir()
+    (subs / "Edsger Dijkstra_4715_assignsubmission_file_" / "squares.ipynb").write_text("notes", encoding="utf-8")
+    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Barbara Liskov_4716_assignsubmission_file_" / "scratch.ipynb", WRONG_SQUARE, lesson=None)
     out = tmp_path / "out"
     result = batch(str(_zip(subs, tmp_path / "moodle.zip")), "--out", str(out), *LESSONS, "--export", "moodle")
     assert result.returncode == 0, result.stderr
-    lines = table((out / "moodle-import.csv").read_text(encoding="utf-8"))
-    assert lines[0] == ["Identifier", "Full name", "Grade", "Maximum Grade"]
-    assert sorted(lines[1:]) == [
-        ["Participant 4711", "Ada Lovelace", "5", "5"],
-        ["Participant 4712", "Grace Hopper", "3", "5"],
-    ]
+    data = (out / "moodle-import.csv").read_bytes()
+    assert not data.startswith(b"\xef\xbb\xbf")  # UTF-8, no BOM
+    graded_long_ago = 1.0e9
+    participants: dict[str, float | None] = {str(n): graded_long_ago for n in range(4711, 4717)}
+    found = lms_rules.moodle(data, participants, 5.0)  # the header words, the columns, one row per participant
+    expected: dict[str, float | None] = {"4711": 5.0, "4712": 3.0, "4713": 5.0, "4714": 0.0, "4715": None}
+    expected["4716"] = 5.0
+    _exported_on_the_right_learner(found, expected)
+    assert {"4711", "4712", "4713", "4714"} <= set(found.grades) and found.unchanged == {"4715"}
     bb = tmp_path / "bb.csv"
     refused = run_grade("export", str(out), "--to", "blackboard", "-o", str(bb))
     assert refused.returncode == 2 and not bb.exists()  # Blackboard matches usernames, which a Moodle download lacks
     again = run_grade("export", str(out), "--to", "moodle", "-o", str(tmp_path / "again.csv"))
-    assert again.returncode == 0 and (tmp_path / "again.csv").read_text(encoding="utf-8") == (
-        out / "moodle-import.csv"
-    ).read_text(encoding="utf-8")
+    assert again.returncode == 0, again.stderr
+    assert lms_rules.moodle((tmp_path / "again.csv").read_bytes(), participants, 5.0) == found
+
+
+@pytest.mark.slow
+def test_blackboard_download_to_grade_center_upload_through_grade_batch(tmp_path: Path) -> None:
+    subs = tmp_path / "blackboard"
+    write_nb(subs / "Squares_j.nunez-2_attempt_2024-03-01-08-59-00_squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "Squares_hopper3_attempt_2024-03-02-10-00-00_squares.ipynb", WRONG_SQUARE)  # a day and more late
+    write_nb(subs / "Squares_j_nunez_attempt_2024-03-01-09-31-00_squares.ipynb", WRONG_SQUARE)  # underscores
+    write_nb(subs / "Squares_nunez_attempt_2024-03-01-09-00-00_squares.ipynb", SQUARES_SOLVED)
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("learner,due\nhopper3,2024-03-05T09:00\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = batch(
+        str(subs),
+        "--out",
+        str(out),
+        *LESSONS,
+        "--export",
+        "blackboard",
+        "--export-name",
+        "Squares [Total Pts: 5 Score] |664617",
+        "--due",
+        "2024-03-01T09:00",
+        "--extensions",
+        str(extensions),
+        "--late-penalty",
+        "zero",
+    )
+    assert result.returncode == 0, result.stderr
+    data = (out / "blackboard-import.csv").read_bytes()
+    users = {"j.nunez-2", "hopper3", "j_nunez", "nunez"}
+    found = lms_rules.blackboard(data, users)  # every value quoted, Username, one row per username
+    assert not found.new_column  # the column's |id: Blackboard updates it, in the totals
+    # j_nunez handed in 31 minutes late with zero for late: 0; hopper3 has an extension: their own 3
+    expected: dict[str, float | None] = {"j.nunez-2": 5.0, "hopper3": 3.0, "j_nunez": 0.0, "nunez": 5.0}
+    _exported_on_the_right_learner(found, expected)
+    assert {"j.nunez-2", "hopper3"} <= set(found.grades)
+    note = _note(result.stdout, "blackboard")
+    assert all(who in found.grades or who in note for who in ("j_nunez", "nunez"))  # imported right, or named
+
+
+def test_the_nbgrader_gradebook_gets_no_grade_for_an_ungradable_notebook_unless_zero_is_asked_for() -> None:
+    from grader.batch.export import export_rows
+    from grader.lessons import load_lesson
+    from tests.conftest import FIXTURE_LESSONS
+
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    calls: list[list[str]] = []
+    rows = [
+        row("ada", 5, Identity()),
+        row("fay", 0, Identity(), status="unreadable"),
+        row("cy", 0, Identity(), "crashed"),
+    ]
+    exporter = lambda url, lesson, pairs, **kw: calls.append([learner for learner, _ in pairs])  # noqa: E731
+    export_rows(exporter, "sqlite://", rows, lesson)
+    export_rows(exporter, "sqlite://", rows, lesson, ungradable="zero")
+    assert calls == [["ada"], ["ada", "fay"]]

@@ -7,7 +7,9 @@ an archive that unpacks to more than the caps is refused as a whole: that is a z
 
 from __future__ import annotations
 
+import os
 import stat
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -43,6 +45,7 @@ def unpack_zip(archive: Path, into: Path) -> Unpacked:
                     skipped.append(info.filename)
                     continue
                 budget -= _copy_capped(zf, info, into / relative, budget, archive.name)
+                _keep_time(into / relative, info)
     except zipfile.BadZipFile as err:
         raise UsageError(f"{archive.name} is not a readable zip archive ({err}).") from None
     except (OSError, RuntimeError, NotImplementedError) as err:  # encrypted or unsupported members, disk errors
@@ -60,6 +63,16 @@ def _safe_relative(info: zipfile.ZipInfo) -> PurePosixPath | None:
     if path.is_absolute() or ":" in path.parts[0] or any(part in ("", "..") for part in path.parts):
         return None
     return path
+
+
+def _keep_time(target: Path, info: zipfile.ZipInfo) -> None:
+    """Give the unpacked file the member's modification time (local time, as zip stores it): when the learner
+    handed it in, for the late policy (:func:`grader.batch.late.submitted_at`); left as is if it is not a time."""
+    try:
+        moment = time.mktime((*info.date_time, 0, 0, -1))
+        os.utime(target, (moment, moment))
+    except (OverflowError, ValueError, OSError):
+        pass
 
 
 def _copy_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, budget: int, name: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from grader.batch.rows import Row
+from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import GraderError, UsageError
 from grader.model import Lesson
 
@@ -29,14 +30,27 @@ def nbgrader_exporter() -> Exporter:
 
 
 def export_rows(
-    exporter: Exporter, url: str, rows: Sequence[Row], lesson: Lesson, assignment: str | None = None
+    exporter: Exporter,
+    url: str,
+    rows: Sequence[Row],
+    lesson: Lesson,
+    assignment: str | None = None,
+    ungradable: Ungradable = DEFAULT_UNGRADABLE,
 ) -> None:
     """Call the exporter with the ``(learner_id, Report)`` pairs of ``lesson``, the one lesson the batch graded.
 
     A report of another lesson (none should be left: the batch regrades them) is never exported, so no
-    submission's scores reach an assignment they were not graded for.
+    submission's scores reach an assignment they were not graded for. A notebook that could not be graded is
+    left out (no grade, as in the LMS imports: :func:`grader.batch.lms.score_cell`), unless ``ungradable`` is
+    ``zero``, when its zeros are written; a crashed grading never is. nbgrader's gradebook holds the raw
+    scores: nbgrader applies its own late penalty (its ``LateSubmissionPlugin``) from its own timestamps.
     """
-    pairs = [(row.learner, row.report) for row in rows if row.report is not None and row.report.lesson == lesson.id]
+    wanted = ("graded", "unreadable", "timed-out") if ungradable == "zero" else ("graded",)
+    pairs = [
+        (row.learner, row.report)
+        for row in rows
+        if row.report is not None and row.report.lesson == lesson.id and row.status in wanted
+    ]
     if not pairs:
         return
     try:

@@ -1,8 +1,11 @@
-"""Per-learner feedback, as a self-contained HTML page and as Markdown, in one of two modes.
+"""Per-learner feedback, as a self-contained HTML page and as Markdown, in one of three modes.
 
-``full`` shows each question's teaching feedback as grading wrote it: what was called, what came back,
-what was expected. ``summary`` is for courses that keep their hidden tests hidden: each question shows its
-status and score, a generic sentence and the lesson's hint, and never a test's inputs.
+``learner`` (the default) is what ``grade`` shows the learner, the lesson's reveal policy applied: safe to
+send. ``full`` is the teaching assistant's copy, each question's teaching feedback as grading wrote it
+(what was called, what came back, what was expected, the right letter), and says so at its top, so a page
+forwarded by mistake announces itself. ``summary`` is for courses that keep their hidden tests hidden:
+each question shows its status and score, a generic sentence and the lesson's hint, and never a test's
+inputs.
 
 Every text goes through :mod:`grader.text` (``for_html``, ``for_markdown``): a learner's words are shown as
 written, never as a tag, a link or Markdown.
@@ -28,6 +31,8 @@ _GENERIC = {
     "error": "This answer could not be checked: the code did not finish (look for a loop that never ends, or a crash).",
 }
 _NOT_CHECKED = "Not checked: see the note at the top."
+#: The first line of every ``full`` page: it shows what a learner must not see before the answers are released.
+STAFF_COPY = "Teaching assistant's copy: shows expected values and right answers; do not send to learners."
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,10 @@ class FeedbackView:
     note: str
     questions: tuple[QuestionView, ...]
     errors: tuple[str, ...]
+    staff_copy: bool = False
+    """A ``full`` page: it opens with :data:`STAFF_COPY`."""
+    late: str = ""
+    """What the late policy made of the submission (:func:`late_line`); ``score`` is then after its penalty."""
 
 
 def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> FeedbackView:
@@ -59,7 +68,8 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
     report = row.report
     heading = lesson.title if lesson else (row.lesson or "")
     if report is None:
-        return FeedbackView(row.learner, heading, 0.0, None, f"Your file could not be graded: {row.reason}", (), ())
+        note = f"Your file could not be graded: {row.reason}"
+        return FeedbackView(row.learner, heading, 0.0, None, note, (), (), staff_copy=mode == "full")
     note = {
         "timed-out": f"Your notebook did not finish running, so no answer could be checked: {row.reason}",
         "crashed": f"Your notebook stopped while it ran, so no answer could be checked: {row.reason}",
@@ -69,7 +79,23 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
     ran = row.status == "graded"
     questions = tuple(_question_view(q, known.get(q.id), mode, ran) for q in report.questions)
     errors = tuple(e for e in report.errors if e != row.reason)
-    return FeedbackView(row.learner, heading, report.score, report.max_score, note, questions, errors)
+    staff = mode == "full"
+    late = late_line(row)
+    return FeedbackView(row.learner, heading, row.final_score, report.max_score, note, questions, errors, staff, late)
+
+
+def late_line(row: Row) -> str:
+    """The late policy's verdict in a sentence, for the learner's page and the summary; empty if on time."""
+    late = row.lateness
+    if late is None or late.days <= 0:
+        return ""
+    when = f"{late.days} day{'s' if late.days != 1 else ''} late" if row.submitted else "late"
+    cost = (
+        f"; the late penalty ({late.rule}) took {num(late.points_off)} of your {num(row.score)} points"
+        if late.points_off
+        else ""
+    )
+    return f"Handed in {when} (due {late.due}, {late.how}){cost}."
 
 
 def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
@@ -88,13 +114,16 @@ def _question_view(q: QuestionResult, definition: Question | None, mode: Feedbac
 
 
 def feedback_html(view: FeedbackView) -> str:
-    parts = [f"<h1>Feedback for {for_html(view.learner)}</h1>"]
+    parts = [f'<p class="staff"><strong>{for_html(STAFF_COPY)}</strong></p>'] if view.staff_copy else []
+    parts.append(f"<h1>Feedback for {for_html(view.learner)}</h1>")
     score = f"Score: {num(view.score)} / {num(view.max_score)}" if view.max_score is not None else "Not graded"
     parts.append(
         f"<p>{for_html(view.heading)}{' &middot; ' if view.heading else ''}<strong>{for_html(score)}</strong></p>"
     )
     if view.note:
         parts.append(f'<p class="note">{inline_html(view.note)}</p>')
+    if view.late:
+        parts.append(f'<p class="note">{for_html(view.late)}</p>')
     if view.questions:
         parts.append('<table>\n<tr><th>question</th><th class="num">score</th><th>status</th><th>feedback</th></tr>')
         for q in view.questions:
@@ -118,11 +147,14 @@ def feedback_html(view: FeedbackView) -> str:
 
 
 def feedback_markdown(view: FeedbackView) -> str:
-    out = [f"# Feedback for {for_markdown(view.learner)}", ""]
+    out = [f"> **{for_markdown(STAFF_COPY)}**", ""] if view.staff_copy else []
+    out += [f"# Feedback for {for_markdown(view.learner)}", ""]
     score = f"Score: **{num(view.score)} / {num(view.max_score)}**" if view.max_score is not None else "**Not graded**"
     out += [f"{for_markdown(view.heading)}. {score}" if view.heading else score, ""]
     if view.note:
         out += [f"> {for_markdown(view.note)}", ""]
+    if view.late:
+        out += [f"> {for_markdown(view.late)}", ""]
     for q in view.questions:
         out += [f"## {for_markdown(q.id)}: {num(q.score)} / {num(q.max_score)} ({q.status.replace('-', ' ')})", ""]
         if q.title:

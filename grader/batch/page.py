@@ -19,6 +19,7 @@ _STYLE = (
     ".passed { color: #1a7f37; } .partial { color: #9a6700; } .failed, .missing, .error { color: #cf222e; } "
     ".not-attempted { color: #666; }\n"
     ".note { background: #fff8c5; padding: .5rem .75rem; border-radius: 4px; }\n"
+    ".staff { background: #ffebe9; border: 2px solid #cf222e; padding: .5rem .75rem; border-radius: 4px; }\n"
     ".hint { color: #444; font-style: italic; }\n"
     "ul.feedback { margin: .25rem 0; padding-left: 1.2rem; } "
     "code, pre { font-family: ui-monospace, monospace; white-space: pre-wrap; }\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,21 @@ from grader.text import for_json
 
 #: Every status a row can have, in the order summaries list them.
 STATUSES: tuple[ReportStatus, ...] = ("graded", "timed-out", "crashed", "unreadable")
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """What the late policy (:mod:`grader.batch.late`) made of a row: derived when outputs are written, never stored."""
+
+    due: str
+    """The learner's due date (their extension's, if any), ISO 8601."""
+    days: int
+    """Days, or parts of a day, after the due date it was handed in (0: on time)."""
+    points_off: float
+    """What the penalty took from the score (0 for an ungradable row; never more than the score)."""
+    rule: str
+    how: str
+    """How the submission time was known: ``submitted 2024-03-02T10:00+00:00``, or the LMS's late flag."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +45,11 @@ class Row:
     late: bool = False
     identity: Identity = Identity()
     """Who the learner is to their LMS (kept apart from ``learner``): what an LMS import file is keyed on."""
+    submitted: str = ""
+    """When it was handed in, ISO 8601 with its offset, as the layout says (:func:`grader.batch.late.submitted_at`);
+    empty when the layout carries no time (Canvas: the late flag only)."""
+    lateness: Lateness | None = None
+    """The late policy's verdict (:func:`grader.batch.late.apply_late`); ``None`` without a due date."""
 
     @classmethod
     def of(cls, learner: str, report: Report, late: bool = False) -> Row:
@@ -39,6 +59,11 @@ class Row:
     @property
     def score(self) -> float:
         return self.report.score if self.report else 0.0
+
+    @property
+    def final_score(self) -> float:
+        """The score after any late penalty, never below 0 (``score`` stays the raw one)."""
+        return max(0.0, self.score - (self.lateness.points_off if self.lateness else 0.0))
 
     @property
     def max_score(self) -> float | None:
@@ -56,6 +81,10 @@ def row_to_dict(row: Row) -> dict[str, Any]:
     body = report_to_dict(row.report, staff=True) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
     who = {"lms": row.identity.lms, "lms_id": row.identity.lms_id, "name": row.identity.name}
     line: dict[str, Any] = {"learner": row.learner, "late": row.late, **who, **body}
+    if row.submitted:
+        line["submitted"] = row.submitted
+    if row.lateness is not None:  # the raw score stays in "score"
+        line["lateness"] = {**asdict(row.lateness), "final_score": row.final_score}
     return for_json(line)
 
 
@@ -64,9 +93,12 @@ def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:
     identity = Identity(data.get("lms", ""), data.get("lms_id", ""), data.get("name", ""))
     if "lesson" in data:
         row = Row.of(data["learner"], report_from_dict(data, digest), bool(data.get("late")))
-        return replace(row, identity=identity)
+        return replace(row, identity=identity, submitted=str(data.get("submitted") or ""))
     reason = data["errors"][0] if data["errors"] else ""
-    return Row(data["learner"], data["path"], data["status"], reason, None, bool(data.get("late")), identity)
+    late = bool(data.get("late"))
+    return Row(
+        data["learner"], data["path"], data["status"], reason, None, late, identity, str(data.get("submitted") or "")
+    )
 
 
 @dataclass(frozen=True)

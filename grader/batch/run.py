@@ -19,9 +19,9 @@ from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
+from grader.batch.late import LatePolicy, apply_late, remember, submitted_at
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, Found, open_submissions
-from grader.batch.lms import EXPORT_LMS, Column, check_export, import_path, write_export
-from grader.batch.names import Identity
+from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.regrade import RegradePlan
@@ -62,6 +62,9 @@ class BatchOptions:
     """What an LMS import holds for a row whose status is not ``graded`` (unreadable, another lesson's,
     refused, timed out): ``blank`` (no grade, so "please resubmit" is not a 0) or ``zero``. Stored per run
     in the gradebook (:meth:`Gradebook.ungradable`) for ``grade export``."""
+    late: LatePolicy | None = None
+    """The due date, extensions and penalty (:mod:`grader.batch.late`); ``None`` keeps the one the results folder
+    was last given (``late-policy.json``), if any."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +120,9 @@ def run_batch(
             raise UsageError(
                 f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
             )
-        check_export(options.export, _named([e.identity for e in found.entries]))  # before grading, not after
+        check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         out.mkdir(parents=True, exist_ok=True)
+        policy = remember(out, options.late)
         with Gradebook(out / FILE_NAME) as book:
             choices = _choose_all(found, batch.lesson)
             learners = list(choices)
@@ -144,6 +148,7 @@ def run_batch(
             notes += plan.notes()
             rows, bad = book.latest_checked(learners)
             notes += bad
+            rows = apply_late(rows, policy)
             if alone:
                 similar = previous_similar(out / SUMMARY_JSON)
             else:  # after grading, in this process, from what was read for grading: off the hot path
@@ -152,7 +157,7 @@ def run_batch(
             notes += write_outputs(out, rows, {batch.lesson.id: batch.lesson}, options.feedback, similar)
             notes += _export(book, run_id, out, rows, batch.lesson, options)
             if exporter is not None and options.nbgrader_db:
-                export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment)
+                export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment, options.ungradable)
             book.finish_run(run_id)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
 
@@ -163,29 +168,17 @@ def _export(
     """Write the LMS import file asked for, or keep the one an earlier run wrote up to date (never a stale one)."""
     if options.export:
         book.set_export(run_id, options.export, options.export_name)
-        kept, left = _importable(rows, options.export)
-        return (write_export(out, kept, Column.of(lesson, options.export_name), options.export).note, *left)
+        column = Column.of(lesson, options.export_name)
+        return (write_export(out, rows, column, options.export, ungradable=options.ungradable).note,)
     earlier = book.last_export()
     if earlier is None:
         return ()
     try:
-        kept, left = _importable(rows, earlier[0])
-        written = write_export(out, kept, Column.of(lesson, earlier[1]), earlier[0])
-        return (written.note + ", as the earlier run asked", *left)
+        written = write_export(out, rows, Column.of(lesson, earlier[1]), earlier[0], ungradable=options.ungradable)
+        return (written.note + ", as the earlier run asked",)
     except UsageError as err:  # this run's learners are not all that LMS's: the old file must not be imported
         import_path(out, earlier[0]).unlink(missing_ok=True)
         return (f"{earlier[0]}-import.csv was removed, as it could not be written again: {err}",)
-
-
-def _importable(rows: list[Row], to: str) -> tuple[list[Row], tuple[str, ...]]:
-    """The rows an LMS import can hold: those its download named (a file named otherwise was reported and
-    is left out, never guessed onto someone); every row for ``csv``, or when the download named none."""
-    lms = EXPORT_LMS.get(to, "")
-    kept = [r for r in rows if r.identity.lms == lms] if lms else rows
-    if not kept or len(kept) == len(rows):
-        return rows, ()
-    left = ", ".join(r.learner for r in rows if r.identity.lms != lms)
-    return kept, (f"left out of the {to} import, as {lms} did not name them: {left}",)
 
 
 def _choose_all(found: Found, lesson: Lesson) -> dict[str, Choice]:
@@ -195,12 +188,6 @@ def _choose_all(found: Found, lesson: Lesson) -> dict[str, Choice]:
     for entry in found.entries:
         reads.setdefault(entry.learner, []).append(read_entry(entry, found.root))
     return {learner: choose(group, lesson.id, lesson.notebook.name) for learner, group in reads.items()}
-
-
-def _named(identities: list[Identity]) -> list[Identity]:
-    """The identities an LMS export is checked against: those an LMS download named (the others are left
-    out of the import, and were reported by name), or all of them when none was."""
-    return [who for who in identities if who.lms] or identities
 
 
 def _grade_all(
@@ -271,6 +258,9 @@ def _row(prepared: _Prepared, result: Result) -> Row:
 def _record(
     book: Gradebook, run_id: int, prepared: _Prepared, row: Row, progress: Progress, options: dict[str, str]
 ) -> None:
-    row = replace(row, identity=prepared.entry.identity)
+    entry = prepared.entry
+    row = replace(
+        row, identity=entry.identity, submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms)
+    )
     book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)

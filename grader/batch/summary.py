@@ -32,6 +32,7 @@ def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_repor
         lesson = lessons.get(lesson_id)
         parts.append(_lesson_section(lesson_id, lesson, [r for r in rows if r.lesson == lesson_id]))
     parts.append(class_report)
+    parts.append(_late_section(rows))
     trouble = [r for r in rows if r.status != "graded"]
     if trouble:
         parts.append("<h2>Not graded normally</h2>\n<table><tr><th>learner</th><th>status</th><th>reason</th></tr>")
@@ -86,6 +87,31 @@ def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> s
             f'<tr><td><code>{for_html(qid)}</code></td><td class="num">{passed:.0%}</td>'
             f'<td class="num">{num(round(mean, 2))} / {num(max_score)}</td>'
             f'<td class="num">{idle}</td><td>{failure}</td></tr>'
+        )
+    parts.append("</table>")
+    return "\n".join(parts)
+
+
+def _late_section(rows: Sequence[Row]) -> str:
+    """Every submission the late policy found late: when it was due and handed in, the raw score, what the
+    penalty took and the score the exports hold."""
+    late = [r for r in rows if r.lateness is not None and r.lateness.days > 0]
+    if not late:
+        return ""
+    parts = [
+        f"<h2>Late ({len(late)})</h2>\n<table><tr><th>learner</th><th>due</th><th>handed in</th>"
+        '<th class="num">days late</th><th class="num">raw score</th><th class="num">penalty</th>'
+        '<th class="num">score</th></tr>'
+    ]
+    for row in late:
+        assert row.lateness is not None
+        graded = row.status == "graded"
+        parts.append(
+            f"<tr><td>{for_html(row.learner)}</td><td>{for_html(row.lateness.due)}</td>"
+            f'<td>{for_html(row.lateness.how)}</td><td class="num">{row.lateness.days}</td>'
+            f'<td class="num">{num(row.score) if graded else for_html(row.status)}</td>'
+            f'<td class="num">{num(row.lateness.points_off)} ({for_html(row.lateness.rule)})</td>'
+            f'<td class="num">{num(row.final_score) if graded else ""}</td></tr>'
         )
     parts.append("</table>")
     return "\n".join(parts)

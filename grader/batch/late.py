@@ -1,0 +1,222 @@
+"""The late policy: a due date, per-learner extensions and a penalty rule, applied to a batch's rows.
+
+When a learner handed in (``submitted``) is read from what each layout really carries, never guessed:
+
+- Canvas: only its ``_LATE_`` flag in the file name (Canvas writes no time there), so a flagged submission
+  counts as one day late, the least it can be; an unflagged one is on time.
+- Blackboard: the attempt time in the file name (``_attempt_2024-03-01-09-31-00``), read in the local time
+  zone, as Blackboard writes the time of the course's server.
+- Moodle, nbgrader and plain folders: nbgrader's ``timestamp.txt`` beside the notebook when there is one
+  (``nbgrader submit`` writes it; read with nbgrader's own parser), else the file's modification time
+  (inside a ``.zip``, the member's time, which :mod:`grader.batch.archive` keeps).
+
+A time without an offset (``--due 2024-03-01T09:00``, an extension, a Blackboard name) is in the time zone
+of the machine running ``grade`` (``$TZ``); write ``2024-03-01T09:00+01:00`` or ``...Z`` to say which.
+
+The penalty is taken from the score of a graded row only (an ungradable row has no score to lower), never
+below 0, and the raw score is kept beside it (:attr:`grader.batch.rows.Row.final_score`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from grader.batch.rows import Lateness, Row
+from grader.errors import UsageError
+from grader.files import write_atomic
+from grader.text import num
+
+#: Where a results folder keeps the late policy its last batch was given, so reruns and ``grade export`` apply it.
+POLICY_FILE = "late-policy.json"
+#: The penalty rules ``--late-penalty`` accepts.
+PENALTY_FORMS = "none, per-day:<percent of the maximum per day or part of one>, zero"
+
+_BLACKBOARD_TIME = re.compile(r"_attempt_(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})")
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """``none``; ``per-day`` (``percent`` of the maximum off per day or part of a day late); ``zero``."""
+
+    kind: str = "none"
+    percent: float = 0.0
+
+    @classmethod
+    def parse(cls, text: str) -> Penalty:
+        kind, _, value = text.strip().partition(":")
+        if kind in ("none", "zero") and not value:
+            return cls(kind)
+        if kind == "per-day":
+            try:
+                percent = float(value)
+            except ValueError:
+                percent = -1.0
+            if 0 < percent <= 100:
+                return cls(kind, percent)
+        raise UsageError(f"--late-penalty {text!r} is not a rule; use one of: {PENALTY_FORMS}.")
+
+    def __str__(self) -> str:
+        return f"per-day:{num(self.percent)}" if self.kind == "per-day" else self.kind
+
+    def points_off(self, days: int, max_score: float) -> float:
+        if days <= 0 or self.kind == "none":
+            return 0.0
+        if self.kind == "zero":
+            return max_score
+        return max_score * self.percent / 100 * days
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """The due date, each extension (by learner id or LMS id) and the penalty rule; no due date: no policy."""
+
+    due: datetime | None = None
+    extensions: tuple[tuple[str, datetime], ...] = ()
+    penalty: Penalty = Penalty()
+
+    def due_for(self, row: Row) -> datetime | None:
+        found = dict(self.extensions)
+        for key in (row.learner, row.identity.lms_id):
+            if key and key in found:
+                return found[key]
+        return self.due
+
+
+def parse_time(text: str, what: str) -> datetime:
+    """An ISO 8601 time; one without an offset is in the local time zone (see the module's docstring)."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"{what} {text!r} is not a date and time; write it as 2024-03-01T09:00 (local) or 2024-03-01T09:00+01:00."
+        ) from None
+    return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+def read_extensions(path: Path) -> tuple[tuple[str, datetime], ...]:
+    """A CSV of ``learner,due`` rows (a header row is allowed): the learner id or LMS id, and their due date."""
+    try:
+        lines = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"--extensions {path}: cannot read it ({err}); give a UTF-8 CSV of learner,due.") from None
+    found: list[tuple[str, datetime]] = []
+    for number, cells in enumerate(lines, 1):
+        if not cells or not "".join(cells).strip():
+            continue
+        if len(cells) != 2:
+            raise UsageError(f"--extensions {path}, line {number}: expected two cells, learner and due date.")
+        who, when = cells[0].strip(), cells[1].strip()
+        if number == 1 and not re.match(r"\d{4}-", when):
+            continue  # a header row
+        found.append((who, parse_time(when, f"--extensions {path}, line {number}:")))
+    return tuple(found)
+
+
+def submitted_at(path: Path, name: str, lms: str) -> str:
+    """When the notebook at ``path`` (``name``: its file name in the download) was handed in, ISO 8601 with its
+    offset, as its layout says (see the module's docstring); empty when the layout carries no time."""
+    if lms == "Canvas":
+        return ""
+    if lms == "Blackboard":
+        found = _BLACKBOARD_TIME.search(name)
+        if found is None:
+            return ""
+        year, month, day, hour, minute, second = map(int, found.groups())
+        try:
+            return datetime(year, month, day, hour, minute, second).astimezone().isoformat()
+        except ValueError:  # not a real time (month 13): no time rather than a guess
+            return ""
+    stamp = path.parent / "timestamp.txt"
+    if lms == "" and stamp.is_file():  # nbgrader's exchange writes it; in an LMS download a learner could
+        parsed = _nbgrader_time(stamp)
+        if parsed is not None:
+            return parsed.isoformat()
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat()
+    except OSError:
+        return ""
+
+
+def _nbgrader_time(stamp: Path) -> datetime | None:
+    """nbgrader's ``timestamp.txt``, read as nbgrader reads it (``parse_utc``: naive UTC), else as ISO 8601."""
+    try:
+        text = stamp.read_text(encoding="utf-8", errors="replace").strip()[:100]
+    except OSError:
+        return None
+    try:
+        from nbgrader.utils import parse_utc
+
+        return parse_utc(text).replace(tzinfo=timezone.utc)  # type: ignore[no-any-return]
+    except ImportError:
+        pass
+    except Exception:  # nbgrader could not read it: the file's time is used instead
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def lateness(row: Row, policy: LatePolicy) -> Lateness | None:
+    """How late ``row`` was under ``policy`` and the points that cost; ``None`` without a due date."""
+    due = policy.due_for(row)
+    if due is None:
+        return None
+    if row.submitted:
+        handed = datetime.fromisoformat(row.submitted)
+        seconds = (handed - due).total_seconds()
+        days = math.ceil(seconds / 86400) if seconds > 0 else 0
+        how = "submitted " + handed.isoformat(timespec="minutes")
+    else:
+        days = 1 if row.late else 0  # Canvas's flag: late by one day at least, or on time
+        how = "marked late by the LMS (it gives no time: counted as one day)" if row.late else "not marked late"
+    gradable = row.status == "graded" and row.report is not None
+    off = min(row.score, policy.penalty.points_off(days, row.max_score or 0.0)) if gradable else 0.0
+    return Lateness(due.isoformat(timespec="minutes"), days, off, str(policy.penalty), how)
+
+
+def apply_late(rows: Sequence[Row], policy: LatePolicy) -> list[Row]:
+    """``rows`` with their :class:`Lateness` under ``policy`` (and ``late`` set when it makes them late)."""
+    out = []
+    for row in rows:
+        found = lateness(row, policy)
+        out.append(replace(row, lateness=found, late=row.late or bool(found and found.days)))
+    return out
+
+
+def remember(out: Path, policy: LatePolicy | None) -> LatePolicy:
+    """The policy to apply: ``policy`` when given (kept in ``RESULTS/late-policy.json`` for the next run and
+    ``grade export``), else the one kept there, else none."""
+    path = out / POLICY_FILE
+    if policy is not None and policy.due is not None:
+        body = {
+            "due": policy.due.isoformat(),
+            "extensions": [[who, when.isoformat()] for who, when in policy.extensions],
+            "penalty": str(policy.penalty),
+        }
+        write_atomic(path, json.dumps(body, indent=1) + "\n")
+        return policy
+    if not path.is_file():
+        return LatePolicy()
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        return LatePolicy(
+            datetime.fromisoformat(body["due"]),
+            tuple((who, datetime.fromisoformat(when)) for who, when in body["extensions"]),
+            Penalty.parse(body["penalty"]),
+        )
+    except (ValueError, KeyError, TypeError) as err:
+        raise UsageError(f"{path} is damaged ({err}); give --due again, or delete it for no late policy.") from None
+
+
+def late_lines(rows: Iterable[Row]) -> list[Row]:
+    """The rows the late policy made late, for the summary."""
+    return [r for r in rows if r.lateness is not None and r.lateness.days > 0]
