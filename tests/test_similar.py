@@ -111,3 +111,10 @@ def test_grade_batch_lists_the_pair_side_by_side_and_changes_no_score(tmp_path: 
         and "acc = acc + square(element)" in html
         and "product = value * value" in html
     )
+
+
+def test_one_learner_is_no_pair_and_no_error() -> None:
+    """A batch of one learner (a regrade, a tiny class) has nothing to compare: no pair, and no division by zero."""
+    from grader.batch.similar import similar_pairs
+
+    assert similar_pairs({"ada": ("def f(x):\n    return x * x + 1",)}) == []

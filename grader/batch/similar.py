@@ -193,8 +193,11 @@ def similar_pairs(
 
 
 def _rarity(shared_by: Mapping[int, int], learners: int) -> dict[int, float]:
-    """Each fingerprint's weight: 1 for one only a pair shares, less the more learners have it."""
-    unit = math.log((learners + 1) / 2)
+    """Each fingerprint's weight: 1 for one only a pair shares, less the more learners have it.
+
+    With one learner there is no pair, and the unit (a fingerprint two of them share) would be 0: the weights
+    are then left unscaled rather than divided by nothing."""
+    unit = math.log((learners + 1) / 2) or 1.0
     return {f: math.log((learners + 1) / n) / unit for f, n in shared_by.items()}
 
 
