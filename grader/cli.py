@@ -359,9 +359,8 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
     "--ungradable",
     "blank_or_zero",
     type=click.Choice(UNGRADABLE_CHOICES),
-    default=DEFAULT_UNGRADABLE,
-    show_default=True,
-    help="What a learner whose notebook could not be graded gets: blank (no grade) or zero.",
+    help="What a learner whose notebook could not be graded gets: blank (no grade) or zero "
+    "(default: what the batch that wrote RESULTS was given).",
 )
 @click.option(
     "--moodle-words",
@@ -375,7 +374,7 @@ def export_command(
     to: str,
     assignment: str | None,
     output: Path | None,
-    blank_or_zero: Ungradable,
+    blank_or_zero: Ungradable | None,
     moodle_words: str | None,
     lessons_root: Path | None,
 ) -> None:

@@ -168,3 +168,20 @@ def test_grade_class_grades_each_lesson_folder_and_the_chapter(tmp_path: Path) -
     (klass / "extra").mkdir()
     refused = run_grade("class", str(klass), "--out", str(out), "--lessons", str(lessons))
     assert refused.returncode == 2 and "not lessons (extra)" in refused.stderr
+
+
+@pytest.mark.slow
+def test_the_chapter_holds_the_late_penalised_score_its_lms_import_holds(tmp_path: Path) -> None:
+    """The chapter reads a results folder as `grade export` does: the late policy its batch was given applies."""
+    subs = tmp_path / "canvas"
+    write_nb(subs / "hoppergrace_LATE_23456_67891_squares.ipynb", SQUARES_SOLVED)
+    write_nb(subs / "lovelaceada_12345_67890_squares.ipynb", SQUARES_SOLVED)
+    out = tmp_path / "results"
+    late = ("--due", "2024-03-01T09:00+00:00", "--late-penalty", "per-day:10")
+    done = batch(str(subs), "--out", str(out), "--lessons", str(FIXTURE_LESSONS), *late)
+    assert done.returncode == 0, done.stderr
+    done = run_grade("chapter", str(out), "--out", str(tmp_path / "chapter"), "--lessons", str(FIXTURE_LESSONS))
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
+        table = {r["key"]: (r["squares"], r["squares reason"]) for r in csv.DictReader(f)}
+    assert table == {"Canvas 12345": ("5", ""), "Canvas 23456": ("4.5", " (late)")}

@@ -111,7 +111,7 @@ def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter
 def _cell(row: Row) -> Cell:
     if row.status != "graded" or row.report is None:
         return Cell(None, row.learner, f"{row.status}: {row.reason}" if row.reason else row.status, row.late)
-    return Cell(row.score, row.learner, "", row.late)
+    return Cell(row.final_score, row.learner, "", row.late)  # after any late penalty, as the LMS import holds
 
 
 def _seen_both_ways(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
@@ -167,7 +167,7 @@ def reteach_first(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> tupl
     for column, rows in lessons:
         graded = [r for r in rows if r.status == "graded" and r.report is not None]
         possible = sum(r.max_score or 0.0 for r in graded)
-        lost = 1.0 - sum(r.score for r in graded) / possible if possible else 0.0
+        lost = 1.0 - sum(r.score for r in graded) / possible if possible else 0.0  # raw: what was understood
         slips = sorted(misconceptions(rows), key=lambda m: -len(m.learners))[:MISCONCEPTIONS_SHOWN]
         found.append(Reteach(column.id, len(graded), lost, tuple((m.question, m.text, len(m.learners)) for m in slips)))
     return tuple(sorted(found, key=lambda r: (r.graded == 0, -r.lost, r.lesson)))
@@ -199,31 +199,24 @@ def write_chapter(out: Path, chapter: Chapter, order: Sequence[Reteach]) -> tupl
     return grades, report
 
 
-def read_results(results: Path, lessons_root: Path | None = None) -> tuple[LessonColumn, list[Row]]:
-    """One lesson's results folder (what ``grade batch --out`` wrote): its column and every learner's latest row.
+def lesson_results(results: Path, lessons_root: Path | None = None) -> tuple[LessonColumn, list[Row]]:
+    """One lesson's results folder (what ``grade batch --out`` wrote), as :mod:`grader.batch.results` reads it
+    (checked, late policy applied): its column and every learner's latest row.
 
     The column takes the lesson's title and points from its definition when the lesson can be found, else its
     id and the highest maximum among the rows.
     """
-    from grader.batch.gradebook import FILE_NAME, Gradebook
-    from grader.errors import GraderError, UsageError
+    from grader.batch.results import read_results
+    from grader.errors import GraderError
     from grader.lessons import load_lesson
 
-    if not (results / FILE_NAME).is_file():
-        raise UsageError(f"{results} has no {FILE_NAME}: give a folder `grade batch --out` wrote.")
-    with Gradebook(results / FILE_NAME) as book:
-        rows = book.latest(book.roster())
-    lesson_ids = sorted({r.lesson for r in rows if r.lesson})
-    if len(lesson_ids) != 1:
-        raise UsageError(
-            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids) or 'none'}); "
-            "give one results folder per lesson."
-        )
+    found = read_results(results)
+    rows = list(found.rows)
     try:
-        lesson = load_lesson(lesson_ids[0], lessons_root)
+        lesson = load_lesson(found.lesson_id, lessons_root)
         return LessonColumn(lesson.id, lesson.title, lesson.max_score), rows
     except GraderError:
-        return LessonColumn(lesson_ids[0], lesson_ids[0], max(r.max_score or 0.0 for r in rows)), rows
+        return LessonColumn(found.lesson_id, found.lesson_id, max(r.max_score or 0.0 for r in rows)), rows
 
 
 def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | None = None) -> tuple[Chapter, str]:
@@ -234,7 +227,7 @@ def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | Non
     """
     from grader.errors import UsageError
 
-    lessons = [read_results(folder, lessons_root) for folder in folders]
+    lessons = [lesson_results(folder, lessons_root) for folder in folders]
     ids = [column.id for column, _ in lessons]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
@@ -306,7 +299,7 @@ def grade_class(
             folder, out / lesson_id, replace(options, grading=grading), None, progress and progress(lesson_id)
         )
         batches.append(summary)
-        lessons.append(read_results(out / lesson_id, root))
+        lessons.append(lesson_results(out / lesson_id, root))
     chapter = chapter_of(lessons)
     grades, report = write_chapter(out / "chapter", chapter, reteach_first(lessons))
     said = f"{len(chapter.rows)} learners over {len(lessons)} lessons: {grades} and {report}"

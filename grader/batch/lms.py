@@ -312,31 +312,22 @@ def export_results(
     name: str | None = None,
     path: Path | None = None,
     lessons_root: Path | None = None,
-    ungradable: Ungradable = DEFAULT_UNGRADABLE,
+    ungradable: Ungradable | None = None,
     words: MoodleWords = MoodleWords(),
 ) -> Export:
     """``grade export``: the import file of an existing results folder, from its gradebook (nothing is regraded),
-    with the late policy its batch was given (``RESULTS/late-policy.json``).
+    with the late policy its batch was given (``RESULTS/late-policy.json``) and, unless ``ungradable`` says
+    otherwise, what it chose for rows that could not be graded.
 
     The column is named after the lesson's title when the lesson can be found (``lessons_root``), else its id.
     """
-    from grader.batch.gradebook import FILE_NAME, Gradebook
-    from grader.batch.late import apply_late, remember
+    from grader.batch.results import read_results
     from grader.errors import GraderError
     from grader.lessons import load_lesson
 
-    if not (results / FILE_NAME).is_file():
-        raise UsageError(f"{results} has no {FILE_NAME}: give the folder `grade batch --out` wrote.")
-    with Gradebook(results / FILE_NAME) as book:
-        rows = apply_late(book.latest(book.roster()), remember(results, None))
-    lesson_ids = sorted({r.lesson for r in rows if r.lesson})
-    if len(lesson_ids) != 1:
-        raise UsageError(
-            f"{results} holds grades of {len(lesson_ids)} lessons ({', '.join(lesson_ids)}); "
-            "export one results folder per lesson."
-        )
+    found = read_results(results)
     try:
-        column = Column.of(load_lesson(lesson_ids[0], lessons_root), name)
+        column = Column.of(load_lesson(found.lesson_id, lessons_root), name)
     except GraderError:
-        column = Column(name or lesson_ids[0], max(r.max_score or 0.0 for r in rows))
-    return write_export(results, rows, column, to, path, ungradable, words=words)
+        column = Column(name or found.lesson_id, max(r.max_score or 0.0 for r in found.rows))
+    return write_export(results, found.rows, column, to, path, ungradable or found.ungradable, words=words)
