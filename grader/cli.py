@@ -19,6 +19,7 @@ import click
 
 from grader import __version__
 from grader.config import (
+    CHAPTER_EXPORTS,
     DEFAULT_FEEDBACK,
     DEFAULT_LIMITS,
     DEFAULT_UNGRADABLE,
@@ -417,7 +418,26 @@ _visibility_option = click.option(
     help="Where to write chapter.csv and chapter.md.",
 )
 @_lessons_option(", for the lessons' titles and points")
-def chapter_command(results: tuple[Path, ...], out: Path, lessons_root: Path | None) -> None:
+@click.option(
+    "--export",
+    type=click.Choice(EXPORT_LAYOUTS),
+    help=f"Also write this LMS's grade import with a column per lesson ({' or '.join(CHAPTER_EXPORTS)}), "
+    "OUT/<LMS>-import.csv (Moodle's worksheet is one assignment's: use `grade export` on each lesson's folder).",
+)
+@click.option(
+    "--assignment",
+    "assignments",
+    multiple=True,
+    metavar="LESSON=HEADER",
+    help="A lesson's column header as the LMS's own export writes it, e.g. 'decode=Decode (123456)' (repeat).",
+)
+def chapter_command(
+    results: tuple[Path, ...],
+    out: Path,
+    lessons_root: Path | None,
+    export: str | None,
+    assignments: tuple[str, ...],
+) -> None:
     """Bring several lessons' results folders together: a row per learner, a column per lesson, what to re-teach.
 
     Each RESULTS folder is one lesson's `grade batch --out`; learners are matched across them by their LMS id
@@ -431,13 +451,22 @@ def chapter_command(results: tuple[Path, ...], out: Path, lessons_root: Path | N
     from grader.errors import GraderError, UsageError
 
     try:
-        _, said = chapter_results(list(results), out, lessons_root)
+        names = dict(_lesson_header(given) for given in assignments)
+        _, said = chapter_results(list(results), out, lessons_root, export, names)
     except UsageError as err:
         raise click.UsageError(str(err)) from None
     except GraderError as err:
         click.echo(f"grade chapter: {err}", err=True)
         sys.exit(EXIT_UNGRADED)
     click.echo(f"Wrote the chapter: {said}")
+
+
+def _lesson_header(given: str) -> tuple[str, str]:
+    """``decode=Decode (123456)`` as ``("decode", "Decode (123456)")``."""
+    lesson, sep, header = given.partition("=")
+    if not sep or not lesson.strip() or not header.strip():
+        raise click.UsageError(f"--assignment {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
+    return lesson.strip(), header.strip()
 
 
 @main.command("class")

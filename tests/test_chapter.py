@@ -165,6 +165,29 @@ def test_grade_class_grades_each_lesson_folder_and_the_chapter(tmp_path: Path) -
     assert (alan["cubes"], alan["squares"], alan["total"], alan["max_score"]) == ("", "3", "3", "15")
     assert alan["squares reason"] == " (late)" and alan["cubes reason"] == "no submission"
     assert (out / "squares" / "grades.csv").is_file() and (out / "cubes" / "grades.csv").is_file()
+    folders = [str(out / lesson) for lesson in ("cubes", "squares")]
+    export = ("--export", "canvas", "--assignment", "squares=Squares (998)")
+    done = run_grade("chapter", *folders, "--out", str(tmp_path / "ch"), "--lessons", str(lessons), *export)
+    assert done.returncode == 0, done.stderr
+    header, points, *lines = list(csv.reader(io.StringIO((tmp_path / "ch" / "canvas-import.csv").read_text())))
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "cubes", "Squares (998)"]
+    assert points[5:] == ["5", "5"]
+    assert sorted(lines) == [["lovelaceada", "101", "", "", "", "3", "5"], ["turingalan", "102", "", "", "", "", "3"]]
+    moodle = run_grade("chapter", *folders, "--out", str(tmp_path / "ch"), "--export", "moodle")
+    assert moodle.returncode == 2 and "grade export RESULTS/<lesson> --to moodle" in moodle.stderr
+    wrong = run_grade(
+        "chapter",
+        *folders,
+        "--out",
+        str(tmp_path / "ch"),
+        "--lessons",
+        str(lessons),
+        "--export",
+        "canvas",
+        "--assignment",
+        "decode=Decode (1)",
+    )
+    assert wrong.returncode == 2 and "not lessons of this chapter" in wrong.stderr
     (klass / "extra").mkdir()
     refused = run_grade("class", str(klass), "--out", str(out), "--lessons", str(lessons))
     assert refused.returncode == 2 and "not lessons (extra)" in refused.stderr

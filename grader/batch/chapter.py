@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +23,7 @@ from grader.batch.class_report import misconceptions
 from grader.batch.names import Identity
 from grader.batch.progress import Progress
 from grader.batch.rows import BatchSummary, Row
+from grader.config import CHAPTER_EXPORTS
 from grader.text import for_csv, num
 
 if TYPE_CHECKING:
@@ -219,11 +220,18 @@ def lesson_results(results: Path, lessons_root: Path | None = None) -> tuple[Les
         return LessonColumn(found.lesson_id, found.lesson_id, max(r.max_score or 0.0 for r in rows)), rows
 
 
-def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | None = None) -> tuple[Chapter, str]:
+def chapter_results(
+    folders: Sequence[Path],
+    out: Path,
+    lessons_root: Path | None = None,
+    export: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> tuple[Chapter, str]:
     """``grade chapter``: read each lesson's results folder, in the order given, and write the chapter view.
 
     Returns the chapter and a sentence saying what was written. Two folders of the same lesson are refused: the
-    chapter has one column per lesson.
+    chapter has one column per lesson. ``export`` also writes ``<lms>-import.csv`` (:func:`chapter_export`),
+    checked before anything is written.
     """
     from grader.errors import UsageError
 
@@ -233,9 +241,18 @@ def chapter_results(folders: Sequence[Path], out: Path, lessons_root: Path | Non
     if twice:
         raise UsageError(f"Several results folders grade the lesson(s) {', '.join(twice)}: give one folder per lesson.")
     chapter = chapter_of(lessons)
+    imported = chapter_export(chapter, export, names) if export else None
     grades, report = write_chapter(out, chapter, reteach_first(lessons))
     noted = f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else ""
-    return chapter, f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
+    said = f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
+    if imported is not None:
+        from grader.files import write_atomic
+
+        path = out / f"{export}-import.csv"
+        write_atomic(path, imported[0])
+        left = f"; left out, as {export} could not match them: {', '.join(imported[1])}" if imported[1] else ""
+        said += f"; the {export} import, a column per lesson: {path}{left}"
+    return chapter, said
 
 
 @dataclass(frozen=True)
@@ -304,3 +321,49 @@ def grade_class(
     grades, report = write_chapter(out / "chapter", chapter, reteach_first(lessons))
     said = f"{len(chapter.rows)} learners over {len(lessons)} lessons: {grades} and {report}"
     return ClassRun(tuple(batches), chapter, said)
+
+
+def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:
+    """The chapter's import file for ``to`` (one column per lesson) and who was left out of it, and why.
+
+    ``names`` gives a lesson's column header as the LMS's own export writes it (Canvas ``Decode (123456)``,
+    Blackboard ``Decode [Total Pts: 35 Score] |664617``), so the LMS updates that assignment; a lesson without
+    one gets its title, and the LMS creates a new column. Only learners matched by that LMS's id are written; a
+    lesson a learner has no grade for is a blank cell, which the LMS reads as "no change".
+    """
+    from grader.batch.lms import EXPORT_LMS
+    from grader.errors import UsageError
+
+    if to not in CHAPTER_EXPORTS:
+        raise UsageError(
+            f"A chapter import goes to {' or '.join(CHAPTER_EXPORTS)}, whose import takes a column per lesson; "
+            f"for {to}, export each lesson's results folder: grade export RESULTS/<lesson> --to {to}."
+        )
+    names = names or {}
+    unknown = sorted(set(names) - {c.id for c in chapter.columns})
+    if unknown:
+        raise UsageError(f"--assignment names {', '.join(unknown)}, which are not lessons of this chapter.")
+    lms = EXPORT_LMS[to]
+    kept = [r for r in chapter.rows if r.identity.lms == lms and r.identity.lms_id]
+    left = tuple(f"{r.key} (not named by a {lms} download)" for r in chapter.rows if r not in kept)
+    if chapter.rows and not kept:
+        raise UsageError(f"{lms} could match none of the {len(chapter.rows)} learners: grade the {lms} downloads.")
+    buffer = io.StringIO()
+
+    def cells(row: ChapterRow) -> list[str]:
+        return ["" if c.score is None else num(c.score) for c in row.cells]
+
+    if to == "canvas":
+        writer = csv.writer(buffer, lineterminator="\n")
+        headers = [names.get(c.id, c.title) for c in chapter.columns]
+        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *map(for_csv, headers)])
+        writer.writerow(["Points Possible", "", "", "", "", *(num(c.max_score) for c in chapter.columns)])
+        for row in kept:
+            writer.writerow([for_csv(row.identity.name), row.identity.lms_id, "", "", "", *cells(row)])
+    else:
+        writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        headers = [names.get(c.id, f"{c.title} [Total Pts: {num(c.max_score)} Score]") for c in chapter.columns]
+        writer.writerow(["Last Name", "First Name", "Username", *map(for_csv, headers)])
+        for row in kept:
+            writer.writerow(["", "", row.identity.lms_id, *cells(row)])
+    return buffer.getvalue(), left
