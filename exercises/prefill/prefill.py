@@ -118,7 +118,7 @@ check, check_all, hint = connect("prefill", globals())
 # - **A.** Yes: prefill always handles the whole prompt in a single pass, and a single pass is always limited by
 #   the accelerator's arithmetic rate.
 # - **B.** No: one token does about 2 FLOPs per weight read, an intensity of 2 / b, far below the ridge point of
-#   412; like one decode step, it waits for memory.
+#   412: it waits for memory.
 # - **C.** Yes: at 1 byte per weight the intensity is 2 x 4,000 = 8,000 FLOPs per byte, nearly twenty times
 #   the H200's ridge point of 412 FLOPs per byte.
 # - **D.** No: a one-token prompt does no arithmetic at all, since its keys and values are already stored in
@@ -275,12 +275,12 @@ def kv_bytes_written(prompt_len, n_layers, n_kv_heads, head_dim, bytes_per_value
 #
 # - **A.** One took the pair's FP8 peak as 2 x 3,958 TFLOP/s, the datasheet's figure with sparsity, where dense
 #   math runs at 1,979 per GPU.
-# - **B.** One converted the 70 GB of weights to GiB, and that binary prefix alone halves the estimated time to
-#   first token.
-# - **C.** One added attention's quadratic term, which for a prompt of any length exactly doubles the FLOPs of
-#   the pass.
-# - **D.** One counted both K and V in the KV cache, and writing the cache takes exactly as long as the
-#   arithmetic.
+# - **B.** One converted the 70 GB of weights to GiB before dividing, and that binary prefix alone halves the
+#   estimated time to first token.
+# - **C.** One added attention's quadratic term, which for a prompt of any length exactly doubles the FLOPs that
+#   the pass has to do.
+# - **D.** One counted both K and V in the KV cache written, and writing that cache to memory takes exactly as
+#   long as the arithmetic.
 #
 # Set `answer_factor_two` to `"A"`, `"B"`, `"C"` or `"D"`.
 

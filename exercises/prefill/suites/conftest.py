@@ -111,6 +111,8 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
          lambda prompt_len, bytes_per_param: bytes_per_param / (2 * prompt_len)),
         ("the bytes per parameter left out (2 * prompt_len): divide by them",
          lambda prompt_len, bytes_per_param: 2 * prompt_len),
+        ("`//`, which rounds down to a whole number of FLOPs per byte: use `/`",
+         lambda prompt_len, bytes_per_param: 2 * prompt_len // bytes_per_param),
     ),
     "ridge_point": (
         ("bytes per FLOP (bandwidth / peak_flops): the formula is upside down",
@@ -233,7 +235,7 @@ def why_wrong(name: str, first: tuple[Any, dict[str, Any]], second: tuple[Any, d
         return f"I can't tell which slip this is: {_args_text(name, a2)} returned {show(v2)}. {ADVICE[name]}"
     both = [s for s in known_slips(name, value, a1) if s in known_slips(name, n2, a2)]
     if len(both) == 1:
-        return f"That is what {both[0]}."
+        return f"That is {both[0]}."
     g1, g2 = _generic(value, e1, unit), _generic(n2, e2, unit)
     if g1 and g1 == g2:
         return g1
@@ -311,14 +313,12 @@ WRONG_RULES: tuple[tuple[str, Callable[[int, float, float], bool]], ...] = (
      "2 FLOPs per parameter per token (call prefill_intensity).", lambda L, b, r: L / b > r),
     ("It multiplies by bytes_per_param: the intensity divides by the bytes read (call prefill_intensity).",
      lambda L, b, r: 2 * L * b > r),
-    ("It compares the intensity with peak_flops itself: compare it with the ridge point, peak_flops / bandwidth "
-     "(call ridge_point).", lambda L, b, r: 2 * L / b > r * BW_400),
-    ("It compares the intensity with bandwidth / peak_flops, the ridge point upside down (call ridge_point).",
-     lambda L, b, r: 2 * L / b > 1 / r),
     ("It compares the intensity with the ridge point of a peak halved: peak_flops is already the dense peak.",
      lambda L, b, r: 2 * L / b > r / 2),
-    ("It always returns True: a short prompt (a single token) is memory-bound.", lambda L, b, r: True),
-    ("It always returns False: a long prompt's prefill is compute-bound.", lambda L, b, r: False),
+    ("It returns True for every prompt, even a single token, which is memory-bound (is the intensity compared "
+     "with bandwidth / peak_flops, the ridge point upside down?).", lambda L, b, r: True),
+    ("It returns False for every prompt, even a long one, which is compute-bound (is the intensity compared with "
+     "peak_flops itself rather than the ridge point, peak_flops / bandwidth?).", lambda L, b, r: False),
 )
 
 
@@ -384,7 +384,7 @@ def expect_value(name: str, value: Any, expected: float, *, meaning: str, known:
     if not why and got is not None:
         fits = [s for s, wrong in known if close(got, wrong, 2e-3)]
         if len(fits) == 1:
-            why = f"That is what {fits[0]}."
+            why = f"That is {fits[0]}."
         else:
             slip = unit_slip(got, expected, rel=2e-3)
             why = (slip.sentence if slip else "") or reciprocal(got, expected, 2e-3) or near_miss(got, expected, rel)

@@ -58,8 +58,9 @@ def test_intensity_worked_example(learner, prefill):
 
 @question("prefill_intensity")
 def test_intensity_one_token_and_precisions(learner, prefill):
-    """One token is a decode step's 2 / b; 1 byte hides a factor of b, so 2 bytes and half a byte are tried too."""
-    for prompt_len, b in ((1, 1), (1, 2), (2, 0.5), (3, 2), (4096, 2), (1000, 0.5)):
+    """One token is a decode step's 2 / b; 1 byte hides a factor of b, so 2 bytes and half a byte are tried too, and
+    a 5-bit and a 32-bit model whose intensity is not a whole number (a `//` shows)."""
+    for prompt_len, b in ((1, 1), (1, 2), (2, 0.5), (3, 2), (3, 4), (4096, 2), (1000, 0.5), (1001, 0.625)):
         prefill.check_number(learner, "prefill_intensity", prompt_len=prompt_len, bytes_per_param=b)
 
 

@@ -15,50 +15,50 @@ KV_GB = 2 * 32 * 8 * 128 * 1 * L / 1e9
 
 KNOWN = {
     "prompt_flops": [
-        ("1 FLOP per parameter per token gives: a weight costs a multiply and an add, 2 FLOPs", N * L),
-        ("the FLOPs of one token give: every one of the 2,700 prompt tokens costs that much", 2 * N),
-        ("the training rule, 6 FLOPs per parameter per token (forward and backward), gives: prefill is a forward "
+        ("1 FLOP per parameter per token: a weight costs a multiply and an add, 2 FLOPs", N * L),
+        ("the FLOPs of one token: every one of the 2,700 prompt tokens costs that much", 2 * N),
+        ("the training rule, 6 FLOPs per parameter per token (forward and backward): prefill is a forward "
          "pass, 2", 6 * N * L),
-        ("the FLOPs in TFLOP (divided by 1e12) give: give the FLOPs themselves", FLOPS / 1e12),
-        ("the parameters counted in billions (8, not 8e9), or the FLOPs in GFLOP, give: give the FLOPs themselves",
+        ("the FLOPs in TFLOP (divided by 1e12): give the FLOPs themselves", FLOPS / 1e12),
+        ("the parameters counted in billions (8, not 8e9), or the FLOPs in GFLOP: give the FLOPs themselves",
          FLOPS / 1e9),
     ],
     "prompt_intensity": [
-        ("the 2 FLOPs per parameter left out, or 2 bytes per parameter where FP8 is 1, give: 2 FLOPs per parameter "
-         "per token over 1 byte", L),
-        ("the weights counted in bits (8 per FP8 value) give: FP8 is 1 byte per parameter", 2 * L / 8),
-        ("one token's intensity (a decode step) gives: prefill uses each weight it reads for all 2,700 tokens", 2.0),
-        ("the weights counted in GB (8), not bytes (8e9), give", FLOPS / 8),
-        ("the H100's ridge point gives: the question asks for the prefill's own FLOPs per byte", DENSE_FP8 / 3.35e12),
-        ("the ridge point of the sparse headline gives: the question asks for the prefill's own FLOPs per byte",
+        ("what two slips give: the 2 FLOPs per parameter left out, or 2 bytes per parameter where FP8 is 1; it is 2 "
+         "FLOPs per parameter per token over 1 byte", L),
+        ("the weights counted in bits (8 per FP8 value): FP8 is 1 byte per parameter", 2 * L / 8),
+        ("one token's intensity (a decode step): prefill uses each weight it reads for all 2,700 tokens", 2.0),
+        ("the FLOPs over the weights counted in GB (8), not in bytes (8e9)", FLOPS / 8),
+        ("the H100's ridge point: the question asks for the prefill's own FLOPs per byte", DENSE_FP8 / 3.35e12),
+        ("the ridge point of the sparse headline: the question asks for the prefill's own FLOPs per byte",
          2 * DENSE_FP8 / 3.35e12),
     ],
     "ttft_ms": [
-        ("two slips give exactly half: the 3,958 teraFLOPS used as is (it is with sparsity; dense FP8 is half of it), "
+        ("exactly half, what two slips give: the 3,958 teraFLOPS used as is (it is with sparsity; dense FP8 is half of it), "
          "or the 2 FLOPs per parameter left out", TTFT_MS / 2),
-        ("100% of the peak gives: divide by the 40% utilisation too", TTFT_MS * 0.4),
-        ("multiplying by the utilisation gives: a pass that achieves 40% of the peak takes longer, so divide by 0.4",
+        ("the time at 100% of the peak: divide by the 40% utilisation too", TTFT_MS * 0.4),
+        ("multiplying by the utilisation: a pass that achieves 40% of the peak takes longer, so divide by 0.4",
          TTFT_MS * 0.4 * 0.4),
-        ("the time in seconds gives: the question asks for milliseconds (x 1000)", TTFT_MS / 1e3),
-        ("the sparse headline at 100% of it gives: halve 3,958 teraFLOPS and divide by the 40% utilisation",
+        ("the time in seconds: the question asks for milliseconds (x 1000)", TTFT_MS / 1e3),
+        ("the sparse headline at 100% of it: halve 3,958 teraFLOPS and divide by the 40% utilisation",
          TTFT_MS / 2 * 0.4),
-        ("two slips give exactly twice: the peak halved twice (3,958 with sparsity is 1,979 dense), or the BF16 rate "
+        ("exactly twice, what two slips give: the peak halved twice (3,958 with sparsity is 1,979 dense), or the BF16 rate "
          "where the model runs in FP8", TTFT_MS * 2),
-        ("the time to read the weights once gives (8e9 bytes at 3.35 TB/s): this prefill is compute-bound, so the "
+        ("the time to read the weights once (8e9 bytes at 3.35 TB/s): this prefill is compute-bound, so the "
          "arithmetic sets its time", N / 3.35e12 * 1e3),
     ],
     "kv_gb": [
-        ("K or V only gives: every layer stores a key and a value vector, the factor 2", KV_GB / 2),
-        ("two slips give exactly twice: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 counted "
+        ("K or V only: every layer stores a key and a value vector, the factor 2", KV_GB / 2),
+        ("exactly twice, what two slips give: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 counted "
          "twice", KV_GB * 2),
-        ("the 32 query heads give: only the 8 KV heads are stored", KV_GB * 4),
-        ("one layer gives: each of the 32 layers stores its own keys and values", KV_GB / 32),
-        ("one position gives: prefill writes the cache for all 2,700 positions", KV_GB / L),
-        ("GiB (2^30 bytes) gives: the course uses GB, 1e9 bytes", KV_GB * 1e9 / 2**30),
-        ("bits give: FP8 is 1 byte per value", KV_GB * 8),
-        ("bytes give: divide by 1e9 for GB", KV_GB * 1e9),
-        ("MB gives: divide by 1e3 more for GB", KV_GB * 1e3),
-        ("the worked example's 80 layers (Llama-3-70B's) give: this model has 32", KV_GB * 80 / 32),
+        ("what the 32 query heads give: only the 8 KV heads are stored", KV_GB * 4),
+        ("one layer only: each of the 32 layers stores its own keys and values", KV_GB / 32),
+        ("one position only: prefill writes the cache for all 2,700 positions", KV_GB / L),
+        ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", KV_GB * 1e9 / 2**30),
+        ("the answer in bits: FP8 is 1 byte per value", KV_GB * 8),
+        ("the answer in bytes: divide by 1e9 for GB", KV_GB * 1e9),
+        ("the answer in MB: divide by 1e3 more for GB", KV_GB * 1e3),
+        ("what the worked example's 80 layers (Llama-3-70B's) give: this model has 32", KV_GB * 80 / 32),
     ],
 }
 
