@@ -280,3 +280,40 @@ def test_the_prefill_corpus_is_caught_named_and_kept() -> None:
     report = check_lesson("prefill")
     assert report.wrong_answers >= 39 and report.correct_answers >= 6
     assert report.ok, "\n".join(report.lines())
+
+
+@pytest.mark.slow
+def test_the_prefill_suites_kill_every_mutant() -> None:
+    from grader.audit import audit_lesson
+    from grader.audit.report import format_text
+
+    report = audit_lesson(LESSON)
+    assert sum(f.graded for f in report.functions) > 150
+    assert report.ok and not report.stale, format_text(report)
+
+
+@pytest.mark.slow
+def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
+    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
+    (in the isolated worker), question by question, for every answer of the corpus."""
+    from grader.config import SKIP_TAG
+    from grader.corpus import load_corpus
+    from grader.integrations.nbgrader import cell_result
+    from grader.variants import Variant, grade_variants
+
+    entries = load_corpus(LESSON)
+    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
+    solution = [
+        c.source
+        for c in _read(LESSON.solution).cells
+        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
+    ]
+    disagree = []
+    for entry in entries:
+        namespace: dict[str, Any] = {}
+        exec("\n\n".join([*solution, entry.code]), namespace)
+        for row in graded[entry.name]["questions"]:
+            score = cell_result("prefill", row["id"], namespace).score
+            if not math.isclose(score, row["score"], abs_tol=1e-9):
+                disagree.append((entry.name, row["id"], score, row["score"]))
+    assert disagree == []
