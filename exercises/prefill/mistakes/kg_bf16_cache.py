@@ -1,0 +1,5 @@
+# kind: wrong
+# about: assumes a BF16 cache (2 bytes) although the question says FP8
+# expect kv_gb: wrong /BF16|counted twice/
+
+kv_gb = 2 * 32 * 8 * 128 * 2 * 2700 / 1e9

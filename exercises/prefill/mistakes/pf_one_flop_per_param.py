@@ -1,0 +1,5 @@
+# kind: wrong
+# about: counts 1 FLOP per parameter per token
+# expect prompt_flops: wrong /1 FLOP per parameter/
+
+prompt_flops = 8e9 * 2700

@@ -1,0 +1,5 @@
+# kind: wrong
+# about: divides by 8 bits per FP8 weight
+# expect prompt_intensity: wrong /\bbits\b/
+
+prompt_intensity = 2 * 2700 / 8  # FP8 = 8 bits

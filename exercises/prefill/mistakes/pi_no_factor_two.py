@@ -1,0 +1,5 @@
+# kind: wrong
+# about: forgets the 2 FLOPs per parameter
+# expect prompt_intensity: wrong /left out|2 bytes per parameter where/
+
+prompt_intensity = 2700 / 1
