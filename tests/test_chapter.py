@@ -208,3 +208,13 @@ def test_the_chapter_holds_the_late_penalised_score_its_lms_import_holds(tmp_pat
     with open(tmp_path / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
         table = {r["key"]: (r["squares"], r["squares reason"]) for r in csv.DictReader(f)}
     assert table == {"Canvas 12345": ("5", ""), "Canvas 23456": ("4.5", " (late)")}
+
+
+def test_the_bundled_outline_orders_every_bundled_lesson() -> None:
+    """The chapter outline shipped with the course names each of its lessons once, in the chapter's order."""
+    from grader.lessons import available_lessons
+
+    outline = load_outline()
+    assert outline is not None and outline.objective
+    assert sorted(x.id for x in outline.lessons) == available_lessons()
+    assert all(x.needs for x in outline.lessons)
