@@ -8,7 +8,7 @@ spec, never from the learner's code.
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.diagnose import constant
@@ -174,3 +174,51 @@ def test_tokens_per_pass_no_drafts(learner):
 @given(k=st.integers(1, 16), a=st.floats(0.01, 0.99))
 def test_tokens_per_pass_generated(learner, k, a):
     _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", pass_mistakes(k, a))
+
+
+#: 1 - 10**-e and 10**-e for e in 2 .. 9: the neighbourhoods of the special points a = 1 and a = 0, where a
+#: shortcut with a wide tolerance (``abs(a - 1) < 0.01: return k + 1``) is wrong. Not closer than 1e-9: the
+#: docstring's formula itself loses about 1e-16 / (1 - a) of relative precision there (1e-7 at most).
+NEAR = st.floats(2, 9)
+
+
+@question("expected_tokens_per_pass")
+@settings(max_examples=8, phases=NO_SHRINK)
+@given(k=st.integers(2, 16), e=NEAR)
+@example(k=3, e=2.0)
+@example(k=5, e=3.0)
+@example(k=2, e=4.5)
+def test_tokens_per_pass_near_one(learner, k, e):
+    """a just below 1: every draft is almost always kept, but not always: the formula, not k + 1."""
+    a = 1 - 10**-e
+    _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", _near_one(k, a))
+
+
+@question("expected_tokens_per_pass")
+@settings(max_examples=6, phases=NO_SHRINK)
+@given(k=st.integers(2, 16), e=NEAR)
+@example(k=4, e=2.0)
+@example(k=8, e=3.0)
+def test_tokens_per_pass_near_zero(learner, k, e):
+    """a just above 0: drafts are almost never kept, but the pass gives a little more than one token."""
+    a = 10**-e
+    _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", _near_zero(k, a))
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_no_drafts_any_a(learner):
+    """k = 0 with a = 0, a near 0, a near 1 and a = 1: one token per pass, whatever a."""
+    for a in (0.0, 1e-6, 0.5, 1 - 1e-6, 1.0):
+        _expect_close(learner.call("expected_tokens_per_pass", 0, a), 1.0, "tokens", pass_mistakes(0, a))
+
+
+def _near_one(k, a):
+    return [*pass_mistakes(k, a), (
+        "k + 1, the answer for a = 1 exactly: an a close to 1 is not 1 (compare with == 1, or keep the formula, which is "
+        "precise enough until a is within about 1e-12 of 1),", float(k + 1))]
+
+
+def _near_zero(k, a):
+    return [*pass_mistakes(k, a), (
+        "1, the answer for a = 0 exactly: an a close to 0 still keeps a draft now and then (special-case only a == 0, "
+        "if at all),", 1.0)]
