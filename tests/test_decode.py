@@ -4,6 +4,7 @@ mistake costs points on its own question only, with feedback that names what wen
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,3 +117,31 @@ def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_s
     generate = next(q for q in report.questions if q.id == "generate")
     assert generate.score < generate.max_score
     assert any("changed the caller's prompt list" in line for line in generate.feedback), generate.feedback
+
+
+def test_a_choice_answered_badly_is_told_the_options_never_the_right_letter(
+    tmp_path: Path, decode_suites: SuiteSession
+) -> None:
+    """A word is told the options' letters (no example that happens to be the right answer); a letter outside
+    the options is told so, not "not the right option"."""
+    answers = {
+        "answer_sequential": 'answer_sequential = "No"',
+        "answer_prefill_vs_decode": 'answer_prefill_vs_decode = "the weights are read once per token"',
+        "answer_batching_bug": 'answer_batching_bug = "E"',
+        "answer_rate_definitions": 'answer_rate_definitions = "F"',
+    }
+    submission = read_submission(with_answers(tmp_path, answers))
+    report = grade_submission(submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE))
+    solution = read_submission(SOLUTION)
+    results = {q.id: q for q in report.questions}
+    for qid in answers:
+        source = next(c.source for c in solution.cells if f"{qid} =" in c.source)
+        found = re.search(rf"{qid}\s*=\s*[\"']([A-Z])[\"']", source)
+        assert found, source
+        right = found.group(1)
+        text = " ".join(results[qid].feedback)
+        assert results[qid].score == 0, text
+        assert f'"{right}"' not in text and f"'{right}'" not in text, (qid, text)
+    assert "not one of the options, A, B, C." in " ".join(results["answer_batching_bug"].feedback)
+    assert "not one of the options, A, B, C, D." in " ".join(results["answer_rate_definitions"].feedback)
+    assert "(A, B)" in " ".join(results["answer_sequential"].feedback)

@@ -43,7 +43,7 @@ def _check_choice(learner, reference, decode, name):
     written_for, why_not = WHY_NOT[name]
     if isinstance(correct, str) and correct.strip().upper() == written_for and isinstance(value, str):
         hint = why_not.get(value.strip().upper(), hint)
-    decode.expect_choice(name, value, correct, hint)
+    decode.expect_choice(name, value, correct, hint, options=sorted({written_for, *why_not}))
 
 
 @question("answer_sequential")
@@ -91,9 +91,11 @@ def test_max_tokens_per_s(learner, decode):
     value = learner.value("max_tokens_per_s")
     hint = ""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - EXPECTED_TOKENS_PER_S) < 1:
+        whole = float(value).is_integer()
         hint = (
-            "Close, but not precise enough: keep at least one correct decimal place (rounding to a whole number "
-            "loses it), or store the computed value itself."
+            "Close, but not precise enough: keep at least one correct decimal place"
+            + (" (rounding to a whole number loses it)" if whole else "")
+            + ", or store the computed value itself."
         )
     decode.expect_value(
         "max_tokens_per_s",
