@@ -145,3 +145,20 @@ def test_a_choice_answered_badly_is_told_the_options_never_the_right_letter(
     assert "not one of the options, A, B, C." in " ".join(results["answer_batching_bug"].feedback)
     assert "not one of the options, A, B, C, D." in " ".join(results["answer_rate_definitions"].feedback)
     assert "(A, B)" in " ".join(results["answer_sequential"].feedback)
+
+
+def test_self_check_helpers_typed_in_new_cells_are_harmless_in_a_graded_run(
+    tmp_path: Path, decode_suites: SuiteSession
+) -> None:
+    """`hint(...)`, `check(...)` and `check_all()` in new, untagged cells (the setup cell that defines them is
+    never run by the grader): no error, no points lost, nothing a report could count as an error."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    for source in ('hint("gb_per_step")', 'check("generate")\ncheck_all()'):
+        nb.cells.insert(5, nbformat.v4.new_code_cell(source))
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+    path = tmp_path / "helpers.ipynb"
+    nbformat.write(nb, path)
+    report = grade_submission(
+        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+    )
+    assert report.errors == () and report.score == report.max_score, report.errors
