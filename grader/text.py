@@ -57,10 +57,26 @@ def for_html(text: str) -> str:
 
 
 def for_markdown(text: str) -> str:
-    """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis, code or list."""
+    """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis or list.
+
+    Text between two backticks stays a code span (feedback quotes code that way: `` `answer_sequential` ``),
+    shown in code type; a viewer renders a code span's content literally, so nothing in it needs escaping,
+    and a backslash there would show. Backticks that do not pair up are escaped like the rest.
+    """
     line = " ".join(plain(text).split())
-    line = _MARKDOWN_INLINE.sub(r"\\\1", line)
-    return _MARKDOWN_BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", line)
+    parts = line.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: no spans, everything escaped
+        parts = [line]
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 and part.strip():
+            out.append(f"`{part}`")
+        elif i % 2:
+            out.append("\\`" + _MARKDOWN_INLINE.sub(r"\\\1", part) + "\\`")
+        else:
+            out.append(_MARKDOWN_INLINE.sub(r"\\\1", part))
+    first = _MARKDOWN_BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", out[0])
+    return "".join([first, *out[1:]])
 
 
 def for_csv(text: str) -> str:

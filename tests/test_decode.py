@@ -162,3 +162,19 @@ def test_self_check_helpers_typed_in_new_cells_are_harmless_in_a_graded_run(
         read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
     )
     assert report.errors == () and report.score == report.max_score, report.errors
+
+
+def test_a_cell_error_names_the_code_cell_as_jupyterlab_numbers_it(tmp_path: Path, decode_suites: SuiteSession) -> None:
+    """Markdown cells have no [n] in JupyterLab: the error counts code cells only, and quotes the cell's start."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    nb.cells.insert(9, nbformat.v4.new_code_cell("raise ValueError('here')"))
+    path = tmp_path / "raises.ipynb"
+    nbformat.write(nb, path)
+    number = sum(c.cell_type == "code" for c in nb.cells[:10])
+    assert number < 10  # the notebook has text above: counting every cell would say 10
+    report = grade_submission(
+        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+    )
+    assert report.errors == (
+        f"Cell {number} raised ValueError: here (`raise ValueError('here')`); the cells after it still ran.",
+    )
