@@ -78,7 +78,7 @@ def test_unit_slip_reports_the_ratio_and_kind_words() -> None:
 
 
 WRONG = """
-gb_per_step = 112
+gb_per_step = 104  # 13e9 parameters x 8 bits
 def decode_step_seconds(param_bytes, bandwidth):
     return param_bytes / bandwidth * 1000
 def tokens_per_second(param_bytes, bandwidth):
