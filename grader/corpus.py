@@ -280,7 +280,7 @@ def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapp
             kept += 1
     wrong_answers = sum(1 for e in entries if e.kind == "wrong")
     order = [q.id for q in lesson.questions]
-    namings = _namings(entries, results)
+    namings = _namings(lesson, entries, results)
     misnamed = {key for key, (naming, _) in namings.items() if naming == "wrong"}
     problems = [p for p in problems if p.kind != "unnamed misconception" or (p.entry, p.question) not in misnamed]
     problems.extend(
@@ -302,17 +302,18 @@ def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapp
 
 
 def _namings(
-    entries: Sequence[Entry], results: Mapping[str, Mapping[str, Any]]
+    lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapping[str, Any]]
 ) -> dict[tuple[str, str], tuple[Naming, str]]:
     """For each (entry, question) expected wrong that lost points: how its feedback named the misconception.
 
     The other entries' regexes for the same question are the catalogue of misconceptions it could be told
-    instead: missing its own regex and matching one of those is naming the wrong one.
+    instead: missing its own regex and matching one of those is naming the wrong one. A regex that matches
+    the question's own id, title or hint names nothing (:func:`refuse_vacuous`), so it is left out.
     """
     catalogue: dict[str, dict[str, re.Pattern[str]]] = {}
     for entry in entries:
         for e in entry.expectations:
-            if e.pattern is not None:
+            if e.pattern is not None and not _vacuous(lesson, e.question, e.pattern):
                 catalogue.setdefault(e.question, {})[e.pattern.pattern] = e.pattern
     out: dict[tuple[str, str], tuple[Naming, str]] = {}
     for entry in entries:
@@ -325,7 +326,9 @@ def _namings(
             if e.pattern.search(text):
                 out[entry.name, e.question] = ("right", "")
                 continue
-            others = [p for key, p in catalogue[e.question].items() if key != e.pattern.pattern and p.search(text)]
+            others = [
+                p for key, p in catalogue.get(e.question, {}).items() if key != e.pattern.pattern and p.search(text)
+            ]
             if others:
                 out[entry.name, e.question] = (
                     "wrong",
@@ -334,6 +337,11 @@ def _namings(
             else:
                 out[entry.name, e.question] = ("not named", "")
     return out
+
+
+def _vacuous(lesson: Lesson, question_id: str, pattern: re.Pattern[str]) -> bool:
+    question = lesson.question(question_id)
+    return any(pattern.search(text) for text in (question.id, question.title, question.hint))
 
 
 def _tally(
