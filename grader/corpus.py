@@ -21,7 +21,8 @@ from grader.model import Lesson
 from grader.variants import Variant, grade_variants
 
 Kind = Literal["wrong", "correct"]
-ProblemKind = Literal["wrong verdict", "unnamed misconception"]
+ProblemKind = Literal["wrong verdict", "unnamed misconception", "misnamed misconception"]
+Naming = Literal["right", "wrong", "not named"]
 
 _FIELD = re.compile(r"#\s*(?P<key>kind|about|expect)\b\s*(?P<rest>.*)$")
 _EXPECT = re.compile(r"(?P<question>[A-Za-z_]\w*)\s*:\s*(?P<verdict>right|wrong)\s*(?P<regex>.*)$")
@@ -71,6 +72,24 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Misconception:
+    """One misconception of one question (the entries declaring the same regex for it), and how its feedback
+    fared: named right (its own regex matched), named wrong (it missed its own regex but matched one another
+    entry declares for the question: the feedback named a different slip), or not named."""
+
+    question: str
+    pattern: str
+    entries: tuple[str, ...]
+    right: int
+    wrong: int
+    not_named: int
+
+    @property
+    def total(self) -> int:
+        return self.right + self.wrong + self.not_named
+
+
+@dataclass(frozen=True)
 class CorpusReport:
     """The outcome of one lesson's corpus: every problem, and the figures a lesson author tracks."""
 
@@ -82,18 +101,31 @@ class CorpusReport:
     misconceptions_named: int
     correct_answers: int
     correct_kept: int
+    by_misconception: tuple[Misconception, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def named_wrong(self) -> int:
+        """Misconceptions whose feedback named another one: a diagnosis that says something false."""
+        return sum(m.wrong for m in self.by_misconception)
+
+    @property
+    def named_share(self) -> float:
+        """Named right over every misconception the corpus declares (1.0 for a corpus with none)."""
+        return self.misconceptions_named / self.misconceptions if self.misconceptions else 1.0
 
     def lines(self) -> list[str]:
         """A readable rendering: the figures, then the problems grouped by question."""
         out = [
             f"Mistakes corpus of lesson {self.lesson!r}:",
             f"  wrong answers caught:   {self.wrong_caught}/{self.wrong_answers}",
-            f"  misconceptions named:   {self.misconceptions_named}/{self.misconceptions}",
+            f"  misconceptions named:   {self.misconceptions_named}/{self.misconceptions} "
+            f"({self.named_share:.0%} named right, {self.named_wrong} named wrong)",
             f"  correct answers kept:   {self.correct_kept}/{self.correct_answers}",
+            *self.misconception_lines(),
         ]
         if not self.problems:
             return out + ["  no problems."]
@@ -102,6 +134,20 @@ class CorpusReport:
             out.append(f"  {question}:")
             for p in (p for p in self.problems if p.question == question):
                 out.append(f"    {p.entry}: {p.kind}: {p.detail}")
+        return out
+
+    def misconception_lines(self) -> list[str]:
+        """Per question, per misconception: named right / named wrong / not named, then precision and recall."""
+        out = ["  per misconception (named right / named wrong / not named):"]
+        for question in dict.fromkeys(m.question for m in self.by_misconception):
+            mine = [m for m in self.by_misconception if m.question == question]
+            right, wrong = sum(m.right for m in mine), sum(m.wrong for m in mine)
+            total = sum(m.total for m in mine)
+            precision = f"{right / (right + wrong):.0%}" if right + wrong else "-"
+            out.append(f"    {question}: precision {precision}, recall {right / total:.0%}")
+            for m in mine:
+                shown = m.pattern if len(m.pattern) <= 60 else m.pattern[:57] + "..."
+                out.append(f"      {m.right}/{m.wrong}/{m.not_named}  {', '.join(m.entries)}  /{shown}/")
         return out
 
 
@@ -234,6 +280,14 @@ def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapp
             kept += 1
     wrong_answers = sum(1 for e in entries if e.kind == "wrong")
     order = [q.id for q in lesson.questions]
+    namings = _namings(lesson, entries, results)
+    misnamed = {key for key, (naming, _) in namings.items() if naming == "wrong"}
+    problems = [p for p in problems if p.kind != "unnamed misconception" or (p.entry, p.question) not in misnamed]
+    problems.extend(
+        Problem(name, question, "misnamed misconception", f"the feedback names another answer's misconception: {why}")
+        for (name, question), (naming, why) in namings.items()
+        if naming == "wrong"
+    )
     return CorpusReport(
         lesson=lesson.id,
         problems=tuple(sorted(problems, key=lambda p: order.index(p.question))),
@@ -243,6 +297,73 @@ def compare(lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapp
         misconceptions_named=named,
         correct_answers=len(entries) - wrong_answers,
         correct_kept=kept,
+        by_misconception=_tally(entries, namings, order),
+    )
+
+
+def _namings(
+    lesson: Lesson, entries: Sequence[Entry], results: Mapping[str, Mapping[str, Any]]
+) -> dict[tuple[str, str], tuple[Naming, str]]:
+    """For each (entry, question) expected wrong that lost points: how its feedback named the misconception.
+
+    The other entries' regexes for the same question are the catalogue of misconceptions it could be told
+    instead: missing its own regex and matching one of those is naming the wrong one. A regex that matches
+    the question's own id, title or hint names nothing (:func:`refuse_vacuous`), so it is left out.
+    """
+    catalogue: dict[str, dict[str, re.Pattern[str]]] = {}
+    for entry in entries:
+        for e in entry.expectations:
+            if e.pattern is not None and not _vacuous(lesson, e.question, e.pattern):
+                catalogue.setdefault(e.question, {})[e.pattern.pattern] = e.pattern
+    out: dict[tuple[str, str], tuple[Naming, str]] = {}
+    for entry in entries:
+        rows = {str(q["id"]): q for q in results[entry.name]["questions"]}
+        for e in entry.expectations:
+            row = rows.get(e.question)
+            if e.pattern is None or _full(row):
+                continue
+            text = _feedback(row)
+            if e.pattern.search(text):
+                out[entry.name, e.question] = ("right", "")
+                continue
+            others = [
+                p for key, p in catalogue.get(e.question, {}).items() if key != e.pattern.pattern and p.search(text)
+            ]
+            if others:
+                out[entry.name, e.question] = (
+                    "wrong",
+                    f"/{others[0].pattern}/ matches, not /{e.pattern.pattern}/: {_short(row)}",
+                )
+            else:
+                out[entry.name, e.question] = ("not named", "")
+    return out
+
+
+def _vacuous(lesson: Lesson, question_id: str, pattern: re.Pattern[str]) -> bool:
+    question = lesson.question(question_id)
+    return any(pattern.search(text) for text in (question.id, question.title, question.hint))
+
+
+def _tally(
+    entries: Sequence[Entry], namings: Mapping[tuple[str, str], tuple[Naming, str]], order: Sequence[str]
+) -> tuple[Misconception, ...]:
+    """Group the namings by question and regex: one :class:`Misconception` each, in the lesson's order."""
+    groups: dict[tuple[str, str], list[tuple[str, Naming]]] = {}
+    for entry in entries:
+        for e in entry.expectations:
+            if e.pattern is not None:
+                naming = namings.get((entry.name, e.question), ("not named", ""))[0]
+                groups.setdefault((e.question, e.pattern.pattern), []).append((entry.name, naming))
+    return tuple(
+        Misconception(
+            question,
+            pattern,
+            tuple(name for name, _ in found),
+            sum(1 for _, n in found if n == "right"),
+            sum(1 for _, n in found if n == "wrong"),
+            sum(1 for _, n in found if n == "not named"),
+        )
+        for (question, pattern), found in sorted(groups.items(), key=lambda g: (order.index(g[0][0]), g[0][1]))
     )
 
 

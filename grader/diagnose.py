@@ -139,6 +139,12 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
                     ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}"
                 )
             a, b = parts
+            if a == b:  # one slip made twice, said once
+                return Slip(
+                    ratio,
+                    f"It is {way} by a factor of {_amount(factor)} = {_amount(a)} x {_amount(a)}, the same slip twice: "
+                    f"{_factor_words(a, unit, bigger)}",
+                )
             return Slip(
                 ratio,
                 f"It is {way} by a factor of {_amount(factor)} = {_amount(a)} x {_amount(b)}, two slips at once: "
@@ -252,45 +258,96 @@ def constant(values: Sequence[Any], expecteds: Sequence[float], rel: float = 1e-
     return ""
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One slip that would explain a wrong value: ``key`` names the slip's kind across inputs (a factor, a
+    lesson's own slip, rounding), so the same slip seen on two inputs has the same key; ``sentence`` says it."""
+
+    key: str
+    sentence: str
+
+
+def candidates(
+    value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()
+) -> list[Candidate]:
+    """Every slip that explains ``value`` where ``expected`` was right, likeliest first ([] if none or right).
+
+    ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first. More than one
+    candidate means this input cannot tell them apart: call again with other inputs and keep the slips both
+    answers share (:func:`confirmed`).
+    """
+    why = not_a_number(value)
+    if why:
+        return [Candidate(f"type:{kind(value)}", why)]
+    got = number(value)
+    assert got is not None
+    if not math.isfinite(got):
+        return [Candidate("not finite", f"It is {got}: was there a division by zero or an overflow?")]
+    if close(got, expected, 1e-12):  # ``rel`` is how close a slip must match; the caller judged the value wrong
+        return []
+    found: list[Candidate] = []
+    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
+    upside_down = reciprocal(got, expected, max(rel, 1e-6))
+    for sentence, wrong in known:
+        if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
+            if slip:  # say the factor too, in the generic words
+                found.append(Candidate(f"known:{sentence}", f"{sentence} ({slip.sentence.split(':')[0]}.)"))
+            else:
+                found.append(
+                    Candidate(
+                        f"known:{sentence}", f"{sentence} ({upside_down.split(':')[0]}.)" if upside_down else sentence
+                    )
+                )
+    if slip:
+        found.append(Candidate(f"factor:{slip.ratio:.6g}", slip.sentence))
+    for key, check in (
+        ("reciprocal", "" if slip else upside_down),  # a plain factor is the likelier reading
+        ("rounded", rounded(got, expected)),
+        ("sign", sign(got, expected)),
+        ("near miss", near_miss(got, expected, rel)),
+    ):
+        if check:
+            found.append(Candidate(key, check))
+    if expected and got and not found:
+        ratio = got / expected
+        way, factor = ("too big", ratio) if ratio > 1 else ("too small", 1 / ratio)
+        if 2 < factor <= 1000 and close(factor, round(factor), 1e-9):
+            found.append(
+                Candidate(
+                    f"factor:{ratio:.6g}",
+                    f"It is {way} by a factor of {round(factor)} exactly: is a count or a factor applied where it "
+                    "should not be (or left out where it should)?",
+                )
+            )
+    return found
+
+
+def confirmed(first: Sequence[Candidate], second: Sequence[Candidate] | None) -> Candidate | None:
+    """The likeliest slip of ``first`` that ``second`` (the same function on other inputs) shows too, or None.
+
+    ``second`` is None when the other inputs gave no wrong answer to compare (the call was right, or raised):
+    then only a slip that is the one candidate of ``first`` is named.
+    """
+    if second is None:
+        return first[0] if len(first) == 1 else None
+    keys = {c.key for c in second}
+    return next((c for c in first if c.key in keys), None)
+
+
+#: Said when the answers on two inputs point at different slips (or one input fits several): no guess.
+UNSURE = (
+    "I can't tell which slip this is: on other inputs it is off in another way, so check the formula against "
+    "the docstring step by step."
+)
+
+
 def explain(
     value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()
 ) -> str:
     """The likeliest slip behind ``value`` where ``expected`` was right, as one sentence, or ''.
 
-    ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first.
+    ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first. For a value
+    that can be asked again on other inputs, prefer :func:`candidates` and :func:`confirmed`.
     """
-    why = not_a_number(value)
-    if why:
-        return why
-    got = number(value)
-    assert got is not None
-    if not math.isfinite(got):
-        return f"It is {got}: was there a division by zero or an overflow?"
-    if close(got, expected, rel):
-        return ""
-    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
-    for sentence, wrong in known:
-        if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
-            if slip:  # say the factor too, in the generic words
-                return f"{sentence} ({slip.sentence.split(':')[0]}.)"
-            upside_down = reciprocal(got, expected, max(rel, 1e-6))
-            return f"{sentence} ({upside_down.split(':')[0]}.)" if upside_down else sentence
-    if slip:
-        return slip.sentence
-    for check in (
-        reciprocal(got, expected, max(rel, 1e-6)),
-        rounded(got, expected),
-        sign(got, expected),
-        near_miss(got, expected, rel),
-    ):
-        if check:
-            return check
-    if expected and got:
-        ratio = got / expected
-        way, factor = ("too big", ratio) if ratio > 1 else ("too small", 1 / ratio)
-        if 2 < factor <= 1000 and close(factor, round(factor), 1e-9):
-            return (
-                f"It is {way} by a factor of {round(factor)} exactly: is a count or a factor applied where it "
-                "should not be (or left out where it should)?"
-            )
-    return ""
+    found = candidates(value, expected, unit=unit, rel=rel, known=known)
+    return found[0].sentence if found else ""

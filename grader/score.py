@@ -27,7 +27,8 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
     )
     results = note_stand_ins(results, outcomes)
     errors = tuple(
-        f"Cell {e.index + 1} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after it still ran."
+        f"Cell {code_cell_number(submission, e.index)} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after "
+        "it still ran."
         for e in execution.cell_errors
     ) + ((execution.failure,) if execution.failure else ())
     return Report(
@@ -40,6 +41,15 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
         isolation=execution.isolation,
         digest=submission.digest,
     )
+
+
+def code_cell_number(submission: Submission, index: int) -> int:
+    """Which code cell ``index`` (a position among all the notebook's cells) is, counting code cells only from 1.
+
+    JupyterLab numbers no markdown cell: after Run All the code cell shows this number as [n], so a learner can
+    find it; the position among all cells would point at the wrong one in a notebook with text.
+    """
+    return next((n for n, cell in enumerate(submission.cells, start=1) if cell.index == index), index + 1)
 
 
 def _round(x: float) -> float:

@@ -167,7 +167,12 @@ class Learner:
         return self._notes[key]
 
     def call(
-        self, name: str, *args: Any, stand_ins: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any
+        self,
+        name: str,
+        *args: Any,
+        stand_ins: Mapping[str, Callable[..., Any]] | None = None,
+        own: Iterable[str] = (),
+        **kwargs: Any,
     ) -> Call:
         """Call the learner's ``name``; the earlier questions' functions are answered by the reference meanwhile.
 
@@ -176,12 +181,18 @@ class Learner:
         before it in the lesson; see :attr:`grader.model.Lesson.stand_ins`). A later question's reference is
         never lent, so no answer can be borrowed. ``stand_ins`` adds or overrides replacements for this call.
         Which stand-ins the learner's code called is kept in :attr:`stood_in`, for feedback.
+
+        ``own`` names earlier functions left as the learner wrote them for this call: their behaviour runs in
+        the worker, which a trusted stand-in cannot imitate (one list passed to a callback again and again, as
+        it grows). Use it only after checking that the learner's function is right on the same inputs, so the
+        call still costs one bug once.
         """
         text = describe_call(name, args, kwargs)
+        kept = set(own)
         lent = {
             f: getattr(self._reference, f)
             for f in self._lent.get(name, ())
-            if callable(getattr(self._reference, f, None))
+            if f not in kept and callable(getattr(self._reference, f, None))
         }
         lent.update(stand_ins or {})
         swaps = {f: self._watched(f, fn) for f, fn in lent.items()}

@@ -57,8 +57,13 @@ def for_html(text: str) -> str:
 
 
 def for_markdown(text: str) -> str:
-    """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis, code or list."""
-    return _block_start_escaped(_inline_escaped(" ".join(plain(text).split())))
+    """One line of Markdown text that a viewer shows as written: no HTML, link, emphasis or list.
+
+    Text between two backticks stays a code span (feedback quotes code that way: `` `answer_sequential` ``),
+    shown in code type; a viewer renders a code span's content literally, so nothing in it needs escaping,
+    and a backslash there would show. A backtick that pairs with none is escaped like the rest.
+    """
+    return _with_spans(text, _CODE_SPAN)
 
 
 def _inline_escaped(text: str) -> str:
@@ -69,16 +74,25 @@ def _block_start_escaped(line: str) -> str:
     return _MARKDOWN_BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", line)
 
 
-#: The spans feedback sentences write in Markdown: `code` and **bold** (see grader/batch/markup.py for HTML).
-_FEEDBACK_SPAN = re.compile(r"(`[^`\n]+`)|\*\*([^*`\n]+)\*\*")
-
-
 def for_markdown_spans(text: str) -> str:
-    """Like :func:`for_markdown`, but a feedback sentence's own `code` and **bold** spans render (a Gradescope
-    ``md`` output): a code span shows its content literally, whoever wrote it; everything else is escaped."""
+    """Like :func:`for_markdown`, but a feedback sentence's **bold** spans render too (a Gradescope ``md``
+    output): a code span shows its content literally, whoever wrote it; everything else is escaped."""
+    return _with_spans(text, _FEEDBACK_SPAN)
+
+
+#: A code span: text between two backticks on one line, not only spaces.
+_CODE = r"(`[^`\n]*[^`\s][^`\n]*`)"
+_CODE_SPAN = re.compile(_CODE)
+#: The spans feedback sentences write in Markdown: `code` and **bold** (see grader/batch/markup.py for HTML).
+_FEEDBACK_SPAN = re.compile(_CODE + r"|\*\*([^*`\n]+)\*\*")
+
+
+def _with_spans(text: str, spans: re.Pattern[str]) -> str:
+    """``text`` on one line, Markdown-escaped except the spans ``spans`` matches (group 1 kept as it is, group
+    2, when the pattern has one, bold)."""
     line = " ".join(plain(text).split())
     out, end = [], 0
-    for span in _FEEDBACK_SPAN.finditer(line):
+    for span in spans.finditer(line):
         out.append(_inline_escaped(line[end : span.start()]))
         out.append(span[1] or f"**{_inline_escaped(span[2])}**")
         end = span.end()

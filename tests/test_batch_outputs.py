@@ -183,3 +183,10 @@ def test_the_suites_fingerprint_changes_with_anything_grading_depends_on(tmp_pat
     }[change]
     target.write_text(target.read_text() + "\n")
     assert suites_fingerprint(lesson) != before
+
+
+def test_a_timed_out_notebook_is_told_why_once() -> None:
+    """The reason is a sentence of its own ("Your notebook ran longer..."): the note does not repeat its start."""
+    reason = "Your notebook ran longer than 3 s and was stopped in cell 3: `while True:`. Look there."
+    view = feedback_view(Row("eve", "eve.ipynb", "timed-out", reason, report(WRONG)), None, "learner")
+    assert view.note.startswith(reason) and view.note.count("Your notebook") == 1, view.note

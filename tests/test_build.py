@@ -4,6 +4,7 @@ learner's notebook holds nothing but the lesson and one self-check per question.
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 import shutil
@@ -132,7 +133,7 @@ def test_stubs_are_the_authors_or_a_not_implemented_error_at_the_regions_indenta
         '\n    raise NotImplementedError("Write generate here: replace this line with your code, then run the cell.")'
     )
     solutions = {c.id: c.source for c in built.solution.cells}
-    assert "STUB" not in solutions["gb_per_step"] and "gb_per_step = 14" in solutions["gb_per_step"]
+    assert "STUB" not in solutions["gb_per_step"] and "gb_per_step = 13e9 * 1 / 1e9" in solutions["gb_per_step"]
 
 
 def test_the_nbgrader_notebook_has_solution_regions_and_every_test_after_every_answer() -> None:
@@ -168,7 +169,11 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     """
     tps = r.tokens_per_second(14e9, 1e12)
     return [
-        ("7e9 parameters x 2 bytes = 14e9 bytes = **14 GB** read per step", "14", r.gb_per_step, 0),
+        ("7e9 parameters x 2 bytes = 14e9 bytes = **14 GB** read per step", "14", 7e9 * 2 / 1e9, 0),
+        # Part 1's own model, stated in its text; the answers follow from these two (and are never on the page).
+        ("**13e9 parameters stored in FP8, 1 byte each**", "13e9", r.gb_per_step * 1e9 / 1, 1e-9),
+        ("H100 SXM with **3.35 TB/s**", "3.35", r.gb_per_step / r.ms_per_token, 0),
+        ("(3.35e12 bytes/s, from NVIDIA's H100 datasheet)", "3.35e12", r.gb_per_step * 1e12 / r.ms_per_token, 1e-9),
         ("14e9 / 1e12 = 0.014 s = **14 ms** per token", "14", r.decode_step_seconds(14e9, 1e12) * 1e3, 0),
         ("1000 / 14 = 71.428... ≈ **71.4 tokens/s**", "71.4", tps, 0),
         ("2 x 7e9 x 71.4 ≈ 1e12 FLOP/s", "1e12", 2 * 7e9 * tps, 0.01),
@@ -274,10 +279,31 @@ def _self_check_cell(marker: str) -> str:
     return source
 
 
-def _plot_message(tokens_per_second: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+def _plot_message(
+    tokens_per_second: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    decode_step_seconds: Any = lambda p, b: p / b,
+) -> str:
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    exec(_self_check_cell("_plot_decode_speeds()"), {"tokens_per_second": tokens_per_second})
+    namespace = {"tokens_per_second": tokens_per_second, "decode_step_seconds": decode_step_seconds}
+    exec(_self_check_cell("_plot_decode_speeds()"), namespace)
     return capsys.readouterr().out
+
+
+def test_the_plot_names_decode_step_seconds_when_that_is_what_is_wrong(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A right tokens_per_second over a decode_step_seconds in milliseconds: the evidence points at the step."""
+    pytest.importorskip("matplotlib")
+
+    def step(p: float, b: float) -> float:
+        return p / b * 1000
+
+    said = _plot_message(lambda p, b: 1 / step(p, b), monkeypatch, capsys, step)
+    assert 'check("decode_step_seconds")' in said and 'check("tokens_per_second")' not in said, said
+    right = _plot_message(lambda p, b: p / b, monkeypatch, capsys)
+    assert 'check("tokens_per_second")' in right, right
 
 
 def test_the_plot_draws_for_a_right_tokens_per_second(
@@ -360,3 +386,51 @@ def test_grade_leaves_nothing_in_the_current_folder_and_caches_in_the_cache_fold
     assert result.returncode == 0, result.stderr
     assert list(here.iterdir()) == []
     assert (cache / "hypothesis").is_dir()
+
+
+def _by_hand_answers(r: Any) -> dict[str, list[str]]:
+    """Each by-hand answer of the solution, in the forms a learner could copy from the page."""
+    gb, ms, tps = float(r.gb_per_step), float(r.ms_per_token), float(r.max_tokens_per_s)
+    return {
+        "gb_per_step": [f"{gb:g} GB", f"{gb:.1f} GB", f"{gb:g}e9 bytes", f"{gb * 1e9:.0f} bytes"],
+        "ms_per_token": [f"{ms:.2f}", f"{ms:.3f}", f"{ms:.4f}", f"{ms / 1e3:.4f} s", f"{ms / 1e3:.5f}"],
+        "max_tokens_per_s": [f"{tps:.1f}", f"{tps:.2f}", f"{tps:.0f} tokens"],
+    }
+
+
+def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
+    """Part 1's points measure working the three steps out: none of its answers may be on the page (text, code,
+    outputs). The worked example's (14 GB, 14 ms, 71.4) are there on purpose, for another model."""
+    nb = _read(LESSON.notebook)
+    parts = [c.source for c in nb.cells]
+    parts += [json.dumps(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
+    page = " ".join(" ".join(p.split()) for p in parts)
+    answers = _by_hand_answers(_reference())
+    found = {
+        q: [a for a in forms if re.search(rf"(?<![\d.]){re.escape(a)}(?![\d])", page)] for q, forms in answers.items()
+    }
+    assert found == {q: [] for q in answers}
+    assert {float(_reference().gb_per_step), round(float(_reference().max_tokens_per_s), 1)}.isdisjoint({14.0, 71.4})
+
+
+def _options(text: str) -> list[list[tuple[str, str]]]:
+    """Each multiple-choice list of the text: (letter, option text) in order."""
+    lists = re.findall(r"((?:- \*\*[A-D]\.\*\* .*?)+)(?= Set `)", text)
+    return [re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*|$)", block.strip()) for block in lists]
+
+
+def test_the_right_option_is_not_systematically_the_longest() -> None:
+    """A test-wise learner picks the longest, most qualified option: the distractors must be as specific."""
+    r = _reference()
+    right = [r.answer_sequential, r.answer_prefill_vs_decode, r.answer_batching_bug, r.answer_rate_definitions]
+    lists = _options(_text())
+    assert len(lists) == len(right) and all(len(options) >= 2 for options in lists), lists
+    longest = [max(options, key=lambda o: len(o[1]))[0] for options in lists]
+    strictly = [
+        letter == answer and sorted(len(t) for _, t in options)[-1] > sorted(len(t) for _, t in options)[-2]
+        for letter, answer, options in zip(longest, right, lists, strict=True)
+    ]
+    assert sum(strictly) <= len(right) // 2, list(zip(longest, right, strict=True))
+    for options, answer in zip(lists, right, strict=True):  # and no distractor is a stub beside the answer
+        lengths = {letter: len(text) for letter, text in options}
+        assert min(lengths.values()) >= 0.6 * lengths[answer], (answer, lengths)

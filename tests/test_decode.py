@@ -4,6 +4,7 @@ mistake costs points on its own question only, with feedback that names what wen
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,3 +117,64 @@ def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_s
     generate = next(q for q in report.questions if q.id == "generate")
     assert generate.score < generate.max_score
     assert any("changed the caller's prompt list" in line for line in generate.feedback), generate.feedback
+
+
+def test_a_choice_answered_badly_is_told_the_options_never_the_right_letter(
+    tmp_path: Path, decode_suites: SuiteSession
+) -> None:
+    """A word is told the options' letters (no example that happens to be the right answer); a letter outside
+    the options is told so, not "not the right option"."""
+    answers = {
+        "answer_sequential": 'answer_sequential = "No"',
+        "answer_prefill_vs_decode": 'answer_prefill_vs_decode = "the weights are read once per token"',
+        "answer_batching_bug": 'answer_batching_bug = "E"',
+        "answer_rate_definitions": 'answer_rate_definitions = "F"',
+    }
+    submission = read_submission(with_answers(tmp_path, answers))
+    report = grade_submission(submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE))
+    solution = read_submission(SOLUTION)
+    results = {q.id: q for q in report.questions}
+    for qid in answers:
+        source = next(c.source for c in solution.cells if f"{qid} =" in c.source)
+        found = re.search(rf"{qid}\s*=\s*[\"']([A-Z])[\"']", source)
+        assert found, source
+        right = found.group(1)
+        text = " ".join(results[qid].feedback)
+        assert results[qid].score == 0, text
+        assert f'"{right}"' not in text and f"'{right}'" not in text, (qid, text)
+    assert "not one of the options, A, B, C." in " ".join(results["answer_batching_bug"].feedback)
+    assert "not one of the options, A, B, C, D." in " ".join(results["answer_rate_definitions"].feedback)
+    assert "(A, B)" in " ".join(results["answer_sequential"].feedback)
+
+
+def test_self_check_helpers_typed_in_new_cells_are_harmless_in_a_graded_run(
+    tmp_path: Path, decode_suites: SuiteSession
+) -> None:
+    """`hint(...)`, `check(...)` and `check_all()` in new, untagged cells (the setup cell that defines them is
+    never run by the grader): no error, no points lost, nothing a report could count as an error."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    for source in ('hint("gb_per_step")', 'check("generate")\ncheck_all()'):
+        nb.cells.insert(5, nbformat.v4.new_code_cell(source))
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+    path = tmp_path / "helpers.ipynb"
+    nbformat.write(nb, path)
+    report = grade_submission(
+        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+    )
+    assert report.errors == () and report.score == report.max_score, report.errors
+
+
+def test_a_cell_error_names_the_code_cell_as_jupyterlab_numbers_it(tmp_path: Path, decode_suites: SuiteSession) -> None:
+    """Markdown cells have no [n] in JupyterLab: the error counts code cells only, and quotes the cell's start."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    nb.cells.insert(9, nbformat.v4.new_code_cell("raise ValueError('here')"))
+    path = tmp_path / "raises.ipynb"
+    nbformat.write(nb, path)
+    number = sum(c.cell_type == "code" for c in nb.cells[:10])
+    assert number < 10  # the notebook has text above: counting every cell would say 10
+    report = grade_submission(
+        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+    )
+    assert report.errors == (
+        f"Cell {number} raised ValueError: here (`raise ValueError('here')`); the cells after it still ran.",
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.diagnose import constant, explain, kind, unit_slip
+from grader.diagnose import candidates, confirmed, constant, explain, kind, unit_slip
 from grader.variants import variant_notebook
 from tests.conftest import REPO, grade_json
 
@@ -78,7 +78,7 @@ def test_unit_slip_reports_the_ratio_and_kind_words() -> None:
 
 
 WRONG = """
-gb_per_step = 112
+gb_per_step = 104  # 13e9 parameters x 8 bits
 def decode_step_seconds(param_bytes, bandwidth):
     return param_bytes / bandwidth * 1000
 def tokens_per_second(param_bytes, bandwidth):
@@ -108,3 +108,29 @@ def test_grade_json_names_each_slip(tmp_path: Path) -> None:
         assert report[qid]["score"] < report[qid]["max_score"] and phrase in text, (qid, text)
     assert any("of 3 checks passed, worth" in line for line in report["decode_step_seconds"]["feedback"])
     assert "0 of 1 check passed, each worth 1 point." in report["gb_per_step"]["feedback"]
+
+
+def test_a_slip_is_named_only_if_a_second_input_shows_it_too() -> None:
+    """0.015 for 0.0145 looks rounded to 3 decimals; on another input the same code gives 2x the KV term, not a
+    rounding: the two inputs share no slip, so none is named. The same factor on both is named."""
+    first = candidates(0.015, 0.0145)
+    assert [c.key for c in first] == ["rounded"]
+    assert confirmed(first, candidates(0.0200262, 0.0200131)) is None
+    assert confirmed(first, candidates(0.02, 0.0204)) is not None  # rounded again
+    doubled = candidates(2.0, 1.0)
+    assert confirmed(doubled, candidates(6.0, 3.0)) == doubled[0]
+    assert confirmed(doubled, None) == doubled[0]  # one candidate, no second answer to compare: still named
+
+
+def test_one_input_that_fits_two_slips_names_neither_without_a_second() -> None:
+    """context_len = 1: the KV counted twice and the context one too long give the same number."""
+    known = [("The KV counted twice.", 3.0), ("The context is one too long.", 3.0)]
+    found = candidates(3.0, 2.0, known=known)
+    assert len(found) >= 2 and confirmed(found, None) is None
+    later = candidates(5.0, 3.0, known=[("The KV counted twice.", 5.0), ("The context is one too long.", 4.0)])
+    assert confirmed(found, later) is not None and confirmed(found, later).sentence.startswith("The KV counted twice")
+
+
+def test_the_same_factor_twice_is_said_once() -> None:
+    sentence = explain(4.0, 1.0)
+    assert "the same slip twice" in sentence and sentence.count("counted twice") == 1, sentence

@@ -624,7 +624,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
 
 
 TIMED_OUT = (
-    "Your notebook ran longer than 3 s and was stopped in cell 3: `{}`. Look there for a loop that never "
+    "Your notebook ran longer than 3 s and was stopped in cell 2: `{}`. Look there for a loop that never "
     "ends or a very long computation, then run the notebook again."
 )
 WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads them
@@ -634,14 +634,14 @@ WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads th
     "sys_exit": (
         5.0,
         (
-            "Cell 3 raised SystemExit: 3; exit() and sys.exit() do not stop grading, so remove them "
+            "Cell 2 raised SystemExit: 3; exit() and sys.exit() do not stop grading, so remove them "
             "(`import sys`); the cells after it still ran.",
         ),
     ),
     "os_exit": (
         0.0,
         (
-            "The process running your notebook stopped (it exited with status 3) in cell 3: `import os`. "
+            "The process running your notebook stopped (it exited with status 3) in cell 2: `import os`. "
             "Look there for exit(), os._exit() or code that ends Python, then run the notebook again.",
         ),
     ),
@@ -649,14 +649,14 @@ WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads th
         0.0,
         (
             "The process running your notebook stopped (it crashed Python with a segmentation fault "
-            "(SIGSEGV)) in cell 3: `import ctypes`. Look there for ctypes or a C extension given bad "
+            "(SIGSEGV)) in cell 2: `import ctypes`. Look there for ctypes or a C extension given bad "
             "input, then run the notebook again.",
         ),
     ),
     "memory": (
         5.0,
         (
-            f"Cell 5 raised MemoryError: it needed more than the {DEFAULT_LIMITS.memory_mb} MB of memory a "
+            f"Cell 4 raised MemoryError: it needed more than the {DEFAULT_LIMITS.memory_mb} MB of memory a "
             "notebook may use; use smaller data there (`hog = bytearray(8 * 1024 ** 3)`); the cells after it "
             "still ran.",
         ),
@@ -665,14 +665,14 @@ WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads th
     "big_file": (
         5.0,
         (
-            "Cell 2 raised OSError: [Errno 27] File too large: a notebook may write files of up to 4 MB "
+            "Cell 1 raised OSError: [Errno 27] File too large: a notebook may write files of up to 4 MB "
             "(`open('big.bin', 'wb').write(b'x' * 5 * 1024 * 1024)`); the cells after it still ran.",
         ),
     ),
     "open_files": (
         5.0,
         (
-            f"Cell 2 raised OSError: [Errno 24] Too many open files: 'same.txt': a notebook may have "
+            f"Cell 1 raised OSError: [Errno 24] Too many open files: 'same.txt': a notebook may have "
             f"{DEFAULT_LIMITS.max_open_files} files open at once (`handles = [open('same.txt', 'w') for _ in "
             "range(300)]`); the cells after it still ran.",
         ),
@@ -680,7 +680,7 @@ WHOLE_NOTEBOOK = {  # notebook: (score, errors), exactly as the learner reads th
     "input": (
         5.0,
         (
-            "Cell 2 raised EOFError: input() gets no answer while grading: give your variables values in code "
+            "Cell 1 raised EOFError: input() gets no answer while grading: give your variables values in code "
             "instead. (`name = input('Your name? ')`); the cells after it still ran.",
         ),
     ),
@@ -836,6 +836,6 @@ def test_ipython_magics_and_an_early_failing_cell(tmp_path: Path) -> None:
     report = grade_cli(path)
     assert report["score"] == 5.0
     assert report["errors"] == [
-        "Cell 2 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); "
+        "Cell 1 raised ModuleNotFoundError: No module named 'no_such_module' (`import no_such_module`); "
         "the cells after it still ran."
     ]

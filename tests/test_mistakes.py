@@ -165,6 +165,38 @@ def test_compare_reports_every_kind_of_broken_promise() -> None:
     assert "marked_down: wrong verdict: expected full marks, got 1/2: no" in text
 
 
+def test_feedback_naming_another_answers_misconception_is_named_wrong() -> None:
+    """Missing its own regex but matching the one another entry declares for the question is a false diagnosis:
+    reported as misnamed (not merely unnamed) and counted per misconception as named wrong."""
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    doubles = _parse("# kind: wrong\n# about: doubles\n# expect square: wrong /doubl/\n")
+    plus_one = _parse("# kind: wrong\n# about: adds one\n# expect square: wrong /off by one/\n")
+    entries = [
+        Entry("doubles", doubles.path, "wrong", "doubles", doubles.expectations, ""),
+        Entry("doubles_told_off_by_one", doubles.path, "wrong", "doubles", doubles.expectations, ""),
+        Entry("plus_one", plus_one.path, "wrong", "adds one", plus_one.expectations, ""),
+        Entry("plus_one_unnamed", plus_one.path, "wrong", "adds one", plus_one.expectations, ""),
+    ]
+    full = [_row("answer_even", 1, 1, []), _row("sum_of_squares", 2, 2, [])]
+    results = {
+        "doubles": {"questions": [*full, _row("square", 0, 2, ["It is doubled."])]},
+        "doubles_told_off_by_one": {"questions": [*full, _row("square", 0, 2, ["Is it off by one?"])]},
+        "plus_one": {"questions": [*full, _row("square", 0, 2, ["Off by one."])]},
+        "plus_one_unnamed": {"questions": [*full, _row("square", 0, 2, ["Not right."])]},
+    }
+    report = compare(lesson, entries, results)
+    found = {(p.entry, p.kind) for p in report.problems}
+    assert found == {
+        ("doubles_told_off_by_one", "misnamed misconception"),
+        ("plus_one_unnamed", "unnamed misconception"),
+    }
+    tally = {m.pattern: (m.right, m.wrong, m.not_named) for m in report.by_misconception}
+    assert tally == {"doubl": (1, 1, 0), "off by one": (1, 0, 1)}
+    assert report.named_wrong == 1 and report.named_share == 0.5
+    text = "\n".join(report.lines())
+    assert "2/4 (50% named right, 1 named wrong)" in text and "square: precision 67%, recall 50%" in text
+
+
 @pytest.mark.slow
 def test_a_mislabelled_corpus_is_reported() -> None:
     """Graded for real: a right answer labelled wrong, a wrong one labelled right, and a regex that names nothing."""

@@ -24,9 +24,9 @@ SOLUTION = REPO / "solutions" / "decode.ipynb"
 
 # Wrong by-hand answers, a wrong choice and a wrong function, appended to the solution as a learner's last cell.
 WRONG = """
-gb_per_step = 7
-ms_per_token = 0.0140
-max_tokens_per_s = 71
+gb_per_step = 104
+ms_per_token = 0.00388
+max_tokens_per_s = 258
 answer_sequential = "B"
 answer_batching_bug = "A"
 def decode_step_seconds(param_bytes, bandwidth):
@@ -35,9 +35,9 @@ def decode_step_seconds(param_bytes, bandwidth):
 
 # What must not reach the learner: the expected values (as whole numbers, not inside a longer one) and letters.
 SECRETS = {
-    "gb_per_step": re.compile(r"(?<![\d.])14(?![\d])"),
-    "ms_per_token": re.compile(r"expected|(?<![\d.])14(?![\d])"),
-    "max_tokens_per_s": re.compile(r"71\.4|expected"),
+    "gb_per_step": re.compile(r"(?<![\d.])13(?![\d])"),
+    "ms_per_token": re.compile(r"expected|3\.88"),
+    "max_tokens_per_s": re.compile(r"257\.[67]|expected"),
     "answer_sequential": re.compile(r"\bA\b|right letter"),
     "answer_batching_bug": re.compile(r"\bB\b|right letter"),
 }
@@ -86,7 +86,7 @@ def test_grade_json_and_table_never_show_the_answers(tmp_path: Path) -> None:
     assert "expected 0.014 s" in " ".join(questions["decode_step_seconds"]["feedback"])
     table = run_grade(str(path), "--lesson", "decode")
     assert table.returncode == 0
-    assert "expected 14" not in table.stdout and "right letter" not in table.stdout
+    assert "expected 13" not in table.stdout and "right letter" not in table.stdout
 
 
 @pytest.mark.slow
@@ -94,9 +94,9 @@ def test_self_check_never_shows_the_answers(capsys: pytest.CaptureFixture[str]) 
     from grader.selfcheck import SelfCheck
 
     namespace: dict[str, Any] = {
-        "gb_per_step": 7,
-        "ms_per_token": 0.014,
-        "max_tokens_per_s": 71,
+        "gb_per_step": 104,
+        "ms_per_token": 0.00388,
+        "max_tokens_per_s": 258,
         "answer_sequential": "B",
         "answer_batching_bug": "A",
     }
@@ -116,12 +116,12 @@ def test_the_teaching_assistant_sees_the_expected_values(tmp_path: Path) -> None
     done = batch(str(submissions), "--out", str(out), "--lesson", "decode")
     assert done.returncode == 0, done.stderr
     row = _by_id(results(out)["ada"])
-    assert "expected 14" in " ".join(row["gb_per_step"]["feedback"])
+    assert "expected 13" in " ".join(row["gb_per_step"]["feedback"])
     assert "right letter is A" in " ".join(row["answer_sequential"]["feedback"])
-    assert "expected 14" not in " ".join(row["gb_per_step"]["learner_feedback"])
+    assert "expected 13" not in " ".join(row["gb_per_step"]["learner_feedback"])
     page = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
-    assert "expected 14" in page and "right letter is B" in page
-    assert "expected 14" in (out / "summary.html").read_text(encoding="utf-8")
+    assert "expected 13" in page and "right letter is B" in page
+    assert "expected 13" in (out / "summary.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -137,7 +137,7 @@ def test_lesson_toml_sets_what_is_revealed(tmp_path: Path) -> None:
     toml = toml.replace('id = "decode_step_seconds"\n', 'id = "decode_step_seconds"\nreveal = "never"\n')
     (lessons / "decode" / "lesson.toml").write_text(toml, encoding="utf-8")
     questions = _by_id(grade_json(str(_notebook(tmp_path)), "--lessons", str(lessons)))
-    assert "expected 14" in " ".join(questions["gb_per_step"]["feedback"])
+    assert "expected 13" in " ".join(questions["gb_per_step"]["feedback"])
     step = " ".join(questions["decode_step_seconds"]["feedback"])
     assert "milliseconds" in step and "expected" not in step
 
@@ -175,7 +175,7 @@ def test_feedback_pages_in_learner_mode_are_what_grade_shows(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     page = (out / "feedback" / "ada.html").read_text(encoding="utf-8")
     assert "gb_per_step" in page and "factor" in page  # the misconception is still named
-    assert "expected 14" not in page and "right letter" not in page and "71.4" not in page
+    assert "expected 13" not in page and "right letter" not in page and "257.7" not in page
     shown = " ".join(_by_id(grade_json(_notebook(tmp_path), "--lesson", "decode"))["gb_per_step"]["feedback"])
-    assert "is 7, which is not right" in shown and "is 7, which is not right" in page  # what `grade` shows
-    assert "expected 14" in " ".join(_by_id(results(out)["ada"])["gb_per_step"]["feedback"])  # results.jsonl: TA's
+    assert "is 104, which is not right" in shown and "is 104, which is not right" in page  # what `grade` shows
+    assert "expected 13" in " ".join(_by_id(results(out)["ada"])["gb_per_step"]["feedback"])  # results.jsonl: TA's

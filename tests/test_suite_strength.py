@@ -377,10 +377,10 @@ def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwi
 """,
         r"off by one",
     ),
-    "gb_in_bits": ("gb_per_step", "gb_per_step = 112", r"bits instead of bytes"),
-    "gb_one_byte": ("gb_per_step", "gb_per_step = 7", r"2 bytes"),
-    "ms_in_seconds": ("ms_per_token", "ms_per_token = 0.014", r"milliseconds"),
-    "tps_whole_number": ("max_tokens_per_s", "max_tokens_per_s = 71", r"decimal"),
+    "gb_in_bits": ("gb_per_step", "gb_per_step = 104", r"bits instead of bytes"),
+    "gb_two_bytes": ("gb_per_step", "gb_per_step = 26", r"1 byte per parameter"),
+    "ms_in_seconds": ("ms_per_token", "ms_per_token = 0.00388", r"milliseconds"),
+    "tps_whole_number": ("max_tokens_per_s", "max_tokens_per_s = 258", r"decimal"),
     "tps_as_string": ("max_tokens_per_s", 'max_tokens_per_s = "71.4"', r"string"),
     "choice_wrong": ("answer_sequential", 'answer_sequential = "B"', r"not the right option"),
 }
@@ -460,16 +460,16 @@ def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwi
     return (n_tokens * param_bytes + kv_bytes_per_token * contexts) / bandwidth
 """,
     "values_other_styles": """
-gb_per_step = 7e9 * 2 / 1e9
-ms_per_token = gb_per_step * 1e9 / 1e12 * 1000
+gb_per_step = 13e9 * 1 / 1e9
+ms_per_token = gb_per_step * 1e9 / 3.35e12 * 1000
 max_tokens_per_s = 1000 / ms_per_token
 answer_sequential = " a "
 answer_batching_bug = "b"
 """,
     "values_typed_by_hand": """
-gb_per_step = 14.0
-ms_per_token = 14
-max_tokens_per_s = 71.43
+gb_per_step = 13.0
+ms_per_token = 3.881
+max_tokens_per_s = 257.69
 """,
 }
 

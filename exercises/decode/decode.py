@@ -133,8 +133,8 @@ _step_through()
 #
 # Can an ordinary autoregressive decode know the second generated token before selecting the first?
 #
-# - **A.** No
-# - **B.** Yes
+# - **A.** No: token 2 is computed from a sequence that already ends with token 1, so it must wait for it.
+# - **B.** Yes: the model can score every later position at once, as it does for the prompt during prefill.
 #
 # Set `answer_sequential` to `"A"` or `"B"`.
 
@@ -147,30 +147,32 @@ answer_sequential = "A"  # No: token 2 is computed from a sequence that already 
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A model has 7e9 parameters stored at 2 bytes each and runs on an accelerator with 1 TB/s of memory bandwidth.
-# You may type a number or an arithmetic expression.
+# Now the same three steps on another model and accelerator (the worked example above will not give these
+# answers): a model with **13e9 parameters stored in FP8, 1 byte each**, runs on an NVIDIA H100 SXM with
+# **3.35 TB/s** of memory bandwidth (3.35e12 bytes/s, from NVIDIA's H100 datasheet). You may type a number or an
+# arithmetic expression.
 #
 # - `gb_per_step`: how many GB are read in one decode step (every weight once)?
-# - `ms_per_token`: how many milliseconds does one token take at 1 TB/s?
-# - `max_tokens_per_s`: the most tokens per second one stream can get, to 1 decimal place.
-#   71.4 (or a more precise 71.43) is right; 71 is not.
+# - `ms_per_token`: how many milliseconds does one token take at 3.35 TB/s? Keep at least 2 decimal places.
+# - `max_tokens_per_s`: the most tokens per second one stream can get, to at least 1 decimal place (a whole
+#   number is not precise enough).
 
 # %% question="gb_per_step"
 ### STUB gb_per_step = None  # your answer, in GB
 ### BEGIN SOLUTION
-gb_per_step = 14  # 7e9 parameters x 2 bytes = 14e9 bytes = 14 GB
+gb_per_step = 13e9 * 1 / 1e9  # 13e9 parameters x 1 byte (FP8), in GB
 ### END SOLUTION
 
 # %% question="ms_per_token"
 ### STUB ms_per_token = None  # your answer, in ms
 ### BEGIN SOLUTION
-ms_per_token = 14  # 14e9 bytes / 1e12 bytes/s = 0.014 s = 14 ms
+ms_per_token = 13e9 / 3.35e12 * 1000  # bytes / (bytes per second) = seconds; x 1000 for ms
 ### END SOLUTION
 
 # %% question="max_tokens_per_s"
 ### STUB max_tokens_per_s = None  # your answer, in tokens/s, to 1 decimal place
 ### BEGIN SOLUTION
-max_tokens_per_s = 71.4  # 1000 ms / 14 ms = 71.428... tokens/s
+max_tokens_per_s = 3.35e12 / 13e9  # one token per step: 1 / (seconds per step)
 ### END SOLUTION
 
 # %% [markdown]
@@ -290,6 +292,19 @@ def _implausible_speeds(accelerators, models, bytes_per_param):
     import math
     import numbers
 
+    def more(param_bytes, bandwidth):
+        """Where to look next: decode_step_seconds if that is what is wrong (tokens_per_second calls it)."""
+        try:
+            step = decode_step_seconds(param_bytes, bandwidth)
+        except (NameError, NotImplementedError):  # not written yet: no evidence against it
+            return 'check("tokens_per_second") says more.'
+        except Exception as err:
+            return f'Your decode_step_seconds, which tokens_per_second calls, raised {type(err).__name__}: check("decode_step_seconds") says more.'
+        if isinstance(step, numbers.Real) and not isinstance(step, bool) and math.isclose(step, param_bytes / bandwidth, rel_tol=1e-6):
+            return 'check("tokens_per_second") says more.'
+        return (f"Your decode_step_seconds({param_bytes:g}, {bandwidth:g}) returned {step!r}, which is not the seconds "
+                'per step, and tokens_per_second uses it: check("decode_step_seconds") says more.')
+
     rates = {}
     for name, params in models:
         for accelerator, bandwidth in accelerators:
@@ -302,11 +317,11 @@ def _implausible_speeds(accelerators, models, bytes_per_param):
                 return f"No plot yet: {call} raised {type(err).__name__}: {err}. Fix tokens_per_second, then run this cell again."
             if not isinstance(rate, numbers.Real) or isinstance(rate, bool) or not math.isfinite(rate) or rate <= 0:
                 return (f"No plot yet: {call} returned {rate!r}, but a speed is a positive number of tokens per second. "
-                        'check("tokens_per_second") says more.')
+                        + more(params * bytes_per_param, bandwidth))
             if not 0.1 <= rate <= 1e6:
                 return (f"No plot yet: {call} ({name} model, {accelerator}) returned {rate:.3g} tokens/s, which no real "
                         "accelerator gives: check the units (bytes and bytes/s in, tokens per second out; not milliseconds, "
-                        'not seconds per token). check("tokens_per_second") says more.')
+                        "not seconds per token). " + more(params * bytes_per_param, bandwidth))
             rates[name, accelerator] = rate
     for accelerator, _ in accelerators:
         small, large = rates[models[0][0], accelerator], rates[models[-1][0], accelerator]
@@ -314,13 +329,13 @@ def _implausible_speeds(accelerators, models, bytes_per_param):
             return (f"No plot yet: with your tokens_per_second a {models[-1][0]} model is as fast as or faster than a "
                     f"{models[0][0]} model on the {accelerator} ({large:.3g} against {small:.3g} tokens/s). Every step "
                     "reads all the weights, so more weights should mean fewer tokens per second: is the formula upside "
-                    'down? check("tokens_per_second") says more.')
+                    "down? " + more(models[0][1] * bytes_per_param, accelerators[0][1]))
     for name, _ in models:
         slow, fast = rates[name, accelerators[0][0]], rates[name, accelerators[-1][0]]
         if not fast > slow:
             return (f"No plot yet: with your tokens_per_second the {name} model is no faster on the {accelerators[-1][0]} "
                     f"than on the {accelerators[0][0]}, which has far less memory bandwidth ({fast:.3g} against {slow:.3g} "
-                    'tokens/s). Decode speed should grow with bandwidth. check("tokens_per_second") says more.')
+                    "tokens/s). Decode speed should grow with bandwidth. " + more(models[0][1] * bytes_per_param, accelerators[0][1]))
     return None
 
 
@@ -408,11 +423,14 @@ def ridge_point(peak_flops, bandwidth):
 # It prefills a 4,000-token prompt in about 0.5 s, then takes about 40 s to write 4,000 output tokens:
 # 40 s / 4,000 = 10 ms per token, the time to read 70 GB at about 7 TB/s. Why is the output so much slower?
 #
-# - **A.** Output tokens are longer than prompt tokens, so each one takes more work.
-# - **B.** Prefill runs on more GPUs than decode.
-# - **C.** Prefill knows all 4,000 prompt positions at once, so each weight load is reused across the whole
-#   prompt; decode must re-read all the weights for every output token, one token after another.
-# - **D.** Decode computes many more FLOPs per token than prefill.
+# - **A.** Output tokens carry more information than prompt tokens, so the model must run more layers and
+#   more arithmetic for each one it writes than for each one it reads.
+# - **B.** Prefill is spread over many more GPUs than decode, so the 4,000 prompt tokens are shared out across
+#   them while every output token is left to a single GPU.
+# - **C.** Prefill knows all 4,000 prompt positions at once and reuses each weight load across the whole
+#   prompt; decode must re-read all the weights for every output token.
+# - **D.** Decode computes many more FLOPs per token than prefill, because attention over the growing reply
+#   costs far more arithmetic than all the weight multiplications.
 #
 # Set `answer_prefill_vs_decode` to `"A"`, `"B"`, `"C"` or `"D"`.
 
@@ -426,10 +444,12 @@ answer_prefill_vs_decode = "C"  # one weight read serves 4,000 prompt positions;
 # **2.** A team raises the decode batch from 1 to 8. The fleet's total tokens/s goes up a lot, but one user's
 # reply streams no faster than before. Is that a bug?
 #
-# - **A.** Yes: with a batch of 8, every stream should become about 8 times faster.
-# - **B.** No: each step still moves each sequence forward by one token; the 8 streams share one read of the
-#   weights, so the total rises while each stream still gets one token per step.
-# - **C.** Yes: the 8 users share one KV cache, so each step should be shorter for everyone.
+# - **A.** Yes: a batch of 8 reads the weights once for 8 streams, so each stream's steps should take an
+#   eighth of the time and every user should get about 8 times as many tokens per second.
+# - **B.** No: the 8 streams share one read of the weights per step, so the total rises, but each step
+#   still moves each sequence forward by one token.
+# - **C.** Yes: the 8 users share one KV cache, so each step reads less per user and should be shorter
+#   for everyone, which a correct server would show as a faster stream for each of them.
 #
 # Set `answer_batching_bug` to `"A"`, `"B"` or `"C"`.
 
@@ -475,11 +495,14 @@ def request_time(ttft, itl, n_out):
 # **Which tokens/s?** For the request above, dashboard X reports **20 tokens/s** and dashboard Y reports
 # **12.5 tokens/s**. Which one is right?
 #
-# - **A.** X: Y must have measured the request wrongly.
-# - **B.** Y: the steady rate leaves out the first token, so X's number is wrong.
-# - **C.** Both: X reports the steady decode rate 1 / ITL, Y the request's output rate n_out / T. They use
-#   different definitions, so compare the definitions before comparing the numbers (or the engines).
-# - **D.** Neither: the right rate is n_out / TTFT.
+# - **A.** X: the rate of a request is how fast tokens arrive once they flow, so Y must have timed the
+#   request wrongly, perhaps by counting the network or the queue.
+# - **B.** Y: the steady rate leaves out the wait for the first token, so X's number overstates what the
+#   user gets and is wrong.
+# - **C.** Both: X reports the steady decode rate 1 / ITL, Y the request's output rate n_out / T; they use
+#   different definitions, so compare definitions before numbers.
+# - **D.** Neither: the right rate divides the tokens by the time to the first token, n_out / TTFT, which
+#   neither dashboard shows.
 #
 # Set `answer_rate_definitions` to `"A"`, `"B"`, `"C"` or `"D"`.
 

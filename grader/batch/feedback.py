@@ -71,8 +71,9 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
         note = f"Your file could not be graded: {row.reason}"
         return FeedbackView(row.learner, heading, 0.0, None, note, (), (), staff_copy=mode == "full")
     note = {
-        "timed-out": f"Your notebook did not finish running, so no answer could be checked: {row.reason}",
-        "crashed": f"Your notebook stopped while it ran, so no answer could be checked: {row.reason}",
+        # The reason is a whole sentence that starts with "Your notebook ...": say it, then what it meant.
+        "timed-out": f"{row.reason} It did not finish running, so no answer could be checked.",
+        "crashed": f"{row.reason} It stopped while it ran, so no answer could be checked.",
         "unreadable": f"Your file could not be graded: {row.reason}",
     }.get(row.status, "")
     known = {d.id: d for d in lesson.questions} if lesson else {}

@@ -20,6 +20,29 @@ import ast
 from types import CodeType
 from typing import Any
 
+#: Run in the learner's namespace before the first cell of a graded run. The notebook's setup cell (tagged
+#: ``self-check``, so never run by the grader) defines the self-check helpers; a learner who types
+#: ``hint("generate")`` or ``check("generate")`` in a new, untagged cell, as the notebook invites, would
+#: otherwise get a NameError the reports count as an error that cost points. In a graded run they do nothing:
+#: the grade comes from the hidden tests, and a definition of the learner's own, later, wins.
+GRADED_HELPERS = """
+def check(*args, **kwargs):
+    \"\"\"The self-check runs in your own notebook; while grading it does nothing.\"\"\"
+
+
+def check_all(*args, **kwargs):
+    \"\"\"The self-check runs in your own notebook; while grading it does nothing.\"\"\"
+
+
+def hint(*args, **kwargs):
+    \"\"\"Hints are shown in your own notebook; while grading this does nothing.\"\"\"
+"""
+
+
+def install_graded_helpers(namespace: dict[str, Any]) -> None:
+    """Define the grader's own notebook helpers as harmless no-ops in ``namespace`` (see :data:`GRADED_HELPERS`)."""
+    exec(compile(GRADED_HELPERS, "<grader helpers>", "exec"), namespace)
+
 
 def run_cell(shell: Any, source: str) -> BaseException | None:
     """Run ``source`` in ``shell``; the exception it raised (its traceback printed, as IPython does), or None."""

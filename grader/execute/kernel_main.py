@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from grader.execute import protocol as wire
+from grader.execute.cells import GRADED_HELPERS
 from grader.execute.channel import Endpoint
 from grader.execute.worker_main import Worker, answer_calls, leave_root
 
@@ -77,6 +78,10 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
         start = endpoint.receive()
         errors = []
+        helpers = await _maybe_await(
+            client.kc.execute(GRADED_HELPERS, silent=True, store_history=False, allow_stdin=False)
+        )
+        await client.async_wait_for_reply(helpers)
         try:
             for cell in start.get("cells", []):
                 endpoint.send(wire.CellStarted(t=wire.CELL, index=cell["index"]))

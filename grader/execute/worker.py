@@ -236,7 +236,8 @@ class LearnerProcess:
         cell = self._cell(self.current_cell)
         if cell is None:
             return "before any cell started"
-        return f"in cell {cell.index + 1}: `{preview(cell.source, prefer_loop=prefer_loop)}`"
+        number = next(n for n, c in enumerate(self.submission.cells, start=1) if c is cell)  # [n] in JupyterLab
+        return f"in cell {number}: `{preview(cell.source, prefer_loop=prefer_loop)}`"
 
     def _timeout_sentence(self) -> str:
         return (

@@ -18,7 +18,7 @@ from typing import Any
 
 from grader.execute import protocol as wire
 from grader.execute.calls import ResultIdentity, changed_arguments, snapshot, stood_in
-from grader.execute.cells import run_cell
+from grader.execute.cells import install_graded_helpers, run_cell
 from grader.execute.channel import Endpoint
 
 
@@ -62,6 +62,7 @@ class Worker:
 
     def run_cells(self, cells: list[wire.CellSource]) -> list[wire.CellRaised]:
         errors: list[wire.CellRaised] = []
+        install_graded_helpers(self.namespace)
         for cell in cells:
             self.endpoint.send(wire.CellStarted(t=wire.CELL, index=cell["index"]))
             err = run_cell(self.shell, cell["source"])

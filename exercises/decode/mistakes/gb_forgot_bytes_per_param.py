@@ -1,5 +1,5 @@
 # kind: wrong
-# about: counts parameters, not bytes: forgets the 2 bytes per parameter (factor 2)
-# expect gb_per_step: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\bhalf\b|counting parameters|parameters (instead of|not|rather than) bytes|forg[oe]t the bytes per param/
+# about: keeps the worked example's 2 bytes per parameter though this model is stored in FP8 (1 byte)
+# expect gb_per_step: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\b2 bytes/
 
-gb_per_step = 7  # 7 billion parameters -> 7 GB
+gb_per_step = 13e9 * 2 / 1e9  # parameters x bytes, as in the worked example

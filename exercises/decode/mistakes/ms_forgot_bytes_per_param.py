@@ -1,5 +1,5 @@
 # kind: wrong
-# about: uses 7e9 bytes (forgets 2 bytes per parameter), so half the time
-# expect ms_per_token: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\bhalf\b|counting parameters|parameters (instead of|not|rather than) bytes|forg[oe]t the bytes per param/
+# about: reads 2 bytes per parameter (the worked example's BF16) instead of FP8's 1, so twice the time
+# expect ms_per_token: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\b2 bytes/
 
-ms_per_token = 7e9 / 1e12 * 1000
+ms_per_token = 13e9 * 2 / 3.35e12 * 1000

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: 1e12 / 7e9: forgets 2 bytes per parameter, twice too fast
-# expect max_tokens_per_s: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\bhalf\b|counting parameters|parameters (instead of|not|rather than) bytes|forg[oe]t the bytes per param/
+# about: 3.35e12 / 26e9: 2 bytes per parameter as in the worked example, so half the rate
+# expect max_tokens_per_s: wrong /factor of (2|two)|twice|two times|\bdoubled?\b|\bhalf\b|\b2 bytes/
 
-max_tokens_per_s = round(1e12 / 7e9, 1)
+max_tokens_per_s = round(3.35e12 / 26e9, 1)

@@ -1,6 +1,6 @@
 # kind: wrong
-# about: divides 1000 by 0.014 (already seconds): 1000 times too many
+# about: divides 1000 by the step time already in seconds: 1000 times too many
 # expect max_tokens_per_s: wrong /thousand|1,?000 ?(times|x)|factor of (1,?000|a thousand)|in milliseconds|milliseconds? (instead of|not|rather than) (in )?seconds|seconds,? not (in )?milli|in seconds|mixed units|mix(es|ed|ing)? (up )?(the )?units/
 
-seconds_per_token = 14e9 / 1e12
+seconds_per_token = 13e9 / 3.35e12
 max_tokens_per_s = 1000 / seconds_per_token

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import pytest
 
 from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
-from grader.diagnose import explain, kind, number
+from grader.diagnose import UNSURE, Candidate, candidates, confirmed, explain, kind, number
 from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
 
 VOCAB = 50_000
@@ -112,6 +112,8 @@ def request_time_mistakes(ttft: float, itl: float, n_out: int) -> list[Mistake]:
          ttft + (n_out - 1) / itl),
         ("(ttft + itl) * (n_out - 1)", "the ttft is paid once, not once per token.", (ttft + itl) * (n_out - 1)),
         ("ttft + (n_out - 1) * itl in milliseconds", "the time should be in seconds.", right * 1e3),
+        ("n_out / (ttft + (n_out - 1) * itl)", "that is the request's output rate in tokens per second; the question "
+         "asks for its time, in seconds.", n_out / right if right else math.inf),
     ]
 
 
@@ -132,6 +134,9 @@ def kv_step_mistakes(param_bytes: float, kv_bytes_per_token: float, context_len:
         ("(param_bytes + kv_bytes_per_token) * context_len / bandwidth",
          "the weights are read once per step, not once per position: multiply only the KV bytes by context_len.",
          (param_bytes + kv_bytes_per_token) * context_len / bandwidth),
+        ("(param_bytes + 2 * kv_bytes_per_token * context_len) / bandwidth",
+         "the KV bytes are counted twice: kv_bytes_per_token already holds both K and V of one position.",
+         (param_bytes + 2 * kv_bytes_per_token * context_len) / bandwidth),
         ("kv_bytes_per_token taken as megabytes (times 1e6)", "kv_bytes_per_token is already in bytes.",
          (param_bytes + kv_bytes_per_token * 1e6 * context_len) / bandwidth),
         ("param_bytes * kv_bytes_per_token * context_len / bandwidth", "the two reads add up; they do not multiply.",
@@ -181,19 +186,15 @@ def explain_number(value: Any, expected: float, mistakes: Sequence[Mistake], mat
     return explain(value, expected, unit=unit, rel=match_rel, known=known)
 
 
+def slips(value: Any, expected: float, mistakes: Sequence[Mistake], unit: str = "") -> list[Candidate]:
+    """Every slip that explains a wrong number, the lesson's own first (see :func:`grader.diagnose.candidates`)."""
+    known = [(f"That is what {formula} gives: {why}", wrong) for formula, why, wrong in mistakes]
+    return candidates(value, expected, unit=unit, rel=1e-6, known=known)
+
+
 def _not_right(got: Call, expected: str) -> str:
     """The head of a function's feedback; the expected result is withheld unless the lesson reveals it."""
     return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {expected})") + "."
-
-
-def expect_seconds(got: Call, expected: float, mistakes: Sequence[Mistake], unit: str = "s") -> None:
-    """Pass if got.value is a number within REL_TOL of expected; otherwise say what came back and why it is likely wrong."""
-    value = _as_number(got.value)
-    if value is not None and _near(value, expected, REL_TOL):
-        return
-    text = _not_right(got, f"{expected:.6g} {unit}, within {REL_TOL:g} relative")
-    why = explain_number(got.value, expected, mistakes, unit=unit)
-    raise Mismatch(f"{text} {why}" if why else text)
 
 
 def expect_value(
@@ -224,28 +225,31 @@ def expect_value(
     raise Mismatch(f"{text} {why}" if why else text)
 
 
-def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
+def expect_choice(name: str, value: Any, correct: Any, hint: str, options: Sequence[str] = ()) -> None:
     """Check a multiple-choice answer: one letter, compared case-insensitively after strip.
 
-    The learner's message never names the right letter (learners run these checks while they work); the
-    teaching assistant's view adds it.
+    The learner's message never names the right letter (learners run these checks while they work), not even
+    as an example of the format: it lists the options' letters instead. The teaching assistant's view adds it.
     """
     if not isinstance(correct, str) or not correct.strip():
         raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
     right = withheld(f" (The right letter is {correct.strip().upper()}.)")
+    letters = ", ".join(options) if options else "the options"
     if not isinstance(value, str):
         raise Mismatch(
-            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option as a string, "
-            f"e.g. `{name} = \"A\"`." + right
+            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option ({letters}) as a string "
+            "in quotes." + right
         )
     answer = value.strip()
     if answer.upper() == correct.strip().upper():
         return
     if len(answer) != 1 or not answer.isalpha():
         raise Mismatch(
-            f"`{name}` is {show(value)}; expected just the letter of one option, e.g. `{name} = \"A\"`, "
-            "without the option's text or punctuation." + right
+            f"`{name}` is {show(value)}; expected just the letter of one option ({letters}) in quotes, without "
+            "the option's text or punctuation." + right
         )
+    if options and answer.upper() not in options:
+        raise Mismatch(f"`{name}` is {show(value)}: {answer.upper()!r} is not one of the options, {letters}.{right}")
     raise Mismatch(f"`{name}` is {show(value)}: {answer.upper()!r} is not the right option.{right} {hint}")
 
 
@@ -270,38 +274,115 @@ def _perturbed(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _varied(args: dict[str, Any], key: str) -> dict[str, Any]:
+    """``args`` with only ``key`` changed, by a lot (a count to 2n + 3, a size times 3), so that the right answer
+    moves well beyond any rounding."""
+    v = args[key]
+    out = dict(args)
+    out[key] = int(v) * 2 + 3 if key in _COUNTS else (int(v * 3) if isinstance(v, int) else v * 3)
+    return out
+
+
+def _moves(a: Any, b: Any) -> bool:
+    """Whether two right answers differ by more than 20 % (either part, for a tuple)."""
+    if isinstance(a, tuple):
+        return any(_moves(x, y) for x, y in zip(a, b))
+    return abs(float(a) - float(b)) > 0.2 * max(abs(float(a)), abs(float(b)))
+
+
+def _call(learner: Any, name: str, args: dict[str, Any]) -> Call | None:
+    try:
+        return learner.call(name, *(args[p] for p in PARAMS[name]))
+    except LearnerRaised:
+        return None
+
+
+def _unchanged(got: Call, again: Call | None) -> bool:
+    return again is not None and type(again.value) is type(got.value) and again.value == got.value
+
+
+def _ignored(learner: Any, name: str, args: dict[str, Any], got: Call) -> tuple[list[str], Call | None]:
+    """The numeric arguments whose change (alone, by a lot) moves the right answer but not the learner's, and
+    one of those calls, to quote."""
+    ignored, shown = [], None
+    for key in PARAMS[name]:
+        v = args[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v:
+            continue
+        other = _varied(args, key)
+        if not _moves(CHECKS[name][0](**other), CHECKS[name][0](**args)):
+            continue
+        again = _call(learner, name, other)
+        if _unchanged(got, again):
+            ignored.append(key)
+            shown = shown or again
+    return ignored, shown
+
+
 def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
     """Call the learner's ``name`` with ``args`` (positionally, or by name), check it against the spec, and
-    explain a wrong result. If it is wrong, the function is called once more with other inputs: an answer that
-    does not change when the inputs do is hard-coded, whatever number it happens to be."""
+    explain a wrong result from more than one input: each argument is changed alone (an answer that does not
+    move with one of them ignores it, or is hard-coded), and a slip is named only if the answer on other
+    inputs shows the same slip (else the feedback says plainly it cannot tell which slip it is)."""
     spec, mistakes, unit = CHECKS[name]
     got = call_kw(learner, name, PARAMS[name], **args) if keywords else learner.call(name, *(args[p] for p in PARAMS[name]))
     expected = spec(**args)
-    try:
-        if name == "batch_throughput":
-            expect_batch(got, **args)
-        else:
-            expect_seconds(got, expected, mistakes(**args), unit=unit)
-    except Mismatch as wrong:
-        other = _perturbed(args)
-        if _same_answer(spec(**other), expected):
-            raise
+    if name == "batch_throughput":
         try:
-            again = learner.call(name, *(other[p] for p in PARAMS[name]))
-        except LearnerRaised:
-            raise wrong from None
-        # The same number again may still be a slip of the lesson's (a `//` giving 0 every time), not a constant.
-        explained = number(again.value) is not None and any(_same_answer(again.value, w) for _, _, w in mistakes(**other))
-        if type(again.value) is type(got.value) and again.value == got.value and not explained:
-            zero = number(got.value) == 0
+            expect_batch(got, **args)
+            return
+        except Mismatch as wrong:
+            first = str(wrong)
+    else:
+        value = _as_number(got.value)
+        if value is not None and _near(value, expected, REL_TOL):
+            return
+        first = _not_right(got, f"{expected:.6g} {unit}, within {REL_TOL:g} relative")
+    ignored, shown = _ignored(learner, name, args, got)
+    zero = number(got.value) == 0
+    # The same number again may still be a slip of the lesson's (a `//` giving 0 every time), not a constant.
+    explained = number(got.value) is not None and any(_same_answer(got.value, w) for _, _, w in mistakes(**args))
+    numeric = [p for p in PARAMS[name] if isinstance(args[p], (int, float)) and not isinstance(args[p], bool) and args[p]]
+    if ignored and shown is not None and not (zero and explained):
+        if len(ignored) == len(numeric) or zero:
             raise Mismatch(
-                f"{got.text} and {again.text} both returned {show(got.value)}: it gives the same answer whatever "
+                f"{got.text} and {shown.text} both returned {show(got.value)}: it gives the same answer whatever "
                 "the inputs. "
                 + ("Does a loop run too few steps (none at all: check its range), or a `//` round down to 0? "
                    if zero else "Is it hard-coded, or copied from the worked example? ")
                 + "Compute it from the arguments."
-            ) from None
-        raise
+            )
+        names = " or ".join(f"`{k}`" for k in ignored)
+        if name == "batch_throughput":  # the parts' slips would guess at a factor the learner wrote on purpose
+            first = batch_head(got, **args)
+        raise Mismatch(
+            f"{first} Changing only {names} does not change the answer ({shown.text} also returned "
+            f"{show(got.value)}): is a fixed number (the worked example's?) used in place of {names}? "
+            "Compute it from the arguments."
+        )
+    if name == "batch_throughput":
+        raise Mismatch(first)
+    found = slips(got.value, expected, mistakes(**args), unit)
+    if not found:
+        raise Mismatch(first)
+    other = _perturbed(args)
+    again = None if _same_answer(spec(**other), expected) else _call(learner, name, other)
+    second = None
+    if again is not None:
+        value = _as_number(again.value)
+        if value is not None and _near(value, spec(**other), REL_TOL):
+            # Right on the other inputs: keep only the lesson's slips that are right there too (a slip of n = 0,
+            # say); the others would have shown.
+            right_there = {
+                f"known:That is what {formula} gives: {why}"
+                for formula, why, wrong in mistakes(**other)
+                if _same_answer(wrong, spec(**other))
+            }
+            found = [c for c in found if c.key in right_there] or found
+        else:
+            second = slips(again.value, spec(**other), mistakes(**other), unit)
+    slip = confirmed(found, second)
+    raise Mismatch(f"{first} {slip.sentence if slip else UNSURE}")
 
 
 def _same_answer(a: Any, b: Any) -> bool:
@@ -336,7 +417,7 @@ def batch_throughput(param_bytes: float, bandwidth: float, batch: int) -> tuple[
 def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) -> None:
     aggregate, per_stream = batch_throughput(param_bytes, bandwidth, batch)
     value = got.value
-    head = _not_right(got, f"(aggregate, per_stream) = ({aggregate:.6g}, {per_stream:.6g}) tokens per second")
+    head = batch_head(got, param_bytes, bandwidth, batch)
     if value is None:
         raise Mismatch(head + " It returned None: did you forget the `return` statement?")
     if not isinstance(value, (tuple, list)) or len(value) != 2:
@@ -380,13 +461,22 @@ def expect_batch(got: Call, param_bytes: float, bandwidth: float, batch: int) ->
             )
         if near(agg, per_stream) and near(per, per_stream):
             raise Mismatch(head + " The aggregate was not multiplied by the batch: one step makes a token for every stream.")
-    parts = []
+    parts, whys = [], []
     step = [("param_bytes / bandwidth", "that is the seconds per step, not tokens per second.", param_bytes / bandwidth)]
     for label, v, e in (("aggregate", agg, aggregate), ("per_stream", per, per_stream)):
         if not near(v, e):
-            why = explain_number(v, e, step, unit="tokens/s")
-            parts.append(f"The {label} is {show(v)}, which is not right" + withheld(f" (expected {e:.6g})") + "." + (f" {why}" if why else ""))
-    raise Mismatch(head + " " + " ".join(parts))
+            whys.append(explain_number(v, e, step, unit="tokens/s"))
+            parts.append(f"The {label} is {show(v)}, which is not right" + withheld(f" (expected {e:.6g})") + ".")
+    if len(whys) == 2 and whys[0] == whys[1]:  # the same slip in both: say it once
+        parts.append(f"Both are off the same way. {whys[0]}" if whys[0] else "")
+    else:
+        parts = [f"{p} {w}".strip() for p, w in zip(parts, whys)]
+    raise Mismatch(" ".join([head, *filter(None, parts)]))
+
+
+def batch_head(got: Call, param_bytes: float, bandwidth: float, batch: int) -> str:
+    aggregate, per_stream = batch_throughput(param_bytes, bandwidth, batch)
+    return _not_right(got, f"(aggregate, per_stream) = ({aggregate:.6g}, {per_stream:.6g}) tokens per second")
 
 
 #: For each numeric function: (the spec, its likely mistakes, the unit of its answer).
@@ -858,6 +948,9 @@ WRONG_CHECKS: tuple[tuple[Callable[[list[int], int, int], bool], str], ...] = (
      "Its expected list has one length too few (off by one at the end): n new tokens take n calls."),
     (lambda L, p, n: L == list(range(n)),
      "It expects the lengths to start at 0: the first call sees the whole prompt, len(prompt) tokens."),
+    (lambda L, p, n: [p] * len(L) == sequential_lengths(p, n),
+     "Its verdicts are those of a wrapper that records the same length at every call, the length of the prompt: "
+     "record len(sequence), the length of the sequence the wrapper is handed at that call, which grows."),
     (lambda L, p, n: True if n <= 1 else _right(L, p, n),
      "It returns True for small n (0 or 1) without checking: even then generate may call next_token wrongly, "
      "so run it and compare for every n."),
@@ -925,7 +1018,6 @@ def decode() -> SimpleNamespace:
         request_time_mistakes=request_time_mistakes,
         kv_step_mistakes=kv_step_mistakes,
         kv_decode_mistakes=kv_decode_mistakes,
-        expect_seconds=expect_seconds,
         explain_number=explain_number,
         expect_value=expect_value,
         expect_choice=expect_choice,

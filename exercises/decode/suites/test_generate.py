@@ -8,7 +8,7 @@ its order, so a sequence passed in the wrong state gives the wrong tokens.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import NO_SHRINK, Mismatch, question, show
+from grader.testing import NO_SHRINK, LearnerHung, LearnerRaised, Mismatch, question, show
 
 
 VOCAB = 50_000
@@ -172,6 +172,31 @@ def test_order_small_n_is_still_checked(learner, decode, reference):
         ("too_many", [3, 4], 0), ("twice_per_token", [3, 4], 1), ("starts_late", [9], 1), ("new_tokens_only", [5, 6, 7], 1),
     ):
         _judge(learner, decode, decode.wrong_generates()[wrong], prompt, n)
+
+
+@question("call_order_is_sequential")
+def test_order_with_your_own_generate(learner, decode, reference):
+    """With the notebook's own generate, where that one is right: the spec lets generate hand next_token one list
+    that grows at every step (the grader's stand-ins cannot: each call through the channel gets a fresh copy),
+    so a wrapper must record len(sequence) when it is called, not keep the list and measure it afterwards."""
+    prompt, n = [7, 8], 3
+    rec = decode.NextToken()
+    try:
+        decode.expect_generated(learner.call("generate", rec, list(prompt), n), prompt, n, rec)
+    except (Mismatch, LearnerRaised, LearnerHung):  # a wrong generate costs its own question's points only
+        _judge(learner, decode, _correct(decode, reference), prompt, n)
+        return
+    got = learner.call("call_order_is_sequential", decode.NextToken(), list(prompt), n, own=("generate",))
+    if got.value is True:
+        return
+    _judge(learner, decode, _correct(decode, reference), prompt, n)  # wrong with a copying generate too: say why
+    raise Mismatch(
+        f"{got.text} returned {show(got.value)} with your own generate, which is right for these inputs; expected "
+        "True. It returns True when generate hands the wrapper a new list at every call, so what differs is the "
+        "list itself: a generate may pass the same list every time, growing it by one token per step. A wrapper "
+        "that keeps the sequence and measures it after generate returns then sees its final length at every "
+        "call. Record len(sequence) at the moment the wrapper is called."
+    )
 
 
 @question("call_order_is_sequential")

@@ -8,11 +8,11 @@ spec, never from the learner's code.
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.diagnose import constant
-from grader.testing import NO_SHRINK, Mismatch, diagnose_number, magnitudes, question, show
+from grader.testing import NO_SHRINK, LearnerRaised, Mismatch, diagnose_number, magnitudes, question, show
 
 REL = 1e-6
 
@@ -114,16 +114,21 @@ WRITTEN_FOR = "C"
 def test_answer_rate_definitions(learner, reference):
     correct = reference.answer_rate_definitions
     value = learner.value("answer_rate_definitions")
+    letters = ", ".join(sorted({WRITTEN_FOR, *WHY_NOT}))
     if not isinstance(value, str):
         raise Mismatch(
             f"`answer_rate_definitions` is {show(value)} (a {type(value).__name__}); expected the letter of one option "
-            'as a string, e.g. `answer_rate_definitions = "A"`.'
+            f"({letters}) as a string in quotes."
         )
     answer = value.strip().upper()
     if answer == correct.strip().upper():
         return
     if len(answer) != 1 or not answer.isalpha():
-        raise Mismatch(f"`answer_rate_definitions` is {show(value)}; expected just the letter of one option, e.g. \"A\".")
+        raise Mismatch(
+            f"`answer_rate_definitions` is {show(value)}; expected just the letter of one option ({letters}) in quotes."
+        )
+    if answer not in letters.split(", "):
+        raise Mismatch(f"`answer_rate_definitions` is {show(value)}: {answer!r} is not one of the options, {letters}.")
     general = "Work out what each dashboard divided by what: are both sensible quantities with different definitions?"
     why = WHY_NOT.get(answer, general) if correct.strip().upper() == WRITTEN_FOR else general
     raise Mismatch(f"`answer_rate_definitions` is {show(value)}; that is not the right option. {why}")
@@ -144,6 +149,19 @@ def pass_mistakes(k, a):
     ]
 
 
+def _tokens_per_pass(learner, k, a):
+    """Call expected_tokens_per_pass; a division by zero at a = 1 is the formula used without its special case."""
+    try:
+        return learner.call("expected_tokens_per_pass", k, a)
+    except LearnerRaised as err:
+        if a == 1 and "ZeroDivisionError" in str(err):
+            raise Mismatch(
+                f"{err}. With a = 1 the formula (1 - a**(k + 1)) / (1 - a) divides 0 by 0: the a == 1 case needs its "
+                "own branch, before the formula, returning k + 1 (every draft kept, plus the large model's token)."
+            ) from None
+        raise
+
+
 @question("expected_tokens_per_pass")
 def test_tokens_per_pass_worked_example(learner):
     """k = 4 drafts accepted with probability 0.8: 3.3616 tokens per pass."""
@@ -159,7 +177,7 @@ def test_tokens_per_pass_nothing_accepted(learner):
 @question("expected_tokens_per_pass")
 def test_tokens_per_pass_everything_accepted(learner):
     """a = 1: all k drafts kept plus one token, k + 1 (the formula would divide 0 by 0)."""
-    got = learner.call("expected_tokens_per_pass", 3, 1.0)
+    got = _tokens_per_pass(learner, 3, 1.0)
     _expect_close(got, 4.0, "tokens", pass_mistakes(3, 1.0))
 
 
@@ -174,3 +192,51 @@ def test_tokens_per_pass_no_drafts(learner):
 @given(k=st.integers(1, 16), a=st.floats(0.01, 0.99))
 def test_tokens_per_pass_generated(learner, k, a):
     _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", pass_mistakes(k, a))
+
+
+#: 1 - 10**-e and 10**-e for e in 2 .. 9: the neighbourhoods of the special points a = 1 and a = 0, where a
+#: shortcut with a wide tolerance (``abs(a - 1) < 0.01: return k + 1``) is wrong. Not closer than 1e-9: the
+#: docstring's formula itself loses about 1e-16 / (1 - a) of relative precision there (1e-7 at most).
+NEAR = st.floats(2, 9)
+
+
+@question("expected_tokens_per_pass")
+@settings(max_examples=8, phases=NO_SHRINK)
+@given(k=st.integers(2, 16), e=NEAR)
+@example(k=3, e=2.0)
+@example(k=5, e=3.0)
+@example(k=2, e=4.5)
+def test_tokens_per_pass_near_one(learner, k, e):
+    """a just below 1: every draft is almost always kept, but not always: the formula, not k + 1."""
+    a = 1 - 10**-e
+    _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", _near_one(k, a))
+
+
+@question("expected_tokens_per_pass")
+@settings(max_examples=6, phases=NO_SHRINK)
+@given(k=st.integers(2, 16), e=NEAR)
+@example(k=4, e=2.0)
+@example(k=8, e=3.0)
+def test_tokens_per_pass_near_zero(learner, k, e):
+    """a just above 0: drafts are almost never kept, but the pass gives a little more than one token."""
+    a = 10**-e
+    _expect_close(learner.call("expected_tokens_per_pass", k, a), spec_tokens_per_pass(k, a), "tokens", _near_zero(k, a))
+
+
+@question("expected_tokens_per_pass")
+def test_tokens_per_pass_no_drafts_any_a(learner):
+    """k = 0 with a = 0, a near 0, a near 1 and a = 1: one token per pass, whatever a."""
+    for a in (0.0, 1e-6, 0.5, 1 - 1e-6, 1.0):
+        _expect_close(_tokens_per_pass(learner, 0, a), 1.0, "tokens", pass_mistakes(0, a))
+
+
+def _near_one(k, a):
+    return [*pass_mistakes(k, a), (
+        "k + 1, the answer for a = 1 exactly: an a close to 1 is not 1 (compare with == 1, or keep the formula, which is "
+        "precise enough until a is within about 1e-12 of 1),", float(k + 1))]
+
+
+def _near_zero(k, a):
+    return [*pass_mistakes(k, a), (
+        "1, the answer for a = 0 exactly: an a close to 0 still keeps a draft now and then (special-case only a == 0, "
+        "if at all),", 1.0)]
