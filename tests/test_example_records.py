@@ -159,14 +159,15 @@ def test_the_gradescope_image_records_the_examples_once(tmp_path: Path) -> None:
     import sys
     import zipfile
 
-    from grader.integrations.gradescope_bundle import VENV, build_bundle
+    from grader.integrations.gradescope_bundle import build_bundle
 
     source = tmp_path / "source"
     build_bundle(load_lesson("decode"), tmp_path / "bundle.zip")
     with zipfile.ZipFile(tmp_path / "bundle.zip") as zf:
         zf.extractall(source)
         setup = zf.read("setup.sh").decode()
-    recording = setup[setup.index("export GRADER_LESSONS") :].replace(f"{VENV}/bin/python", sys.executable)
+    recording = setup[setup.index("export GRADER_LESSONS") :].replace('"$VENV/bin/python"', sys.executable)
+    assert sys.executable in recording  # the line that records the examples, run with this Python
     cache = tmp_path / "cache"
     env = {**os.environ, "GRADER_CACHE_DIR": str(cache)}
     subprocess.run(["bash", "-c", f"set -e\n{recording}"], cwd=source, env=env, check=True, timeout=300)
