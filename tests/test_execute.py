@@ -42,7 +42,7 @@ def test_a_loop_at_top_level_times_out_naming_the_cell(write_notebook: Callable[
     worker = LearnerProcess(read_submission(path), replace(FAST, timeout=1.0), DEFAULT_MODE)
     with pytest.raises(ExecutionTimeout) as err:
         worker.run_notebook()
-    assert "cell 3" in str(err.value) and "while True:" in str(err.value)
+    assert "cell 2" in str(err.value) and "while True:" in str(err.value)
     assert not worker.alive
 
 
