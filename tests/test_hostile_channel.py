@@ -336,15 +336,8 @@ def test_mutual_recursion_through_a_stand_in_stops_at_the_documented_depth(batch
 
 # -- items 5 and 6: sizes the learner controls are bounded before the grader works on them -----------------------------
 def test_a_huge_n_given_to_a_stand_in_costs_nothing(batch: Batch) -> None:
-    """The trusted stand-in refuses the huge n at no cost, and the learner then does the honest thing; the one
-    check that runs the notebook's own generate (issue 20: a callback handed one growing list) runs its 50,000
-    steps in the learner's own worker, on the learner's own time, where that one call times out."""
     report = batch.reports["huge_n"]
-    assert full_marks_except(report, "call_order_is_sequential")
-    text = feedback(report, "call_order_is_sequential")
-    passed = re.search(r"(\d+) of (\d+) checks passed", text)
-    assert passed and int(passed[1]) == int(passed[2]) - 1, text
-    assert "did not return in time" in text
+    assert report.score == FULL  # it caught the stand-in's refusal, then did the honest thing
 
 
 def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(batch: Batch) -> None:
