@@ -138,6 +138,15 @@ def call_order_is_sequential(next_token, prompt, n):
     except Exception:
         pass
 {HONEST_CALL_ORDER}"""
+#: The same through a tuple (round 4: the stand-in's bound once looked only at lists) and a string.
+HUGE_N_TUPLE = f"""
+def call_order_is_sequential(next_token, prompt, n):
+    for odd in (tuple(prompt), "ab", range(3)):
+        try:
+            generate(next_token, odd, 10**10)
+        except Exception:
+            pass
+{HONEST_CALL_ORDER}"""
 #: Item 6: a message of 50,000 callable references, twenty times.
 REFERENCES = f"""
 def call_order_is_sequential(next_token, prompt, n):
@@ -193,6 +202,7 @@ def hostile_notebooks(folder: Path) -> dict[str, Path]:
         "blocked_write": nb(folder, "blocked_write", call_order_is_sequential=BLOCKED_WRITE),
         "recursion": nb(folder, "recursion", call_order_is_sequential=RECURSION),
         "huge_n": nb(folder, "huge_n", call_order_is_sequential=HUGE_N),
+        "huge_n_tuple": nb(folder, "huge_n_tuple", call_order_is_sequential=HUGE_N_TUPLE),
         "references": nb(folder, "references", call_order_is_sequential=REFERENCES),
         "surrogates": surrogates,
         "traceback": nb(folder, "traceback", call_order_is_sequential=TRACEBACK),
@@ -208,6 +218,7 @@ NAMES = (
     "blocked_write",
     "recursion",
     "huge_n",
+    "huge_n_tuple",
     "references",
     "surrogates",
     "traceback",
@@ -338,6 +349,12 @@ def test_mutual_recursion_through_a_stand_in_stops_at_the_documented_depth(batch
 def test_a_huge_n_given_to_a_stand_in_costs_nothing(batch: Batch) -> None:
     report = batch.reports["huge_n"]
     assert report.score == FULL  # it caught the stand-in's refusal, then did the honest thing
+
+
+def test_a_huge_n_with_a_tuple_or_string_prompt_costs_nothing_either(batch: Batch) -> None:
+    """Round 4: the bound held for a list prompt only, and a tuple made the grading process append 10**10
+    tokens (memory without limit, on the trusted side). Any sized prompt is bounded, anything else refused."""
+    assert batch.reports["huge_n_tuple"].score == FULL
 
 
 def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(batch: Batch) -> None:

@@ -779,7 +779,14 @@ class GenerateStandIn:
         self.__name__ = "generate"
 
     def __call__(self, next_token: Callable[[list[int]], Any], prompt: list[int], n: int) -> list[int]:
-        if isinstance(n, int) and isinstance(prompt, list) and len(prompt) + n > STAND_IN_MAX_TOKENS:
+        # Whatever the learner hands it (a list, a tuple, a string: anything with a length), the trusted side
+        # makes at most STAND_IN_MAX_TOKENS tokens; what has no length, or an n that is not a plain int, is
+        # refused too, since the loop below would run on it in the grading process.
+        size = len(prompt) if hasattr(prompt, "__len__") else None
+        if size is None or type(n) is not int:
+            got = f"{type(prompt).__name__} and {type(n).__name__}"
+            raise TypeError(f"the grader's generate takes a list of ints and an int n (got {got})")
+        if size + n > STAND_IN_MAX_TOKENS:
             raise ValueError(
                 f"the grader's generate makes at most {STAND_IN_MAX_TOKENS} tokens, prompt included (got a prompt "
                 f"of {len(prompt)} and n={n}); call it with the prompt and n you were given"
