@@ -275,7 +275,7 @@ def batch_command(
 
     \b
     Example:
-      grade batch examples/submissions --out results
+      grade batch examples/submissions --lesson decode --out results
     """
     from contextlib import nullcontext
 
