@@ -28,7 +28,7 @@ from grader.batch.rows import Row
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, FeedbackMode
-from grader.errors import NotebookUnreadable, UsageError
+from grader.errors import GraderError, NotebookUnreadable, UsageError
 from grader.execute.runner import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
@@ -223,7 +223,8 @@ def _prepare(entry: Entry, options: GradeOptions, batch: _BatchLesson) -> _Prepa
 
 def _row(prepared: _Prepared, result: Result) -> Row:
     if isinstance(result, str):  # the process grading it died
-        assert prepared.lesson is not None and prepared.submission is not None
+        if prepared.lesson is None or prepared.submission is None:  # only a submission read for a task is graded
+            raise GraderError(f"{prepared.entry.shown} was graded without being read; run the batch again.")
         result = failed_report(prepared.lesson, prepared.submission, result, "crashed")
     return Row.of(prepared.entry.learner, result, prepared.entry.late)
 
