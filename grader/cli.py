@@ -9,7 +9,8 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -30,8 +31,10 @@ from grader.config import (
     GRADESCOPE_ROOT_ENV,
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
+    LESSONS_ENV,
     UNGRADABLE_CHOICES,
 )
+from grader.errors import GraderError, UsageError
 
 if TYPE_CHECKING:
     from grader.batch.late import LatePolicy
@@ -83,13 +86,34 @@ def main() -> None:
     _clean_up_when_stopped()
 
 
+@contextmanager
+def _reported() -> Iterator[None]:
+    """The one mapping of the library's errors to what ``grade`` prints and its exit status, for every command.
+
+    A :class:`UsageError` is bad usage: click prints it with the command's usage line, exit status 2. Any other
+    :class:`GraderError`, or an :class:`OSError` (a folder that cannot be written, a file gone), means nothing
+    could be done: ``grade COMMAND: message`` on stderr, exit status :data:`EXIT_UNGRADED`. Learner text in a
+    message is made plain first (:func:`grader.text.plain`): it may quote a file name a learner chose.
+    """
+    from grader.text import plain
+
+    try:
+        yield
+    except UsageError as err:
+        raise click.UsageError(plain(str(err))) from None
+    except (GraderError, OSError) as err:
+        click.echo(f"{click.get_current_context().command_path}: {plain(str(err))}", err=True)
+        sys.exit(EXIT_UNGRADED)
+
+
 def _lessons_option(purpose: str = "") -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``--lessons DIR``, the folder of lesson definitions, as every command that reads lessons takes it."""
     return click.option(
         "--lessons",
         "lessons_root",
         type=click.Path(path_type=Path, file_okay=False, exists=True),
-        help=f"Folder of lesson definitions{purpose} (default: the bundled exercises/).",
+        help=f"Folder of lesson definitions{purpose} (default: ${LESSONS_ENV}, else the exercises/ folder of the "
+        "course folder you are in).",
     )
 
 
@@ -153,32 +177,31 @@ def notebook_command(
     """
     import os
 
+    from grader.config import lessons_root as found_lessons
     from grader.serve import client
     from grader.serve.protocol import NotebookRequest, Terminal
 
-    request = NotebookRequest(
-        notebook=str(notebook),
-        cwd=os.getcwd(),
-        as_json=as_json,
-        lesson=lesson,
-        timeout=timeout,
-        kernel=kernel,
-        suites=None if suites is None else str(suites.resolve()),
-        lessons_root=None if lessons_root is None else str(lessons_root.resolve()),
-        terminal=Terminal.here(),
-    )
-    address = client.socket_path() if client.mode() != "off" else None
-    answer = client.ask(request, address)
-    if answer is None:
-        from grader.errors import UsageError
-        from grader.serve.answer import answer_cold
+    with _reported():
+        request = NotebookRequest(
+            notebook=str(notebook),
+            cwd=os.getcwd(),
+            as_json=as_json,
+            lesson=lesson,
+            timeout=timeout,
+            kernel=kernel,
+            suites=None if suites is None else str(suites.resolve()),
+            # found here, in the learner's folder: a daemon runs in another
+            lessons_root=str((lessons_root or found_lessons()).resolve()),
+            terminal=Terminal.here(),
+        )
+        address = client.socket_path() if client.mode() != "off" else None
+        answer = client.ask(request, address)
+        if answer is None:
+            from grader.serve.answer import answer_cold
 
-        try:
             answer = answer_cold(request)
-        except UsageError as err:
-            raise click.UsageError(str(err)) from None
-        if client.should_start():
-            client.start(request, address)
+            if client.should_start():
+                client.start(request, address)
     sys.stdout.write(answer.stdout)
     sys.stderr.write(answer.stderr)
     sys.exit(answer.exit_status)
@@ -288,15 +311,13 @@ def batch_command(
 
     \b
     Example:
-      grade batch examples/submissions --out results
+      grade batch examples/submissions --lesson decode --out results
     """
     from contextlib import nullcontext
 
     from grader.batch import BatchOptions, run_batch
     from grader.batch.cluster import dask_executor
     from grader.batch.progress import format_summary, progress_for
-    from grader.errors import GraderError, UsageError
-    from grader.text import plain
 
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
@@ -305,14 +326,10 @@ def batch_command(
     )
     options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
     try:
-        options = replace(options, late=_late_policy(due, extensions, late_penalty))
-        with dask_executor(dask_address) if dask_address else nullcontext() as executor:
+        with _reported():
+            options = replace(options, late=_late_policy(due, extensions, late_penalty))
+        with _reported(), dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
-    except UsageError as err:
-        raise click.UsageError(plain(str(err))) from None
-    except GraderError as err:
-        click.echo(f"grade batch: {plain(str(err))}", err=True)
-        sys.exit(EXIT_UNGRADED)
     except KeyboardInterrupt:
         click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
         sys.exit(130)
@@ -386,16 +403,10 @@ def export_command(
       grade export results --to canvas --assignment "Decode (123456)"
     """
     from grader.batch.lms import MoodleWords, export_results
-    from grader.errors import GraderError, UsageError
 
-    try:
+    with _reported():
         words = MoodleWords.parse(moodle_words) if moodle_words else MoodleWords()
         written = export_results(results, to, assignment, output, lessons_root, blank_or_zero, words)
-    except UsageError as err:
-        raise click.UsageError(str(err)) from None
-    except GraderError as err:
-        click.echo(f"grade export: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     click.echo(f"Wrote the {written.note}")
 
 
@@ -448,16 +459,10 @@ def chapter_command(
       grade chapter results/request results/prefill results/decode --out results/chapter
     """
     from grader.batch.chapter import chapter_results
-    from grader.errors import GraderError, UsageError
 
-    try:
-        names = dict(_lesson_header(given) for given in assignments)
+    names = dict(_lesson_header(given) for given in assignments)
+    with _reported():
         _, said = chapter_results(list(results), out, lessons_root, export, names)
-    except UsageError as err:
-        raise click.UsageError(str(err)) from None
-    except GraderError as err:
-        click.echo(f"grade chapter: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     click.echo(f"Wrote the chapter: {said}")
 
 
@@ -521,18 +526,12 @@ def class_command(
     from grader.batch import BatchOptions
     from grader.batch.chapter import grade_class
     from grader.batch.progress import format_summary, progress_for
-    from grader.errors import GraderError, UsageError
-    from grader.text import plain
 
     grading = _grade_options(None, None, lessons_root, timeout, False)
     options = BatchOptions(grading, jobs, feedback, regrade)
     try:
-        done = grade_class(class_folder, out, options, lambda lesson: progress_for())
-    except UsageError as err:
-        raise click.UsageError(plain(str(err))) from None
-    except GraderError as err:
-        click.echo(f"grade class: {plain(str(err))}", err=True)
-        sys.exit(EXIT_UNGRADED)
+        with _reported():
+            done = grade_class(class_folder, out, options, lambda lesson: progress_for())
     except KeyboardInterrupt:
         click.echo("grade class: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
         sys.exit(130)
@@ -591,15 +590,11 @@ def gradescope_command(
 @_visibility_option
 def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
     """Build the autograder zip to upload to a Gradescope programming assignment."""
-    from grader.errors import GraderError
     from grader.integrations.gradescope_bundle import build_bundle
     from grader.lessons import load_lesson
 
-    try:
+    with _reported():
         names = build_bundle(load_lesson(lesson, lessons_root), out, visibility)
-    except (GraderError, OSError) as err:
-        click.echo(f"grade gradescope-bundle: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 
@@ -629,16 +624,10 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     from grader.audit.report import as_json as report_json
     from grader.audit.report import format_text
     from grader.batch.progress import progress_for
-    from grader.errors import GraderError, UsageError
     from grader.lessons import load_lesson
 
-    try:
+    with _reported():
         report = audit_lesson(load_lesson(lesson, lessons_root, suites), jobs=jobs, progress=progress_for())
-    except UsageError as err:
-        raise click.UsageError(str(err)) from None
-    except GraderError as err:
-        click.echo(f"grade audit: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     click.echo(json.dumps(report_json(report), indent=2) if as_json else format_text(report), nl=as_json)
     sys.exit(0 if report.ok else 1)
 
@@ -657,13 +646,9 @@ def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> 
     1 otherwise or when the lesson or a corpus file is broken.
     """
     from grader.corpus import check_lesson
-    from grader.errors import GraderError
 
-    try:
+    with _reported():
         report = check_lesson(lesson, lessons_root=lessons_root, jobs=jobs)
-    except GraderError as err:
-        click.echo(f"grade corpus: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     click.echo("\n".join(report.lines()))
     sys.exit(0 if report.ok else 1)
 
@@ -685,14 +670,10 @@ def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
       grade build exercises/decode
     """
     from grader.build import build_lesson
-    from grader.errors import GraderError
     from grader.lessons import load_lesson
 
-    try:
+    with _reported():
         written = build_lesson(load_lesson(lesson_dir.resolve().name, lesson_dir.resolve().parent), bundle_dir)
-    except (GraderError, OSError) as err:
-        click.echo(f"grade build: {err}", err=True)
-        sys.exit(EXIT_UNGRADED)
     for path in written:
         click.echo(f"Wrote {path}")
 

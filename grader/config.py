@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from grader.errors import UsageError
+
 _T = TypeVar("_T")
 
 #: Cells carrying this tag are for the learner's benefit (self-check calls, plots) and are not run when grading.
@@ -168,12 +170,42 @@ STAND_IN_MAX_TOKENS = 10_000
 MISTAKES_FOLDER = "mistakes"
 
 
-def lessons_root() -> Path:
-    """Where lesson definitions live: ``$GRADER_LESSONS`` or the ``exercises/`` folder beside the package."""
-    env = os.environ.get("GRADER_LESSONS")
+#: Environment variable naming the folder of lesson definitions (``--lessons`` wins over it).
+LESSONS_ENV = "GRADER_LESSONS"
+#: The folder of a course that holds its lessons, one folder with a ``lesson.toml`` each.
+LESSONS_FOLDER = "exercises"
+
+
+def lessons_root(here: Path | None = None) -> Path:
+    """Where lesson definitions live when ``--lessons`` is not given, found in this order:
+
+    ``$GRADER_LESSONS``; the current folder (``here``) if its folders hold ``lesson.toml`` files; the nearest
+    ``exercises/`` holding some in the current folder or one above it (a learner's kernel runs in the course's
+    ``notebooks/``); the ``exercises/`` of the checkout the package runs from. An installed package carries no
+    lessons: they are the course's, so a course folder must be found, or :class:`UsageError` says how to name one.
+    """
+    env = os.environ.get(LESSONS_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "exercises"
+    here = Path.cwd() if here is None else here
+    if _holds_lessons(here):
+        return here
+    checkout = Path(__file__).resolve().parent.parent
+    for folder in (here, *here.parents, checkout):
+        if _holds_lessons(folder / LESSONS_FOLDER):
+            return folder / LESSONS_FOLDER
+    raise UsageError(
+        f"No lessons found: no {LESSONS_FOLDER}/ folder of lessons (each a folder with a lesson.toml) in {here} or "
+        f"above it. Run grade in your course folder, or name the folder of lessons with --lessons FOLDER "
+        f"or {LESSONS_ENV}=FOLDER."
+    )
+
+
+def _holds_lessons(folder: Path) -> bool:
+    try:
+        return any(folder.glob("*/lesson.toml"))
+    except OSError:  # an unreadable folder holds none we can use
+        return False
 
 
 #: Environment variable naming the folder where the grader keeps what it reuses between runs (hypothesis's

@@ -371,13 +371,12 @@ def _judge(entry: Entry, question: str, row: Mapping[str, Any] | None, status: s
     expectation = entry.expected(question)
     full = _full(row)
     got = _score(row, status)
-    if expectation is None or not expectation.wrong:
+    if expectation is None or expectation.pattern is None:  # expected right
         if full:
             return None
         return Problem(entry.name, question, "wrong verdict", f"expected full marks, got {got}: {_short(row)}")
     if full:
         return Problem(entry.name, question, "wrong verdict", f"expected to lose points ({entry.about}), got {got}")
-    assert expectation.pattern is not None
     if expectation.pattern.search(_feedback(row)):
         return None
     return Problem(

@@ -96,8 +96,12 @@ def batch_lesson_id(options: GradeOptions) -> str:
         return options.lesson
     known = available_lessons(options.lessons_root)
     if len(known) != 1:
-        which = f"has the lessons {', '.join(known)}" if known else "has no lessons"
-        raise UsageError(f"This course {which}: pass --lesson ID to say which one this batch grades.")
+        if not known:
+            raise UsageError("This course has no lessons: pass --lessons FOLDER, the folder of lesson definitions.")
+        raise UsageError(
+            f"This course has the lessons {', '.join(known)}: say which one this batch grades, e.g. "
+            f"`grade batch SUBMISSIONS --lesson {known[0]} --out RESULTS`."
+        )
     return known[0]
 
 

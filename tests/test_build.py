@@ -38,19 +38,9 @@ def _read(path: Path) -> nbformat.NotebookNode:
 # -- freshness -----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["learner", "solution", "nbgrader"])
-def test_the_committed_notebooks_are_a_fresh_build_of_the_source(name: str) -> None:
-    path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[name]
-    fresh = artefact_texts(LESSON)[path]
-    assert path.read_text(encoding="utf-8") == fresh, (
-        f"{path.relative_to(REPO)} is not what `grade build exercises/decode` makes from "
-        f"{source_path(LESSON).relative_to(REPO)}: "
-        "edit the source, not the notebook, then run grade build."
-    )
-
-
 def test_a_hand_edit_of_a_built_notebook_is_caught(tmp_path: Path) -> None:
-    """What the freshness test compares: a one-character change in any cell makes the texts differ."""
+    """What the freshness gate compares (tests/test_lesson_gates.py, for every lesson): a one-character change in
+    any cell makes the texts differ."""
     nb = _read(LESSON.notebook)
     nb.cells[0].source += "!"
     assert nbformat.writes(nb) + "\n" != artefact_texts(LESSON)[LESSON.notebook]

@@ -247,6 +247,7 @@ except OSError:
 """
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tmp: Path, private_tmp: Path) -> None:
     """A learner pre-creates read-only folders named as later learners' working folders would be (and makes
     the folder above its own read-only where it can); the honest learners graded after it by the same
@@ -297,6 +298,7 @@ def test_a_squatter_changes_no_later_score_in_a_batch(level: str, shared_tmp: Pa
     )
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 @NEEDS_BWRAP
 def test_a_squatter_changes_no_later_score_in_the_daemon(daemons: Daemons, tmp_path: Path) -> None:  # noqa: F811
     squatter = write_nb(tmp_path, "squatter", [SQUAT, *SQUARES_SOLVED])
@@ -346,6 +348,7 @@ still_there = [path for path in {left!r} if os.path.lexists(path)]
 """
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_level: str, shared_tmp: Path) -> None:
     """A learner leaves read-only folders (one of them unreadable, one 1,500 deep) and read-only files in /tmp,
     /dev/shm and its own folder; the next learner of the same zygote finds none of them, and neither does the host
@@ -450,6 +453,7 @@ def test_sigterm_mid_notebook_leaves_no_folder_or_process(level: str, interrupte
     assert processes_with(mark) == [] and working_in(temp) == []
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 def test_sigterm_mid_batch_leaves_no_folder_or_process(level: str, interrupted: tuple[Path, str]) -> None:
     temp, mark = interrupted
     folder = temp / "submissions"

@@ -7,10 +7,13 @@ import pickle
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 from grader.batch.fingerprint import grading_fingerprint
 from grader.batch.work import Settings
 from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode
-from grader.pipeline import GradeOptions
+from grader.errors import UsageError
+from grader.pipeline import GradeOptions, batch_lesson_id
 from grader.serve.daemon import Daemon
 
 
@@ -49,3 +52,14 @@ def test_the_fingerprint_names_the_mode_and_the_limits() -> None:
     kernel = grading_fingerprint(GradeOptions(mode=WorkerMode(kernel=True)), "suites")
     assert (plain["kernel"], kernel["kernel"]) == ("off", "on")
     assert grading_fingerprint(GradeOptions(limits=Limits(timeout=9.0)), "suites")["timeout"] == "9"
+
+
+def test_a_batch_in_a_course_of_several_lessons_is_told_the_command_to_run(tmp_path: Path) -> None:
+    for name in ("decode", "request"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "lesson.toml").write_text(f'id = "{name}"\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"`grade batch SUBMISSIONS --lesson decode --out RESULTS`"):
+        batch_lesson_id(GradeOptions(lessons_root=tmp_path))
+    assert batch_lesson_id(GradeOptions(lesson="request", lessons_root=tmp_path)) == "request"
+    (tmp_path / "request" / "lesson.toml").unlink()
+    assert batch_lesson_id(GradeOptions(lessons_root=tmp_path)) == "decode"

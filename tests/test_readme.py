@@ -2,8 +2,9 @@
 
 A fenced block is tested when an HTML comment (invisible on GitHub) stands just before it:
 
-- ``<!-- test: run -->``: a ``bash`` block runs (its lines joined by ``&&``; a ``python3 -m pip install -e
-  '.[EXTRAS]'`` step is only checked: each extra must exist in pyproject.toml, as the tests run installed) in
+- ``<!-- test: run -->``: a ``bash`` block runs (its lines joined by ``&&``; a ``python3 -m pip install .``,
+  ``-e .`` or ``-e '.[EXTRAS]'`` step is only checked: each extra must exist in pyproject.toml, as the tests
+  run installed; tests/test_package.py installs the built package) in
   a scratch folder that sees the repository's files, and must exit 0; a ``python`` block runs with
   ``python3``. When a command writes ``--out DIR``, every file the table under "What appears in RESULTS"
   names must be there.
@@ -42,7 +43,7 @@ _MARKED = re.compile(
     r"^<!--\s*test:\s*(?P<what>.*?)\s*-->\s*\n(?:\s*\n)*```(?P<lang>\w*)[^\n]*\n(?P<body>.*?)^```", re.M | re.S
 )
 _HEADING = re.compile(r"^#{2,4} (.+)$", re.M)
-_PIP_INSTALL = re.compile(r"^python3? -m pip install -e '\.\[(?P<extras>[\w,-]+)\]'$")
+_PIP_INSTALL = re.compile(r"^python3? -m pip install (?:-e )?(?:\.|'\.\[(?P<extras>[\w,-]+)\]')$")
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def shell_steps(body: str) -> list[str]:
     for step in steps:
         install = _PIP_INSTALL.match(step)
         if install:
-            missing = set(install["extras"].split(",")) - extras()
+            missing = set((install["extras"] or "").split(",")) - extras() - {""}
             assert not missing, f"`{step}` names extras that pyproject.toml does not define: {missing}"
         else:
             kept.append(step)

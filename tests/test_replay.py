@@ -176,6 +176,38 @@ def test_properties_only_the_engine_can_judge_get_the_engines_outcome(tmp_path: 
     assert replayed >= len(SQUARES) + 1  # at least the seeded-draw property, in every run after the first
 
 
+ASSUMES_ONLY = """
+from hypothesis import assume, given, settings, strategies as st
+
+from grader.testing import NO_SHRINK, expect_close, question
+
+
+@question("square")
+@settings(max_examples=5, phases=NO_SHRINK)
+@given(x=st.integers(0, 9))
+def test_square_assumes_what_always_holds(learner, x):
+    assume(x >= 0)
+    expect_close(learner.call("square", x), x * x)
+"""
+
+
+def test_a_body_that_calls_assume_is_handed_to_the_engine_not_replayed(tmp_path: Path) -> None:
+    """Called outside the engine, ``assume`` only warned that this is deprecated, and the replay went on; its first
+    call is now the sign that the body needs the engine (the warning is gone)."""
+    root = tmp_path / "lessons"
+    shutil.copytree(FIXTURE_LESSONS / "squares", root / "squares")
+    for path in (root / "squares" / "suites").glob("test_*.py"):
+        path.unlink()
+    (root / "squares" / "suites" / "test_assumes.py").write_text(ASSUMES_ONLY)
+
+    def namespaces() -> list[dict[str, object]]:
+        return [{"square": lambda x: x * x}, {"square": lambda x: x * x}]
+
+    by_engine, by_replay, replayed = both_ways(load_lesson("squares", root), namespaces)
+    assert by_replay == by_engine
+    assert replayed == 0
+
+
 @pytest.mark.parametrize("replay", [False, True])
 def test_a_session_without_a_passing_run_never_replays(replay: bool) -> None:
     with SuiteSession(load_lesson("squares", FIXTURE_LESSONS), replay=replay) as session:

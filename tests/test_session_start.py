@@ -39,6 +39,14 @@ def test_a_session_that_failed_to_start_once_starts_the_second_time(tmp_path: Pa
     assert outcomes and all(o.status == "passed" for o in outcomes)
 
 
+def test_a_start_that_fails_once_for_another_reason_is_not_started_again(tmp_path: Path) -> None:
+    """The retry is for the AST race alone: any other failure is the lesson's, reported at once."""
+    root = lesson_with_conftest(tmp_path, FAILS_ONCE.replace("SystemError", "RuntimeError"))
+    with pytest.raises(LessonError, match="did not start"):
+        SuiteSession(load_lesson("squares", root)).__enter__()
+    assert (root / "squares" / "suites" / "imported-once").exists()
+
+
 def test_a_broken_lesson_still_fails_with_its_reason(tmp_path: Path) -> None:
     root = lesson_with_conftest(tmp_path, "raise RuntimeError('this conftest is broken')\n")
     with pytest.raises(LessonError, match="did not start"):

@@ -198,6 +198,7 @@ def test_a_zygote_is_replaced_after_its_quota_of_learners(
     assert first == second != third  # two learners per zygote here, then a fresh sandbox
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
     code = (
         "from grader.execute.zygote import Zygote; from grader.config import DEFAULT_LIMITS, DEFAULT_MODE; "
@@ -215,6 +216,7 @@ def test_a_killed_graders_zygote_folder_is_removed_by_the_next_zygote() -> None:
     assert not root.exists()
 
 
+@pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
 def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() -> None:
     from grader.batch.work import GradingContext, Settings, Task
     from grader.pipeline import GradeOptions

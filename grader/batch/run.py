@@ -250,7 +250,8 @@ def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchL
 
 def _row(prepared: _Prepared, result: Result) -> Row:
     if isinstance(result, str):  # the process grading it died
-        assert prepared.lesson is not None and prepared.submission is not None
+        if prepared.lesson is None or prepared.submission is None:  # only a submission read for a task is graded
+            raise GraderError(f"{prepared.entry.shown} was graded without being read; run the batch again.")
         result = failed_report(prepared.lesson, prepared.submission, result, "crashed")
     return Row.of(prepared.task.learner if prepared.task else prepared.entry.learner, result, prepared.entry.late)
 

@@ -73,7 +73,8 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         nb, timeout=None, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": os.getcwd()}}
     )
     async with client.async_setup_kernel(pass_fds=(rfd, wfd), cleanup_kc=False):
-        assert client.kc is not None and client.km is not None
+        if client.kc is None or client.km is None:  # the worker ends: the grader reports it as crashed
+            raise RuntimeError("the kernel did not start: nbclient gave no kernel client or manager")
         await client.async_wait_for_reply(await _maybe_await(client.kc.kernel_info()))
         endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
         start = endpoint.receive()

@@ -259,7 +259,7 @@ def _secrets_inside(shown: list[Path]) -> list[Path]:
     """Lessons and solutions that happen to live inside a directory the worker sees: they are masked."""
     try:
         lessons = Path(os.path.realpath(lessons_root()))
-    except OSError:
+    except (OSError, UsageError):  # no lessons found: none to mask
         return []
     candidates = (lessons, lessons.parent / "solutions")
     return [c for c in candidates if c.exists() and any(_inside(c, d) for d in shown)]

@@ -237,7 +237,8 @@ class Zygote:
             raise ZygoteUnavailable(str(err)) from None
 
     def _expect(self, kind: str, seconds: float = _ANSWER_SECONDS) -> dict[str, Any]:
-        assert self._control is not None
+        if self._control is None:
+            raise ZygoteUnavailable("not running")
         self._control.settimeout(seconds)
         try:
             data = self._control.recv(1 << 16)

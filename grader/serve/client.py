@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS, DAEMON_STATUS_SECONDS
+from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS, DAEMON_STATUS_SECONDS, LESSONS_ENV
 from grader.serve.protocol import STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
 from grader.staleness import source_hash
 
@@ -46,7 +46,7 @@ def mode() -> str:
         return "off"  # an unknown value never starts a background process
     if not hasattr(socket, "SO_PEERCRED"):
         return "off"  # Linux only: the daemon must be able to check who is asking
-    lessons = os.environ.get("GRADER_LESSONS")
+    lessons = os.environ.get(LESSONS_ENV)
     if lessons and not os.path.isabs(lessons):
         return "off"  # relative to this folder; a daemon (started in /) would look elsewhere
     return wanted

@@ -32,6 +32,7 @@ import copy
 import functools
 import random
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -141,13 +142,17 @@ class ExampleReplay:
         examples = self._examples.get(item.nodeid)
         if not examples:
             return False
-        from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
+        from hypothesis.errors import HypothesisDeprecationWarning, HypothesisException, UnsatisfiedAssumption
 
         # The arguments pytest's own pytest_pyfunc_call passes: the test's fixtures (hypothesis draws the rest).
         fixtures = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
         try:
-            self._replay(item, examples, fixtures)
-        except (HypothesisException, UnsatisfiedAssumption):
+            with warnings.catch_warnings():
+                # `assume`, `reject`... outside the engine only warn that they are deprecated there: the first
+                # such call is the sign that this body needs the engine, before it can judge anything
+                warnings.simplefilter("error", HypothesisDeprecationWarning)
+                self._replay(item, examples, fixtures)
+        except (HypothesisException, UnsatisfiedAssumption, HypothesisDeprecationWarning):
             self._examples[item.nodeid] = _NEVER  # the body needs the engine: from now on it always gets it
             return False
         except _FAILURES as failure:

@@ -43,6 +43,8 @@ if sys.version_info < (3, 11):  # pragma: no cover - the builtin arrived in 3.11
 #: alive). Recording runs hypothesis's engine, which parses modules' source as pytest's import does, and
 #: CPython 3.11 can fail two threads building ASTs at once ("AST constructor recursion depth mismatch").
 _IMPORTING = threading.Lock()
+#: What that CPython race says (a SystemError); a session that failed to start with it is started once more.
+_AST_RACE = "SystemError: AST constructor recursion depth mismatch"
 
 
 @dataclass(frozen=True)
@@ -67,13 +69,17 @@ class _Plugin:
         self.current_learner: Learner | None = None
         """The ``learner`` fixture of the test running now: it knows which stand-ins were called."""
         self.collect_errors: list[str] = []
+        self.start_errors: list[str] = []
         self._excinfo: dict[str, BaseException] = {}
         self.replay = ExampleReplay(enabled=replay)
 
     # -- fixtures offered to the suites ------------------------------------------------------------------
     @pytest.fixture
     def learner(self) -> Learner:
-        assert self.current is not None
+        if self.current is None:
+            raise LessonError(
+                "The learner fixture exists only while a notebook is graded; a suite asked for it outside."
+            )
         learner = self.current_learner = Learner(
             self.current, self.lesson.stand_ins, self._reference, self.current_notes
         )
@@ -95,6 +101,18 @@ class _Plugin:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.collect_errors.append(f"{report.nodeid}: {report.longreprtext[-2000:]}")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_load_initial_conftests(self) -> Iterator[None]:
+        """Keep why the suites' own ``conftest.py`` could not be imported (pytest only prints it)."""
+        outcome: Any = yield
+        if outcome.excinfo is not None:
+            self.start_errors.append(str(outcome.excinfo[1]))
+
+    @property
+    def raced(self) -> bool:
+        """Whether this start failed on CPython's AST race (:data:`_AST_RACE`), not on the lesson."""
+        return any(_AST_RACE in text for text in (*self.collect_errors, *self.start_errors))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
@@ -327,7 +345,9 @@ class SuiteSession:
                 except LessonError:
                     # CPython 3.11 can fail to build an AST while another thread builds one (a SystemError,
                     # "AST constructor recursion depth mismatch", when pytest imports a suite module): a session
-                    # that did not start is started once more; a lesson that is really broken fails the same way.
+                    # that did not start for that reason, and only that one, is started once more.
+                    if not self._plugin.raced:
+                        raise
                     self._plugin = _Plugin(self.lesson, self._plugin._reference, self._replay)
                     self._start(args)
                 if self._examples_file is not None:  # still alone: no other session imports while this one primes

@@ -1,0 +1,165 @@
+"""The package grades when installed from its wheel or sdist, not only from a git checkout.
+
+An editable install hides what a built package leaves out (``grader/suites/pytest.ini`` was missing from the
+wheel: every suite session failed to start, and the lesson was blamed). Here the sdist is built from the
+package's own files, the wheel from the unpacked sdist (what pip does with an sdist), and the wheel is
+installed into a fresh virtual environment; then that environment's ``grade`` grades the solution and a small
+batch in a copy of the course folder, with no checkout importable: no ``PYTHONPATH``, a folder outside the
+repository, and ``grader`` imported from the environment (checked).
+
+The dependencies are this interpreter's, not downloaded: the environment's site-packages holds a ``.pth``
+line naming this interpreter's site-packages. A path in a ``.pth`` file is added to ``sys.path`` without its
+own ``.pth`` files being run, so the editable install's import hook there (which maps ``grader`` to a
+checkout) stays inactive; the test checks that too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+#: What a learner's folder of a course holds besides the lessons' definitions: their notebooks and solutions.
+COURSE = ("exercises", "notebooks", "solutions")
+#: A small batch: full marks, some marks, and a file that is not a notebook.
+BATCH = ("ada.ipynb", "grace.ipynb", "barbara.ipynb")
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".hypothesis")
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A virtual environment with the built wheel installed, and the files it was built from."""
+
+    venv: Path
+    sdist: Path
+    wheel: Path
+
+    @property
+    def python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    @property
+    def grade(self) -> Path:
+        return self.venv / "bin" / "grade"
+
+
+def _run(args: list[str | Path], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GRADER_LESSONS", "VIRTUAL_ENV")}
+    env |= {"GRADER_DAEMON": "off", "PYTHONNOUSERSITE": "1"}
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
+
+
+def _ok(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, (
+        f"{result.args} exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    )
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    work = tmp_path_factory.mktemp("package")
+    source = work / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "grader", source / "grader", ignore=_IGNORED)
+    build = "from setuptools import build_meta; print(build_meta.build_sdist({out!r}))"
+    sdist = work / "dist" / _ok(_run([sys.executable, "-c", build.format(out=str(work / "dist"))], source)).split()[-1]
+    with tarfile.open(sdist) as tar:
+        tar.extractall(work / "unpacked", filter="data")
+    (unpacked,) = (work / "unpacked").iterdir()
+    wheels = work / "wheels"
+    _ok(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+              "-w", wheels, unpacked], work))  # fmt: skip
+    (wheel,) = wheels.glob("*.whl")
+    venv = work / "venv"
+    _ok(_run([sys.executable, "-m", "venv", "--without-pip", venv], work))
+    _ok(_run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "-q", "--no-deps",
+              "--no-index", wheel], work))  # fmt: skip
+    site = _ok(_run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], work))
+    Path(site.strip(), "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    return Installed(venv, sdist, wheel)
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    """A copy of the course folder, outside the repository: its lessons, notebooks, solutions and a few submissions."""
+    folder = tmp_path / "course"
+    for name in COURSE:
+        shutil.copytree(REPO / name, folder / name, ignore=_IGNORED)
+    (folder / "submissions").mkdir()
+    for name in BATCH:
+        shutil.copy(REPO / "examples" / "submissions" / name, folder / "submissions" / name)
+    return folder
+
+
+def _package_data() -> set[str]:
+    """Every file of the package that is not a module: each must be in the wheel and the sdist."""
+    grader = REPO / "grader"
+    return {
+        p.relative_to(REPO).as_posix()
+        for p in grader.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    }
+
+
+def test_the_wheel_and_the_sdist_carry_the_package_data(installed: Installed) -> None:
+    data = _package_data()
+    assert "grader/suites/pytest.ini" in data
+    in_wheel = set(zipfile.ZipFile(installed.wheel).namelist())
+    with tarfile.open(installed.sdist) as tar:
+        in_sdist = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    assert data - in_wheel == set(), "declare them in pyproject.toml's [tool.setuptools.package-data]"
+    assert data - in_sdist == set()
+
+
+def test_no_checkout_is_importable_in_the_environment(installed: Installed, tmp_path: Path) -> None:
+    check = (
+        "import sys, grader; print(grader.__file__); "
+        "print(any(name.startswith('__editable__') for name in sys.modules))"
+    )
+    where, editable = _ok(_run([installed.python, "-c", check], tmp_path)).split()
+    assert Path(where).is_relative_to(installed.venv), where
+    assert editable == "False"
+
+
+def test_the_installed_grade_grades_the_solution_in_a_course_folder(installed: Installed, course: Path) -> None:
+    report = json.loads(_ok(_run([installed.grade, "solutions/decode.ipynb", "--json"], course)))
+    assert report["status"] == "graded", report
+    assert report["score"] == report["max_score"] > 0, report["errors"]
+
+
+def test_the_installed_grade_grades_a_batch(installed: Installed, course: Path) -> None:
+    _ok(_run([installed.grade, "batch", "submissions", "--out", "results", "--jobs", "1"], course))
+    rows = {
+        row["learner"]: row for row in map(json.loads, (course / "results" / "results.jsonl").read_text().splitlines())
+    }
+    assert set(rows) == {Path(name).stem for name in BATCH}
+    assert rows["ada"]["score"] == rows["ada"]["max_score"]
+    assert 0 < rows["grace"]["score"] < rows["grace"]["max_score"]
+    assert rows["barbara"]["status"] == "unreadable"
+
+
+def test_outside_a_course_folder_grade_says_where_lessons_are_looked_for(installed: Installed, course: Path) -> None:
+    elsewhere = course.parent / "elsewhere"
+    elsewhere.mkdir()
+    result = _run([installed.grade, course / "solutions" / "decode.ipynb"], elsewhere)
+    assert result.returncode == 2, result.stderr
+    assert "No lessons found" in result.stderr and "--lessons" in result.stderr, result.stderr
+    lessons = ["--lessons", course / "exercises", "--json"]
+    report = json.loads(_ok(_run([installed.grade, course / "solutions" / "decode.ipynb", *lessons], elsewhere)))
+    assert report["score"] == report["max_score"] > 0, report["errors"]
