@@ -485,3 +485,22 @@ def test_a_canvas_download_with_a_scratch_notebook_and_an_outsider_end_to_end(tm
 
 def test_safe_id_is_what_is_safe() -> None:
     assert safe_id("--only") == "only" and safe_id("a\nb") == "a_b" and is_safe_id(safe_id("é" * 300))
+
+
+def test_a_moodle_name_holding_moodles_own_marker_is_nobody_not_another_participant(tmp_path: Path) -> None:
+    """Hostile round 4: Eve (participant 99999) sets her full name to ``Eve_12345_assignsubmission_file_x``; the
+    flat download's name then read as participant 12345, whose grade she took (or whose row she spoiled)."""
+    for name in (
+        "Ada Lovelace_12345_assignsubmission_file_decode",
+        "Alan Turing_23456_assignsubmission_file_decode",
+        "Katherine Johnson_34567_assignsubmission_file_decode",
+        "Eve_12345_assignsubmission_file_x_99999_assignsubmission_file_decode",
+        "Grace_777_assignsubmission_file_x_12345_assignsubmission_file_decode",  # the marker in a file's name
+    ):
+        (tmp_path / f"{name}.ipynb").write_text("{}", encoding="utf-8")
+    found = find_submissions(tmp_path)
+    ids = {e.identity.lms_id for e in found.entries if e.identity.lms == "Moodle"}
+    assert ids == {"12345", "23456", "34567"}  # only Ada is 12345; the two ambiguous names are nobody's
+    assert len({e.learner for e in found.entries}) == 5  # and each is still its own row
+    ada = [e for e in found.entries if e.identity.lms_id == "12345"]
+    assert [e.identity.name for e in ada] == ["Ada Lovelace"]

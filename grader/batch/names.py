@@ -102,6 +102,24 @@ def _prefixes(head: str) -> set[str]:
     return {head[:i] for i, char in enumerate(head) if char == "_" and 0 < i < len(head) - 1}
 
 
+#: Moodle's marker between a participant's name and id and the file's own name.
+_MOODLE_MARKER = re.compile(r"_\d+_assignsubmission_")
+
+
+@dataclass(frozen=True)
+class MoodlePattern(LmsPattern):
+    """Moodle writes ``<full name>_<participant id>_assignsubmission_file_<file name>``, and the learner may
+    choose both the full name (a profile field) and the file's name: a name that holds the marker itself
+    (``Eve_12345_assignsubmission_file_x``) would read as participant 12345. A name with the marker more than
+    once does not say which participant it is, so it does not follow the pattern: it is graded under its file
+    name, reported, and left out of the import, never guessed onto someone."""
+
+    def parse(self, stem: str) -> LmsName | None:
+        if len(_MOODLE_MARKER.findall(stem)) > 1:
+            return None
+        return super().parse(stem)
+
+
 def _fold(name: str) -> str:
     """An assignment name as compared with a file name's: case, spaces and underscores alike."""
     return unicodedata.normalize("NFC", name).casefold().replace(" ", "_")
@@ -116,7 +134,7 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
         re.compile(r"(?!.*_assignsubmission_)(?P<learner>(?:[^\W_]|-)+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+", re.DOTALL),
     ),
     # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
-    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
+    MoodlePattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
     # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
     BlackboardPattern("Blackboard", _BLACKBOARD),
 )
