@@ -218,3 +218,14 @@ def test_the_bundled_outline_orders_every_bundled_lesson() -> None:
     assert outline is not None and outline.objective
     assert sorted(x.id for x in outline.lessons) == available_lessons()
     assert all(x.needs for x in outline.lessons)
+
+
+def test_an_id_tagged_in_one_lesson_and_plain_in_another_is_said() -> None:
+    """ada and adá clean alike: told apart (ada-<tag>) in the lesson both handed in, not in the other."""
+    chapter = chapter_of(
+        [
+            (REQUEST, [_row("ada-1a2b3c", "request", 8, 10), _row("ada-4d5e6f", "request", 2, 10)]),
+            (DECODE, [_row("ada", "decode", 30, 35)]),
+        ]
+    )
+    assert any(n.startswith("ada: names that clean to this id") for n in chapter.notes)

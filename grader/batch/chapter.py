@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -104,7 +105,7 @@ def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter
                 notes += [note] if note not in notes else []
             else:
                 slot[i] = _cell(row)
-    notes += _seen_both_ways(lessons)
+    notes += _seen_both_ways(lessons) + _told_apart_in_one_lesson_only(lessons)
     rows_out = tuple(ChapterRow(key, identities[key], tuple(c)) for key, c in sorted(cells.items()))
     return Chapter(columns, rows_out, tuple(notes))
 
@@ -113,6 +114,22 @@ def _cell(row: Row) -> Cell:
     if row.status != "graded" or row.report is None:
         return Cell(None, row.learner, f"{row.status}: {row.reason}" if row.reason else row.status, row.late)
     return Cell(row.final_score, row.learner, "", row.late)  # after any late penalty, as the LMS import holds
+
+
+_TAGGED = re.compile(r"(?P<base>.+)-[0-9a-f]{6,}")
+
+
+def _told_apart_in_one_lesson_only(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
+    """Ids a batch tagged (``ada-1a2b3c``: two names cleaned alike in that lesson, ``ada`` and ``adá``) whose
+    plain form is an id in another lesson: those lessons' ``ada`` may be either person. Said, never joined."""
+    plain = {r.learner for _, rows in lessons for r in rows if not r.identity.lms_id}
+    tagged = {r.learner for _, rows in lessons for r in rows if not r.identity.lms_id and _TAGGED.fullmatch(r.learner)}
+    bases = sorted({m["base"] for t in tagged if (m := _TAGGED.fullmatch(t)) and m["base"] in plain})
+    return [
+        f"{base}: names that clean to this id were told apart in one lesson and not in another, so the row "
+        f"'id {base}' may join two people: give those learners distinct file names and regrade"
+        for base in bases
+    ]
 
 
 def _seen_both_ways(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
