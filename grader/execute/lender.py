@@ -158,6 +158,8 @@ class Lenders:
         with self._lock:
             # Only a lender forked from the caller's zygote: a zygote serves one notebook at a time, and a lender's
             # worker is polled and ended through the zygote it came from.
+            # Spawned, never forked from a notebook's zygote: the zygote's sweep after each learner ends its forks.
+            zygote = None
             found = next((x for x in self._idle if x.solution == solution and x.zygote is zygote), None)
             if found is not None:
                 self._idle.remove(found)
