@@ -19,7 +19,7 @@ from grader.config import cache_dir
 from grader.execute.runner import Runner, keep_to_one_cpu
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
-from grader.pipeline import GradeOptions, failed_report, grade_submission, read_for_lesson
+from grader.pipeline import GradeOptions, failed_report, grade_submission, lent_solution, read_for_lesson
 
 if TYPE_CHECKING:
     # Collecting suites imports pytest and hypothesis (~0.6 s): only when a Grader first opens a lesson, so
@@ -65,6 +65,12 @@ class Grader:
                 self._sessions[lesson_id] = (lesson, SuiteSession(lesson, examples=examples).__enter__(), fingerprint)
             return self._sessions[lesson_id]
 
+    def _lesson(self, lesson_id: str) -> Lesson:
+        """The lesson, from its open session if there is one (without opening it: that imports pytest)."""
+        with self._lock:
+            opened = self._sessions.get(lesson_id)
+        return opened[0] if opened else load_lesson(lesson_id, self.options.lessons_root, self.options.suites)
+
     def changed(self, lesson_id: str) -> bool:
         """Whether lesson ``lesson_id`` changed on disk since this Grader collected its suites (then it is stale)."""
         lesson, _, fingerprint = self._open(lesson_id)
@@ -79,7 +85,8 @@ class Grader:
 
     def _grade(self, submission: Submission, lesson_id: str, *, contain: bool) -> Report:
         with self.runner.workers() as workers:
-            workers.boot(submission)  # boots while the suites are imported and collected, if that is still to do
+            # Both boot while the suites are imported and collected, if that is still to do.
+            workers.boot(submission, lent_solution(self._lesson(lesson_id)))
             lesson, suites = self.session(lesson_id)
             try:
                 return grade_submission(submission, lesson, suites, workers)

@@ -130,12 +130,22 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
         return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
-    target = workers.target(submission, worker)
+    target = workers.target(submission, worker, lent_solution(lesson))
     try:
         outcomes = suites.run(target)
     finally:
         target.close()
     return score(lesson, submission, execution, outcomes)
+
+
+def lent_solution(lesson: Lesson) -> Submission | None:
+    """The solution notebook whose functions the hidden tests lend (run by a lender's worker), or None if the lesson
+    lends none (no function question comes after another)."""
+    if not any(lesson.stand_ins.values()):
+        return None
+    from grader.suites.reference import solution_submission
+
+    return solution_submission(lesson.solution)
 
 
 def failed_report(

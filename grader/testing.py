@@ -58,6 +58,11 @@ class Target(Protocol):
 
     def value(self, name: str) -> Any: ...
 
+    def lent(self, name: str) -> Callable[..., Any] | None:
+        """The lesson solution's function ``name`` as this target lends it: run where its cost is bounded (a
+        grading worker's lender, :mod:`grader.execute.lender`), or None to lend the reference namespace's own."""
+        ...
+
 
 class Mismatch(AssertionError):
     """The learner's answer was checked and is wrong; ``str()`` is the feedback the learner reads."""
@@ -190,7 +195,7 @@ class Learner:
         text = describe_call(name, args, kwargs)
         kept = set(own)
         lent = {
-            f: getattr(self._reference, f)
+            f: self._target.lent(f) or getattr(self._reference, f)
             for f in self._lent.get(name, ())
             if f not in kept and callable(getattr(self._reference, f, None))
         }

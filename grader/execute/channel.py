@@ -34,6 +34,7 @@ import os
 import re
 import select
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -74,6 +75,16 @@ class CallDepthExceeded(RecursionError):
 
 
 Handler = Callable[[dict[str, Any]], Any]
+
+_in_call = threading.local()
+"""Per thread, the deadline of the outermost learner call it is in (``deadline``), across every guarded end: a
+lent solution function asked of the lender's worker keeps the deadline of the learner call that asked for it."""
+
+
+def call_deadline() -> float | None:
+    """The deadline of the learner call the current thread is in, on the grader's side; None outside any."""
+    deadline: float | None = getattr(_in_call, "deadline", None)
+    return deadline
 
 
 @dataclass(frozen=True)
@@ -166,8 +177,10 @@ class Endpoint:
 
     # -- framing ----------------------------------------------------------------------------------------
     def _bounded(self, deadline: float | None) -> float | None:
-        """The deadline a wait or write must keep: its own, the enclosing call's, or the guard's default."""
-        given = [d for d in (deadline, self._deadline) if d is not None]
+        """The deadline a wait or write must keep: its own, the enclosing call's (on this end, or on any guarded end
+        of this thread: :func:`call_deadline`), or the guard's default."""
+        outer = call_deadline() if self._guard is not None else None
+        given = [d for d in (deadline, self._deadline, outer) if d is not None]
         if given:
             return min(given)
         return None if self._guard is None else time.monotonic() + self._guard.timeout
@@ -244,15 +257,19 @@ class Endpoint:
                 "called a function the grader gave it, which called your function again, and so on); the grader "
                 "stops there"
             )
-        outer = self._deadline
+        outer, thread_outer = self._deadline, call_deadline()
         self._deadline = self._bounded(deadline)
         self._lent.append([])
+        if guard is not None:
+            _in_call.deadline = self._deadline
         try:
             return self._exchange(message)
         finally:
             for fn_id in self._lent.pop():
                 self._exports.pop(fn_id, None)
             self._deadline = outer
+            if guard is not None:
+                _in_call.deadline = thread_outer
 
     def _exchange(self, message: Mapping[str, Any]) -> Any:
         self._next_id += 1
@@ -302,6 +319,8 @@ class Endpoint:
             else:
                 result = self._handler(call)
             value = self.encode(result)
+            if self._guard is not None:
+                check_size(value, self._max_bytes)
         except ChannelError:
             raise
         except Exception as err:  # reported to the caller, who decides what it means
@@ -313,7 +332,10 @@ class Endpoint:
                 )
             else:
                 self._expire()
-                self.send(Raise(t=RAISE, id=call_id, type=type(err).__name__, message=without_paths(_safe_str(err))))
+                # A lent solution function's exception (raised in the lender's worker) crosses as what it was.
+                name = err.type_name[:MAX_TYPE_NAME] if isinstance(err, RemoteError) else type(err).__name__
+                message = err.message if isinstance(err, RemoteError) else _safe_str(err)
+                self.send(Raise(t=RAISE, id=call_id, type=name, message=without_paths(message[:2000])))
             return
         self._expire()
         self.send(Return(t=RETURN, id=call_id, value=value))
@@ -323,6 +345,38 @@ class Endpoint:
         is spent)."""
         if self._guard is not None and self._deadline is not None and time.monotonic() > self._deadline:
             raise ChannelTimeout("no answer in time")
+
+
+class AnswerTooLarge(ValueError):
+    """What the grader would send back is larger than one message may be (its name crosses the channel)."""
+
+
+def check_size(value: Any, max_bytes: int) -> None:
+    """Refuse a JSON-ready ``value`` that would encode to more than ``max_bytes``, before it is encoded.
+
+    Counts what its encoding must hold at least (a byte per character, item and separator), without recursion
+    and stopping at the bound, so neither a huge text nor a huge list costs more than the bound to refuse.
+    """
+    if value is None or type(value) in (bool, int, float):
+        return
+    size = 0
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            size += len(node) + 2
+        elif isinstance(node, (list, dict)):
+            size += len(node) + 2
+            pending.extend(node.values() if isinstance(node, dict) else node)
+            if isinstance(node, dict):
+                size += sum(len(k) + 3 for k in node)
+        else:
+            size += 1
+        if size > max_bytes:
+            raise AnswerTooLarge(
+                f"the grader's answer to your call would be larger than {max_bytes // 1024} KB (your arguments made "
+                "it that large); call it with smaller arguments"
+            )
 
 
 def _wait_for(fd: int, deadline: float, *, write: bool) -> None:

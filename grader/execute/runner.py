@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grader.config import Limits, WorkerMode
+from grader.execute.lender import Lender, Lenders
 from grader.execute.limits import kill_group, live_processes
 from grader.execute.limits import remove_stale as remove_stale
 from grader.execute.process import WORKDIR_PREFIX
@@ -89,18 +90,36 @@ def cpu_count() -> int:
 class Workers:
     """Starts the workers of one notebook at a time: forked from ``zygote`` when there is one, spawned otherwise."""
 
-    def __init__(self, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None) -> None:
+    def __init__(
+        self, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None, lenders: Lenders | None = None
+    ) -> None:
+        """``lenders``: the runner's, kept warm between notebooks; None: this notebook's own, closed with it."""
         self.limits, self.mode = limits, mode
         self._zygote = zygote
+        self._lenders = lenders or Lenders(limits, mode)
+        self._own_lenders = lenders is None
+        self._lender: Lender | None = None
         self._booting: LearnerProcess | None = None
         self._started: list[LearnerProcess] = []
         """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
 
-    def boot(self, submission: Submission) -> None:
-        """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest)."""
+    def boot(self, submission: Submission, solution: Submission | None = None) -> None:
+        """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest), and
+        the lender of ``solution``'s functions (if given) too."""
         if self._booting is not None:
             self._booting.close()
         self._booting = LearnerProcess(submission, self.limits, self.mode, self._zygote)
+        if solution is not None:
+            self.lender(solution)
+
+    def lender(self, solution: Submission) -> Lender:
+        """The lender of ``solution``'s functions for this notebook (:mod:`grader.execute.lender`), started now."""
+        if self._lender is not None and self._lender.solution != solution:
+            self._lenders.give(self._lender)
+            self._lender = None
+        if self._lender is None:
+            self._lender = self._lenders.take(solution, self._zygote)
+        return self._lender
 
     def start(self, submission: Submission) -> LearnerProcess:
         """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
@@ -112,9 +131,13 @@ class Workers:
         self._started.append(worker)
         return worker
 
-    def target(self, submission: Submission, worker: LearnerProcess) -> WorkerTarget:
-        """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it."""
-        return WorkerTarget(submission, self.limits, self.mode, worker, self._zygote)
+    def target(
+        self, submission: Submission, worker: LearnerProcess, solution: Submission | None = None
+    ) -> WorkerTarget:
+        """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it; the functions of
+        ``solution`` it lends run in this notebook's lender."""
+        lender = None if solution is None else self.lender(solution)
+        return WorkerTarget(submission, self.limits, self.mode, worker, self._zygote, lender)
 
     def close(self) -> None:
         """End every worker started here (closing one twice does nothing), and one booted but never started."""
@@ -124,6 +147,11 @@ class Workers:
         if self._booting is not None:
             self._booting.close()
             self._booting = None
+        if self._lender is not None:
+            self._lenders.give(self._lender)
+            self._lender = None
+        if self._own_lenders:
+            self._lenders.close()
 
 
 class Runner:
@@ -139,12 +167,14 @@ class Runner:
         """Every zygote started, idle or not: what :meth:`abandon` must not leave behind."""
         self._forks = fork
         self._warming: threading.Thread | None = None
+        self._lenders = Lenders(limits, mode)
+        """The lesson solutions' lenders, one per notebook graded at once, warm between notebooks."""
 
     @contextmanager
     def workers(self) -> Iterator[Workers]:
         """The workers of one notebook, with a zygote only it uses while it is graded (if there is one)."""
         zygote = self._take_zygote()
-        workers = Workers(self.limits, self.mode, zygote)
+        workers = Workers(self.limits, self.mode, zygote, self._lenders)
         try:
             yield workers
         finally:
@@ -187,6 +217,7 @@ class Runner:
         return zygote
 
     def close(self) -> None:
+        self._lenders.close()
         with self._lock:
             for zygote in self._zygotes:
                 zygote.close()
@@ -195,6 +226,7 @@ class Runner:
 
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""
+        self._lenders.close()
         for zygote in list(self._zygotes):
             try:
                 zygote.close()

@@ -11,6 +11,7 @@ from typing import Any
 
 from grader.config import Limits, WorkerMode
 from grader.errors import GraderError
+from grader.execute.lender import Lender
 from grader.execute.protocol import ChannelClosed, ChannelError, Returned
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
@@ -27,8 +28,11 @@ class WorkerTarget:
         mode: WorkerMode,
         worker: LearnerProcess,
         zygote: Zygote | None = None,
+        lender: Lender | None = None,
     ) -> None:
+        """``lender``: where the lesson's solution functions run when they are lent (None: nothing is lent)."""
         self._submission = submission
+        self._lender = lender
         self._zygote = zygote
         self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = worker
@@ -56,9 +60,15 @@ class WorkerTarget:
             self._worker = None
             raise
 
+    def lent(self, name: str) -> Callable[..., Any] | None:
+        """The solution's function ``name``, run in the lender's worker (so its cost is bounded), to lend."""
+        return None if self._lender is None else self._lender.function(name)
+
     def call(
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
+        if swaps and self._lender is not None:
+            self._lender.ready()  # booted before the call's clock starts, not on its time
         return self._guard(lambda w: w.call(name, args, kwargs, swaps))  # type: ignore[no-any-return]
 
     def value(self, name: str) -> Any:

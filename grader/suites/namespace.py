@@ -118,6 +118,10 @@ class NamespaceTarget:
         self._call_timeout = call_timeout
         self._results = ResultIdentity()
 
+    def lent(self, name: str) -> None:
+        """None: self-check lends the reference's own functions (the learner's machine, the learner's time)."""
+        return None
+
     def _lookup(self, name: str) -> Any:
         if name not in self._ns:
             raise RemoteError("NotDefined", name)

@@ -14,10 +14,29 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from grader.errors import LessonError
+from grader.model import Submission
 from grader.read import read_submission
 
 _cache: dict[tuple[Path, int, int], dict[str, object]] = {}
+_read: dict[tuple[Path, int, int], Submission] = {}
 _lock = threading.Lock()
+
+
+def solution_submission(solution: Path) -> Submission:
+    """The solution notebook as read (once per version of the file): what a lender's worker runs
+    (:mod:`grader.execute.lender`), so that lent solution functions run where their cost is bounded."""
+    try:
+        stat = solution.stat()
+        key: tuple[Path, int, int] | None = (solution.resolve(), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None
+    with _lock:
+        found = _read.get(key) if key else None
+        if found is None:
+            found = read_submission(solution)
+            if key:
+                _read[key] = found
+    return found
 
 
 def load_reference(solution: Path) -> SimpleNamespace:
