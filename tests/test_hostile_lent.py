@@ -1,7 +1,9 @@
 """Hostile round 3 (issue 19, items 1-3): lent solution functions cost the trusted side one call's time, whatever
 their arguments, and no value check rests on what the learner's worker reports.
 
-The fixture lesson ``lent`` (tests/fixtures/lessons/lent) has reference functions hostile to whoever runs them:
+The fixture lesson ``lent`` (tests/fixtures/lent_lessons/lent: a folder of its own, so that the squares folder
+keeps one lesson and ``grade batch --lessons`` there needs no ``--lesson``) has reference functions hostile to
+whoever runs them:
 ``count_up`` loops n times in pure Python, ``repeat`` builds a text from its argument, ``depth`` recurses n deep.
 They are lent to ``combine``'s tests, and the hostile learners' ``combine`` calls them with huge arguments. Each
 is graded for real (``grade`` and ``grade batch``, at both isolation levels) under an address-space cap, so that a
@@ -29,9 +31,10 @@ from grader.execute.runner import Workers
 from grader.lessons import load_lesson
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
-from tests.conftest import FIXTURE_LESSONS, REPO
+from tests.conftest import REPO
 from tests.test_hostile import LEVELS, mode_of
 
+FIXTURE_LESSONS = Path(__file__).resolve().parent / "fixtures" / "lent_lessons"
 LESSON = FIXTURE_LESSONS / "lent"
 LENT = ("--lessons", str(FIXTURE_LESSONS), "--lesson", "lent")
 SOLUTION = LESSON / "solution.ipynb"
