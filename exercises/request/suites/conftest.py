@@ -514,6 +514,18 @@ def _hint(name: str) -> str:
     }[name]
 
 
+def _copy_of(param: str) -> str:
+    """How to copy a list argument: samples are sorted anyway; arrival times are in order already, so only a
+    plain copy is worth suggesting (sorting them would hide a learner's real slip)."""
+    return f"sorted({param}) or list({param})" if param in ("samples", "latencies") else f"list({param})"
+
+
+def _after_semicolon(hint: str) -> str:
+    """A hint continuing NOT_SURE's sentence after its semicolon: its first word in lower case, unless it is an
+    acronym (ITL, TTFT)."""
+    return hint[:1].lower() + hint[1:] if hint[1:2].islower() else hint
+
+
 def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any) -> str | bool:
     """'' when the result is right; a sentence when it is the wrong kind of thing or broke a rule of the spec (a
     modified argument, a list where a tuple is asked for); True when it is a wrong value to diagnose."""
@@ -522,7 +534,7 @@ def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any)
         if isinstance(args[param], list) and got.modified(position, param):
             return (
                 f"It changed the caller's list `{param}` (sorted, emptied or edited it in place): work on a copy, "
-                f"sorted({param}) or list({param}), and leave the argument as it was."
+                f"{_copy_of(param)}, and leave the argument as it was."
             )
     value = got.value
     if name == "itl_from_timestamps":
@@ -596,8 +608,14 @@ def expect_value(
         why = matching[0] if len(matching) == 1 else ""
     if not why:
         why = explain(value, expected, unit=unit, rel=2e-3)
+    if why.startswith("It is the right value rounded") and abs_tol:  # this answer may be rounded, not that far
+        places = max(0, round(-math.log10(2 * abs_tol)))
+        why = (
+            f"It is the right value rounded too far: it must be within {abs_tol:g} of the exact value, so keep at "
+            f"least {places} decimal place{'' if places == 1 else 's'}."
+        )
     if not why:
-        why = f"{NOT_SURE} {hint}"
+        why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:
         why = f"{why} {hint}"
     raise Mismatch(f"{text} {why}")
