@@ -1,6 +1,6 @@
 # kind: wrong
 # about: pops the first time off the caller's list while walking it
-# expect itl_from_timestamps: wrong /changed the caller|copy/
+# expect itl_from_timestamps: wrong /changed the caller.*a copy, list\(times\),/
 
 def itl_from_timestamps(times):
     gaps = []

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pytest
 
 from grader.config import REL_TOL
-from grader.diagnose import explain, kind, number
+from grader.diagnose import candidates, confirmed, explain, kind, number
 from grader.testing import Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
@@ -168,6 +168,17 @@ def fleet_slips(itls: Sequence[float]) -> Slips:
     })
 
 
+def _exclusive(ordered: Sequence[float], p: float) -> float | None:
+    """The 'exclusive' percentile (statistics.quantiles' default): rank (n + 1) x p / 100 counted from 1, the
+    line through the two nearest samples extended past the ends rather than clamped to them."""
+    n = len(ordered)
+    if n < 2:
+        return None
+    h = (n + 1) * p / 100 - 1
+    j = min(max(int(math.floor(h)), 0), n - 2)
+    return float(ordered[j] + (h - j) * (ordered[j + 1] - ordered[j]))
+
+
 def percentile_slips(samples: Sequence[float], p: float) -> Slips:
     n = len(samples)
     s = sorted(samples)
@@ -186,8 +197,14 @@ def percentile_slips(samples: Sequence[float], p: float) -> Slips:
          "linearly, at rank (n - 1) x p / 100.", s[max(math.ceil(p * n / 100) - 1, 0)]),
         ("An off-by-one rank: h = n x p / 100 counts one sample too many; the rank is (n - 1) x p / 100, counted "
          "from 0.", linear(s, n * p / 100)),
-        ("An off-by-one rank: the rank is (n - 1) x p / 100, counted from 0, not (n + 1) x p / 100.",
+        ("An off-by-one rank: the rank is (n - 1) x p / 100, counted from 0, not (n + 1) x p / 100 (the "
+         "'exclusive' method, statistics.quantiles' default, which also runs past the ends).",
+         _exclusive(s, p)),
+        ("An off-by-one rank: the rank is (n - 1) x p / 100, counted from 0, not (n + 1) x p / 100 (the "
+         "'exclusive' method, statistics.quantiles' default, which also runs past the ends).",
          linear(s, (n + 1) * p / 100 - 1)),
+        ("p was not divided by 100: p is a percentage from 0 to 100, so the rank is h = (n - 1) x p / 100, "
+         "not (n - 1) x p.", linear(s, (n - 1) * p)),
         (no_interpolation("floor(h)"), s[below]),
         (no_interpolation("round(h), the nearest rank to h"), s[min(int(round(h)), n - 1)]),
         (no_interpolation("ceil(h)"), s[min(int(math.ceil(h)), n - 1)]),
@@ -385,18 +402,94 @@ def check(
     )
     if why is None:
         raise Mismatch(f"{head} {NOT_SURE} {_hint(name)}")
-    if not why and again is not None and _constant(got.value, again.value, expected, spec(**other)):
+    expected_again = spec(**other)
+    again_value = None if again is None else again.value
+    if not why:
+        why = _rounded_both(got.value, expected, again_value, expected_again)
+    if not why and again is not None and _constant(got.value, again.value, expected, expected_again):
         why = (
             f"{again.text} returned {_show(again.value)} as well: it gives the same answer whatever the inputs. Is it "
             "hard-coded, or copied from the worked example? Compute it from the arguments."
         )
+    if not why:
+        why = _ignored_argument(learner, name, args, got.value, keywords)
     if not why and not isinstance(expected, (list, tuple)):
-        why = explain(got.value, expected, unit=unit)
+        why = _generic(got.value, expected, again_value, expected_again, unit)
     if not why and isinstance(expected, tuple):
         why = _which_items(got.value, expected)
     if not why:
         why = f"{NOT_SURE} {_hint(name)}"
     raise Mismatch(f"{head} {why}")
+
+
+def _decimals(value: Any, expected: Any) -> set[int]:
+    """The numbers of decimals (0 to 6) the right result (a number, or each item of a list) rounds to ``value`` at."""
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(expected) or not expected:
+            return set()
+        pairs = list(zip(value, expected, strict=True))
+    else:
+        pairs = [(value, expected)]
+    if close(value, expected):
+        return set()
+    return {d for d in range(7) if all(number(v) is not None and number(v) == round(e, d) for v, e in pairs)}
+
+
+def _rounded_both(got: Any, expected: Any, again: Any, expected_again: Any) -> str:
+    """Rounding named only when the second input's result is the right one rounded to the same decimals too."""
+    if again is None or close(again, expected_again):
+        return ""
+    digits = _decimals(got, expected) & _decimals(again, expected_again)
+    if not digits:
+        return ""
+    (only,) = digits if len(digits) == 1 else (None,)
+    places = (
+        "a few decimal places"
+        if only is None
+        else "a whole number"
+        if only == 0
+        else f"{only} decimal place{'s' if only > 1 else ''}"
+    )
+    return (
+        f"On two different inputs it is the right result rounded to {places}: keep the full value (no round(), "
+        "int() or formatting); small values such as gaps of a few milliseconds round away to 0."
+    )
+
+
+def _ignored_argument(learner: Any, name: str, args: Mapping[str, Any], got: Any, keywords: bool) -> str:
+    """Change one argument at a time: a result that stays put while the right one moves ignores that argument."""
+    spec, _, _, params = SPECS[name]
+    if len(params) < 2 or number(got) is None:
+        return ""
+    moved = perturbed(name, args)
+    for param in params:
+        one = {**args, param: moved[param]}
+        if close(spec(**one), spec(**args)):
+            continue
+        try:
+            value = _call(learner, name, one, keywords).value
+        except LearnerRaised:
+            continue
+        if number(value) is not None and type(value) is type(got) and value == got:
+            return (
+                f"It gives the same result when only `{param}` changes: it ignores its `{param}` argument (a "
+                "value typed in instead of it, from the worked example?). Use the argument."
+            )
+    return ""
+
+
+def _generic(got: Any, expected: Any, again: Any, expected_again: Any, unit: str) -> str:
+    """A generic slip of :mod:`grader.diagnose` (a unit factor, a reciprocal, rounding, a near miss), named only
+    when the second input's wrong result shows the same slip; a type slip needs no second input."""
+    first = candidates(got, expected, unit=unit)
+    if not first:
+        return ""
+    if first[0].key.startswith("type:"):
+        return first[0].sentence
+    if again is None or close(again, expected_again):
+        return ""
+    slip = confirmed(first, candidates(again, expected_again, unit=unit))
+    return slip.sentence if slip else ""
 
 
 def _constant(a: Any, b: Any, expected: Any, expected_again: Any) -> bool:
@@ -421,6 +514,18 @@ def _hint(name: str) -> str:
     }[name]
 
 
+def _copy_of(param: str) -> str:
+    """How to copy a list argument: samples are sorted anyway; arrival times are in order already, so only a
+    plain copy is worth suggesting (sorting them would hide a learner's real slip)."""
+    return f"sorted({param}) or list({param})" if param in ("samples", "latencies") else f"list({param})"
+
+
+def _after_semicolon(hint: str) -> str:
+    """A hint continuing NOT_SURE's sentence after its semicolon: its first word in lower case, unless it is an
+    acronym (ITL, TTFT)."""
+    return hint[:1].lower() + hint[1:] if hint[1:2].islower() else hint
+
+
 def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any) -> str | bool:
     """'' when the result is right; a sentence when it is the wrong kind of thing or broke a rule of the spec (a
     modified argument, a list where a tuple is asked for); True when it is a wrong value to diagnose."""
@@ -429,7 +534,7 @@ def result_problem(name: str, got: Call, args: Mapping[str, Any], expected: Any)
         if isinstance(args[param], list) and got.modified(position, param):
             return (
                 f"It changed the caller's list `{param}` (sorted, emptied or edited it in place): work on a copy, "
-                f"sorted({param}) or list({param}), and leave the argument as it was."
+                f"{_copy_of(param)}, and leave the argument as it was."
             )
     value = got.value
     if name == "itl_from_timestamps":
@@ -503,8 +608,14 @@ def expect_value(
         why = matching[0] if len(matching) == 1 else ""
     if not why:
         why = explain(value, expected, unit=unit, rel=2e-3)
+    if why.startswith("It is the right value rounded") and abs_tol:  # this answer may be rounded, not that far
+        places = max(0, round(-math.log10(2 * abs_tol)))
+        why = (
+            f"It is the right value rounded too far: it must be within {abs_tol:g} of the exact value, so keep at "
+            f"least {places} decimal place{'' if places == 1 else 's'}."
+        )
     if not why:
-        why = f"{NOT_SURE} {hint}"
+        why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:
         why = f"{why} {hint}"
     raise Mismatch(f"{text} {why}")
