@@ -255,7 +255,17 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
 def test_the_bundled_decode_examples_end_to_end(tmp_path: Path) -> None:
     """The README's worked example, with summary feedback: each realistic mistake costs its own questions."""
     out = tmp_path / "results"
-    result = batch(str(REPO / "examples" / "submissions"), "--out", str(out), "--timeout", "5", "--feedback", "summary")
+    result = batch(
+        str(REPO / "examples" / "submissions"),
+        "--out",
+        str(out),
+        "--timeout",
+        "5",
+        "--feedback",
+        "summary",
+        "--lesson",
+        "decode",
+    )
     assert result.returncode == 0, result.stderr
     rows = results(out)
     assert {k: v["status"] for k, v in rows.items()} == {

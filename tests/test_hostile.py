@@ -608,9 +608,11 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
 
         def grade(submission: Submission) -> Report:
             zygote = idle.get()  # four threads, four zygotes: each grades one learner at a time
+            workers = Workers(limits, mode_of(level), zygote)  # its own lender of the solution, closed with it
             try:
-                return grade_submission(submission, lesson, suites, Workers(limits, mode_of(level), zygote))
+                return grade_submission(submission, lesson, suites, workers)
             finally:
+                workers.close()
                 idle.put(zygote)
 
         with SuiteSession(lesson) as suites, ThreadPoolExecutor(4) as pool:

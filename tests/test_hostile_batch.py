@@ -444,8 +444,9 @@ def test_a_hostile_folder_end_to_end(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows = grades(out)
     assert len(rows) == 7  # one row per submission, none twice
-    scores = {Path(r["learner"]).name: (r["status"], float(r["score"])) for r in rows.values()}
+    scores = {Path(r["learner"]).name: (r["status"], r["score"]) for r in rows.values()}
     own = sorted(float(r["score"]) for r in rows.values() if r["status"] == "graded")
+    assert all(r["score"] == "" for r in rows.values() if r["status"] == "unreadable")  # blank, not a 0
     assert own == [0.0, 0.0, 3.0, 5.0, 5.0], scores  # each graded from its own content
     assert rows["mallory"]["status"] == "unreadable" and "symbolic link" in rows["mallory"]["reason"]
     assert rows["fifo"]["status"] == "unreadable" and "FIFO" in rows["fifo"]["reason"]

@@ -84,8 +84,8 @@ def test_grade_batch_kernel_gives_the_default_paths_reports(tmp_path: Path) -> N
     submissions.mkdir()
     for learner in ("ada", "alan", "linus"):
         shutil.copy(REPO / "examples" / "submissions" / f"{learner}.ipynb", submissions)
-    kernel = run_grade("batch", str(submissions), "--out", str(tmp_path / "kernel"), "--kernel")
-    default = run_grade("batch", str(submissions), "--out", str(tmp_path / "default"))
+    kernel = run_grade("batch", str(submissions), "--out", str(tmp_path / "kernel"), "--kernel", "--lesson", "decode")
+    default = run_grade("batch", str(submissions), "--out", str(tmp_path / "default"), "--lesson", "decode")
     assert kernel.returncode == 0 and default.returncode == 0, kernel.stderr + default.stderr
     assert "Traceback" not in kernel.stderr
     results = _results(tmp_path / "kernel")

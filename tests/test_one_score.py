@@ -44,7 +44,7 @@ def by_batch(notebooks: Sequence[Path], workdir: Path, *extra: str) -> Scores:
     for path in notebooks:
         shutil.copy(path, subs / path.name)
     out = workdir / "results"
-    result = batch(str(subs), "--out", str(out), "--timeout", TIMEOUT, *extra)
+    result = batch(str(subs), "--out", str(out), "--timeout", TIMEOUT, "--lesson", "decode", *extra)
     assert result.returncode == 0, result.stderr
     return {learner: {q["id"]: q["score"] for q in line["questions"]} for learner, line in results(out).items()}
 

@@ -144,7 +144,9 @@ def test_the_installed_grade_grades_the_solution_in_a_course_folder(installed: I
 
 
 def test_the_installed_grade_grades_a_batch(installed: Installed, course: Path) -> None:
-    _ok(_run([installed.grade, "batch", "submissions", "--out", "results", "--jobs", "1"], course))
+    _ok(
+        _run([installed.grade, "batch", "submissions", "--lesson", "decode", "--out", "results", "--jobs", "1"], course)
+    )
     rows = {
         row["learner"]: row for row in map(json.loads, (course / "results" / "results.jsonl").read_text().splitlines())
     }

@@ -113,7 +113,7 @@ def test_the_teaching_assistant_sees_the_expected_values(tmp_path: Path) -> None
     submissions.mkdir()
     _notebook(submissions, "ada.ipynb")
     out = tmp_path / "out"
-    done = batch(str(submissions), "--out", str(out), "--lesson", "decode")
+    done = batch(str(submissions), "--out", str(out), "--lesson", "decode", "--feedback", "full")
     assert done.returncode == 0, done.stderr
     row = _by_id(results(out)["ada"])
     assert "expected 13" in " ".join(row["gb_per_step"]["feedback"])

@@ -90,7 +90,11 @@ class ExampleReplay:
                 handle._grader_body = body
                 handle.inner_test = _recorder(body)
             self._bodies[item.nodeid] = body
-            self._shrinks[item.nodeid] = Phase.shrink in test._hypothesis_internal_use_settings.phases
+            # The engine's own run decides a failure when it shrinks (the feedback shows the example it shrinks
+            # to), and when it has several explicit examples: it runs every one of them before it reports, so
+            # which failure it reports is its own to say (seen: not always the first a replay meets).
+            explicit = len(getattr(test, "hypothesis_explicit_examples", ()))
+            self._shrinks[item.nodeid] = Phase.shrink in test._hypothesis_internal_use_settings.phases or explicit > 1
 
     @contextmanager
     def recording(self, item: pytest.Item) -> Iterator[Callable[[bool], None]]:
@@ -158,7 +162,7 @@ class ExampleReplay:
         except _FAILURES as failure:
             self.replayed += 1
             if self._shrinks[item.nodeid]:
-                item.obj(**fixtures)  # the engine, so that the feedback shows the example it shrinks to
+                item.obj(**fixtures)  # the engine, so that the feedback is the failure it reports
             raise failure  # ...and if it cannot reproduce the failure, the failure seen still stands
         except KeyboardInterrupt:
             raise
