@@ -346,8 +346,8 @@ _plot_batching()
 # have finished. Their replies range from 20 to 2,000 tokens. Switching to continuous batching raises its
 # throughput a lot. Why?
 #
-# - **A.** Each finished sequence's slot sat idle until the longest reply ended; continuous batching refills a
-#   freed slot at the next step, so the batch stays full.
+# - **A.** A finished sequence's slot sat idle until the longest reply ended; continuous batching refills a freed
+#   slot at the next step, so the batch stays full.
 # - **B.** Continuous batching makes every decode step shorter, because it reads each sequence's KV cache only
 #   once per request instead of once at every step.
 # - **C.** Continuous batching runs the sequences one after another rather than together, so each of them has

@@ -124,10 +124,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
 #: For each numeric function, inputs on which all its slips (and the right answer) differ from one another.
 PROBES: dict[str, dict[str, Any]] = {
     "batch_step_seconds": {
-        "param_bytes": 3.1e10, "kv_bytes_per_token": 230_000, "context_len": 1531, "batch": 7, "bandwidth": 1.7e12,
+        "param_bytes": 3.1e8, "kv_bytes_per_token": 230_000, "context_len": 1531, "batch": 7, "bandwidth": 1.7e12,
     },
     "fleet_tokens_per_s": {
-        "param_bytes": 3.1e10, "kv_bytes_per_token": 230_000, "context_len": 1531, "batch": 7, "bandwidth": 1.7e12,
+        "param_bytes": 3.1e8, "kv_bytes_per_token": 230_000, "context_len": 1531, "batch": 7, "bandwidth": 1.7e12,
     },
     "in_flight": {"arrival_rate": 3.7, "latency": 5.3},
 }
