@@ -72,7 +72,7 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     latency = 0.5 + 499 * 0.020
     dense_pair = 2 * 1.979e15
     return [
-        ("a token about every 7.4 ms", "7.4", step(1) * 1e3, 0),
+        ("at best a token about every 7.4 ms", "7.4", step(1) * 1e3, 0),
         ("k = 2 x 80 x 8 x 128 x 2 = 327,680 bytes per token", "327680", KV, 0),
         ("a 4,000-token sequence holds **1.31 GB** of cache", "1.31", 4000 * KV / 1e9, 0),
         ("(70e9 + 1.31e9) / 9.6e12 = **7.43 ms** per step", "7.43", step(1) * 1e3, 0),

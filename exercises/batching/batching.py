@@ -28,8 +28,8 @@ check, check_all, hint = connect("batching", globals())
 # %% [markdown]
 # ## Predict first
 #
-# With one user, the chapter's replica (below) writes a token about every 7.4 ms: each decode step reads all
-# 70 GB of weights (lesson *Decode*). Now 64 users share it, each with a 4,000-token conversation. Before you
+# With one user, the chapter's replica (below) writes at best a token about every 7.4 ms: each decode step reads
+# all 70 GB of weights (lesson *Decode*). Now 64 users share it, each with a 4,000-token conversation. Before you
 # read on, write down a guess:
 #
 # 1. Each user's ITL: still about 7.4 ms, 64 times longer, or something in between?
