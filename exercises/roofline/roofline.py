@@ -407,10 +407,10 @@ _plot_roofline()
 # **2.** To make the gaps as smooth as possible, a team sets the replica's chunk size to 64 tokens instead of 128
 # (a batch of 32, a 4,000-token prompt). What do they get?
 #
-# - **A.** No shorter gaps: 32 + 64 and 32 + 128 tokens are both below the crossover, so each iteration is the
-#   7.29 ms weight read; but 63 iterations instead of 32, so a much longer TTFT.
+# - **A.** No shorter gaps: passes of 96 and 160 tokens are both below the crossover, so each is the 7.29 ms
+#   weight read; but 63 iterations, not 32, so a longer TTFT.
 # - **B.** Gaps about half as long, since each iteration carries half as many prompt tokens, and the same TTFT,
-#   since the prompt's total FLOPs do not change.
+#   since the prompt's total FLOPs, 2·N·L, do not change with the chunk size.
 # - **C.** Shorter gaps and a shorter TTFT, because smaller chunks fit in the GPU's caches, so each one is read
 #   from memory faster than a larger chunk.
 # - **D.** Longer gaps, since a chunk below the ridge point is memory-bound and takes longer than a chunk that
