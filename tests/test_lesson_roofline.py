@@ -11,51 +11,30 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib.util
 import io
 import itertools
-import json
 import math
 import re
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import nbformat
 import pytest
 
 from grader.lessons import load_lesson
-from tests.conftest import REPO
+from tests.lesson_support import (
+    Claim,
+    choice_options,
+    learner_page,
+    nbgrader_disagreements,
+    notebook,
+    reference,
+    suite_module,
+    unclaimed_bold_numbers,
+    wrong_claims,
+)
 
 LESSON = load_lesson("roofline")
-SUITES = REPO / "exercises" / "roofline" / "suites"
-
 REPLICA = (3.958e15, 9.6e12)  # two H200 SXM: dense FP8 FLOP/s, bytes/s
 MODEL = (70e9, 1)  # 70B parameters in FP8
-
-
-def _notebook(path: Path) -> Any:
-    return nbformat.read(path, as_version=4)
-
-
-def _suite(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"roofline_suite_{name}", SUITES / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _solution() -> Any:
-    from grader.suites.reference import load_reference
-
-    return load_reference(LESSON.solution)
-
-
-def _prose() -> str:
-    """The learner notebook's markdown, each run of whitespace one space (a claim may wrap)."""
-    cells = _notebook(LESSON.notebook).cells
-    return " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
 
 
 # -- every number in the text is the lesson's own ----------------------------------------------------------------------
@@ -69,7 +48,7 @@ def _prefill_time(r: Any, prompt: int, chunk: int, batch: int = 32) -> float:
     return time + (r.forward_seconds(n, b, batch + last, *REPLICA) if last else 0.0)
 
 
-def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+def _claims(r: Any) -> list[Claim]:
     """(a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit
     of the last digit shown)."""
     n, b = MODEL
@@ -124,16 +103,8 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
-def _half_unit(shown: str) -> float:
-    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
-
-
 def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
-    text = _prose()
-    for passage, shown, computed, rel in _claims(_solution()):
-        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
-        tolerance = rel * abs(computed) if rel else _half_unit(shown)
-        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+    assert wrong_claims(LESSON, _claims(reference(LESSON))) == []
 
 
 #: Bold text that starts with a digit but states a formula or a given, not a computed number.
@@ -141,15 +112,13 @@ FORMULAS = ("**2n / b FLOPs per byte**", "**2B / b**", "**70B-parameter model in
 
 
 def test_every_bold_number_in_the_text_has_a_claim() -> None:
-    claimed = " ".join(passage for passage, *_ in _claims(_solution()))
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _prose())
-    assert bold and [b for b in bold if b not in claimed and b not in FORMULAS] == []
+    assert unclaimed_bold_numbers(LESSON, _claims(reference(LESSON)), FORMULAS) == []
 
 
 def test_the_replica_agrees_with_the_chapter() -> None:
     """Ridge 412 and crossover 206 at the peaks; about 10 ms a decode step and about 0.5 s for the unchunked
     4,000-token pass at 73% of the bandwidth and 28% of the peak (CHAPTER.md, Decode's check-yourself question)."""
-    r = _solution()
+    r = reference(LESSON)
     assert round(REPLICA[0] / REPLICA[1]) == 412 and round(r.crossover_batch(*REPLICA, 1)) == 206
     achieved = (REPLICA[0] * 0.28, REPLICA[1] * 0.73)
     assert 0.009 <= r.forward_seconds(*MODEL, 1, *achieved) <= 0.011
@@ -157,9 +126,9 @@ def test_the_replica_agrees_with_the_chapter() -> None:
 
 
 def test_every_docstring_example_is_what_the_solution_returns() -> None:
-    r = _solution()
+    r = reference(LESSON)
     seen = []
-    for cell in _notebook(LESSON.solution).cells:
+    for cell in notebook(LESSON.solution).cells:
         for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
             seen.append(name)
             value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
@@ -188,21 +157,12 @@ def _written(value: float) -> set[str]:
     return {f for f in forms if sum(ch.isdigit() for ch in f) >= 2 and math.isclose(float(f), value, rel_tol=2e-3)}
 
 
-def _page() -> str:
-    """Everything the learner notebook shows (sources and outputs), with 6,128 written as 6128."""
-    parts = []
-    for cell in _notebook(LESSON.notebook).cells:
-        parts.append(cell.source)
-        parts.extend(json.dumps(output) for output in cell.get("outputs", []))
-    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))
-
-
 def _shown(form: str, page: str) -> bool:
     return re.search(rf"(?<![\d.e]){re.escape(form)}(?![\d])", page) is not None  # not 9.6e12's exponent
 
 
-def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
-    r, page = _solution(), _page()
+def test_no_by_hand_answer_appears_in_the_learnernotebook() -> None:
+    r, page = reference(LESSON), learner_page(LESSON)
     by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
     assert by_hand
     for name in by_hand:
@@ -211,31 +171,20 @@ def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
 
 def test_the_search_finds_an_answer_left_on_the_page() -> None:
     """The search above can fail: a spike of 198 ms or a crossover of 295 written into the text would be found."""
-    r = _solution()
+    r = reference(LESSON)
     for name, sentence in (("spike_ms", "a gap of 198.2 ms"), ("crossover_h100", "about 295 sequences")):
-        assert any(_shown(form, _page() + "\n" + sentence) for form in _written(float(getattr(r, name)))), name
+        assert any(
+            _shown(form, learner_page(LESSON) + "\n" + sentence) for form in _written(float(getattr(r, name)))
+        ), name
 
 
 # -- choices -----------------------------------------------------------------------------------------------------------
 
 
-def _options() -> dict[str, dict[str, str]]:
-    """Each choice question's options, from the markdown cell just above its answer cell."""
-    cells = _notebook(LESSON.notebook).cells
-    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
-    found = {}
-    for before, cell in itertools.pairwise(cells):
-        if cell.get("id") in choices:
-            text = " ".join(before.source.split())
-            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
-    assert set(found) == choices
-    return found
-
-
 def test_no_right_option_is_the_longest_and_the_right_letters_differ() -> None:
-    r = _solution()
+    r = reference(LESSON)
     letters = []
-    for name, options in _options().items():
+    for name, options in choice_options(LESSON).items():
         right = getattr(r, name).strip().upper()
         letters.append(right)
         assert len(options) == 4 and len(options[right]) < max(len(t) for k, t in options.items() if k != right), name
@@ -246,7 +195,7 @@ def test_no_right_option_is_the_longest_and_the_right_letters_differ() -> None:
 
 
 def test_each_panel_tells_every_slip_of_its_function_from_the_others_and_from_the_right_answer() -> None:
-    suite = _suite("conftest")
+    suite = suite_module(LESSON, "conftest")
     for name, slips in suite.SLIPS.items():
         panel = suite.PANELS[name]
         assert len(panel) >= 2, name
@@ -259,7 +208,7 @@ def test_each_panel_tells_every_slip_of_its_function_from_the_others_and_from_th
 
 def test_the_panels_sit_on_both_sides_of_the_ridge_point() -> None:
     """A roofline slip (max for min, a sum for a max) shows on one side of the ridge only."""
-    suite = _suite("conftest")
+    suite = suite_module(LESSON, "conftest")
     for name, ratio in (
         ("attainable_flops", lambda a: a["intensity"] / (a["peak_flops"] / a["bandwidth"])),
         ("step_seconds", lambda a: a["flops"] / a["peak_flops"] / (a["bytes_moved"] / a["bandwidth"])),
@@ -270,8 +219,8 @@ def test_the_panels_sit_on_both_sides_of_the_ridge_point() -> None:
 
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
-    values = _suite("test_values")
-    r = _solution()
+    values = suite_module(LESSON, "test_values")
+    r = reference(LESSON)
     for name, (expected, rel, _, _) in values.VALUES.items():
         assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
         known = [v for _, v in values.KNOWN[name]]
@@ -283,7 +232,7 @@ def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutio
 def test_a_slip_is_named_only_when_the_panel_shows_it_too() -> None:
     """max for min on the failing input alone looks like 'the roof only'; the panel tells them apart, and an
     answer that fits no slip on the panel is said plainly to be unknown."""
-    suite = _suite("conftest")
+    suite = suite_module(LESSON, "conftest")
 
     class Learner:
         def __init__(self, rule: Any) -> None:
@@ -311,7 +260,7 @@ def test_a_slip_is_named_only_when_the_panel_shows_it_too() -> None:
 
 
 def _plot_cell() -> str:
-    cells = _notebook(LESSON.notebook).cells
+    cells = notebook(LESSON.notebook).cells
     (source,) = [c.source for c in cells if c.cell_type == "code" and "def _plot_roofline" in c.source]
     return source
 
@@ -333,7 +282,7 @@ def _run_plot(namespace: dict[str, Any], without_matplotlib: bool) -> str:
 
 
 def test_the_roofline_cell_prints_a_table_from_the_learners_functions_without_matplotlib() -> None:
-    r = _solution()
+    r = reference(LESSON)
     names = ("attainable_flops", "decode_intensity", "crossover_batch")
     table = _run_plot({name: getattr(r, name) for name in names}, without_matplotlib=True)
     assert "no matplotlib here, so a table" in table
@@ -345,7 +294,7 @@ def test_the_roofline_cell_says_what_to_do_instead_of_drawing_from_stubs_or_wron
     def stub(*_: Any) -> Any:
         raise NotImplementedError
 
-    r = _solution()
+    r = reference(LESSON)
     right = {name: getattr(r, name) for name in ("attainable_flops", "decode_intensity", "crossover_batch")}
     unfilled = _run_plot({**right, "attainable_flops": stub}, without_matplotlib=True)
     as_max = _run_plot({**right, "attainable_flops": lambda i, p, w: max(p, i * w)}, without_matplotlib=True)
@@ -358,26 +307,6 @@ def test_the_roofline_cell_says_what_to_do_instead_of_drawing_from_stubs_or_wron
 
 @pytest.mark.slow
 def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores (in
-    the isolated worker), question by question, for every answer of the corpus."""
-    from grader.config import SKIP_TAG
-    from grader.corpus import load_corpus
-    from grader.integrations.nbgrader import cell_result
-    from grader.variants import Variant, grade_variants
-
-    entries = load_corpus(LESSON)
-    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
-    solution = [
-        c.source
-        for c in _notebook(LESSON.solution).cells
-        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
-    ]
-    disagree = []
-    for entry in entries:
-        namespace: dict[str, Any] = {}
-        exec("\n\n".join([*solution, entry.code]), namespace)
-        for row in graded[entry.name]["questions"]:
-            score = cell_result("roofline", row["id"], namespace).score
-            if not math.isclose(score, row["score"], abs_tol=1e-9):
-                disagree.append((entry.name, row["id"], score, row["score"]))
-    assert disagree == []
+    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
+    worker), question by question, for every answer of the corpus."""
+    assert nbgrader_disagreements(LESSON) == []
