@@ -287,7 +287,7 @@ def test_the_roofline_cell_prints_a_table_from_the_learners_functions_without_ma
     table = _run_plot({name: getattr(r, name) for name in names}, without_matplotlib=True)
     assert "no matplotlib here, so a table" in table
     assert re.search(r"decode, batch 1 .* 1\.92e\+13 .* memory", table)
-    assert re.search(r"prefill of 4,000 tokens .* 3\.96e\+15 .* compute", table)
+    assert re.search(r"whole 4,000-token prompt .* 3\.96e\+15 .* compute", table)
 
 
 def test_the_roofline_cell_says_what_to_do_instead_of_drawing_from_stubs_or_wrong_functions() -> None:

@@ -322,9 +322,10 @@ def prefill_iterations(prefill_tokens, chunk_tokens):
 #
 # The next cell (tagged `self-check`; its code is folded away) draws the chapter's replica's roofline with
 # **your** `attainable_flops`, and places on it, with **your** `decode_intensity` and `crossover_batch`, decode at
-# batch 1, 32 and the crossover, and passes of 128, 512 and 4,000 tokens (a pass of n tokens has the intensity of
-# a batch of n). If your functions give values no roofline could, it says what looks wrong instead of drawing;
-# without matplotlib it prints the same points as a table.
+# batch 1, 32 and the crossover, and the worked example's passes of 32 decode tokens with a 128-token chunk, a
+# 512-token chunk and the whole 4,000-token prompt (a pass of n tokens has the intensity of a batch of n). If your
+# functions give values no roofline could, it says what looks wrong instead of drawing; without matplotlib it
+# prints the same points as a table.
 
 # %% tags=["self-check"] jupyter={"source_hidden": true}
 def _roofline_problem(peak, bandwidth, bytes_per_param, intensities):
@@ -372,19 +373,20 @@ def _plot_roofline():
         ("decode, batch 1", decode_intensity(1, b)),
         ("decode, batch 32", decode_intensity(32, b)),
         (f"decode, batch {crossover:.0f} (crossover)", decode_intensity(crossover, b)),
-        ("pass of 128 tokens", decode_intensity(128, b)),
-        ("pass of 512 tokens", decode_intensity(512, b)),
-        ("prefill of 4,000 tokens", decode_intensity(4000, b)),
+        ("32 decode + 128-token chunk", decode_intensity(32 + 128, b)),
+        ("32 decode + 512-token chunk", decode_intensity(32 + 512, b)),
+        ("32 decode + whole 4,000-token prompt", decode_intensity(32 + 4000, b)),
     ]
     try:
         import matplotlib.pyplot as plt
     except ImportError:
         print("Two H200 SXM, FP8 (no matplotlib here, so a table):")
-        print(f"{'work':<34} {'FLOPs/byte':>10} {'attainable FLOP/s':>18} {'of peak':>8}  bound")
+        print(f"{'work':<38} {'FLOPs/byte':>10} {'attainable FLOP/s':>18} {'of peak':>8}  bound")
         for label, intensity in points:
             rate = attainable_flops(intensity, peak, bandwidth)
-            bound = "compute" if intensity > peak / bandwidth else "memory"
-            print(f"{label:<34} {intensity:>10.4g} {rate:>18.3g} {rate / peak:>8.1%}  {bound}")
+            ridge = peak / bandwidth
+            bound = "both" if abs(intensity / ridge - 1) < 1e-9 else "compute" if intensity > ridge else "memory"
+            print(f"{label:<38} {intensity:>10.4g} {rate:>18.3g} {rate / peak:>8.1%}  {bound}")
         return
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.loglog(grid, [attainable_flops(i, peak, bandwidth) for i in grid], color="black", label="attainable FLOP/s")
