@@ -100,6 +100,19 @@ def _claims(r: Any) -> list[Claim]:
         ("but 63 iterations, not 32", "63", r.prefill_iterations(4000, 64), 0),
         ("but 63 iterations, not 32", "32", r.prefill_iterations(4000, 128), 0),
         ("(about 206 on the replica)", "206", r.crossover_batch(*REPLICA, 1), 0),
+        ("BF16 math at 989.5 dense TFLOP/s per GPU", "989.5", 1979 / 2, 0),
+        ("1,979 for the pair", "1979", 2 * 989.5, 0),
+        ("doubles to 300 FLOPs per byte for 150 sequences", "300", r.decode_intensity(150, 1), 0),
+        ("above the BF16 ridge point of 206", "206", 1.979e15 / REPLICA[1], 0),
+        ("with the same crossover of about 206", "206", r.crossover_batch(1.979e15, REPLICA[1], 2), 0),
+        ("with the same crossover of about 206", "206", r.crossover_batch(*REPLICA, 1), 0),
+        (
+            "each step takes about half as long",
+            "0.5",
+            r.forward_seconds(70e9, 1, 150, *REPLICA) / r.forward_seconds(70e9, 2, 150, 1.979e15, REPLICA[1]),
+            0.01,
+        ),
+        ("crosses over at half the batch (about 103", "103", r.crossover_batch(1.979e15, REPLICA[1], 1), 0),
     ]
 
 

@@ -427,6 +427,29 @@ answer_small_chunks = "A"  # below the crossover every iteration costs one weigh
 ### END SOLUTION
 
 # %% [markdown]
+# **3.** The replica first served the 70B model in BF16: 2 bytes per weight, and BF16 math at 989.5 dense
+# TFLOP/s per GPU (half the H200 datasheet's "1,979 TFLOPS", which is with sparsity), 1,979 for the pair. It
+# decoded a batch of 150, memory-bound. It now serves the same model in FP8, with FP8 math. Is a batch of 150
+# still memory-bound?
+#
+# - **A.** No: FP8 halves the bytes per weight, so decode's intensity 2B / b doubles to 300 FLOPs per byte for
+#   150 sequences, above the BF16 ridge point of 206.
+# - **B.** Yes, with the same crossover of about 206: the intensity and the ridge point both double; each step
+#   takes about half as long.
+# - **C.** Yes, and each step takes as long as before: FP8 only speeds up the arithmetic, while the weights take
+#   the same bytes in memory as they did in BF16.
+# - **D.** No: the H200's FP8 peak is lower than its BF16 peak once the sparsity is halved, so the ridge point
+#   falls below the 300 FLOPs per byte of this batch.
+#
+# Set `answer_fp8_crossover` to `"A"`, `"B"`, `"C"` or `"D"`.
+
+# %% question="answer_fp8_crossover"
+### STUB answer_fp8_crossover = None  # "A", "B", "C" or "D"
+### BEGIN SOLUTION
+answer_fp8_crossover = "B"  # b halves and the peak doubles: ridge x b / 2 is unchanged; the bytes halve
+### END SOLUTION
+
+# %% [markdown]
 # ## Going further
 #
 # - **Where the crossover really is.** The KV cache, left out above, adds bytes that grow with the batch: every
@@ -434,9 +457,8 @@ answer_small_chunks = "A"  # below the crossover every iteration costs one weigh
 #   intensity stays lower and memory for the cache usually runs out before B reaches the crossover (lessons 5
 #   and 6). Real kernels also overlap arithmetic and memory imperfectly, so the corner of the roofline is
 #   rounded.
-# - **FP8 against BF16.** FP8 weights halve the bytes (b = 1), doubling decode's intensity; but FP8 math also
-#   runs at twice BF16's peak, doubling the ridge point. With FP8 weights and FP8 math the crossover batch is the
-#   same as with BF16 weights and BF16 math; FP8 weights with BF16 math cross over at half the batch.
+# - **FP8 weights, BF16 math.** Some kernels store weights in FP8 but compute in BF16: the bytes halve while
+#   the ridge point stays BF16's, so decode crosses over at half the batch (about 103 on the replica).
 # - **Disaggregated prefill.** Another answer to the interference is to run prefill and decode on different
 #   GPUs and ship the KV cache between them (Zhong et al., "DistServe", OSDI 2024; Patel et al., "Splitwise",
 #   ISCA 2024): no decode step ever waits for a prefill, at the cost of moving each prompt's KV cache.

@@ -3,3 +3,4 @@
 
 answer_bigger_batch = " c "
 answer_small_chunks = "a"
+answer_fp8_crossover = "b "

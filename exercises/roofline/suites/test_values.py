@@ -1,4 +1,4 @@
-"""By-hand values (Part 1: a 32e9-parameter FP8 model on one H100 SXM) and the two choices.
+"""By-hand values (Part 1: a 32e9-parameter FP8 model on one H100 SXM) and the three choices.
 
 The feedback never states a by-hand answer. Each question's known slips are far apart (more than 0.4%: a test
 of the lesson checks it), so the one within 0.2% of the learner's number is named; slips that give the same
@@ -124,11 +124,20 @@ WHY_NOT = {
         "D": "A memory-bound pass takes the weight-read time, which is shorter than a compute-bound pass, not "
              "longer; and more iterations mean more weight reads before the first token.",
     }),
+    "answer_fp8_crossover": ("B", {
+        "A": "The ridge point moves too: FP8 math runs at twice BF16's peak, so the ridge doubles to 412 and 300 "
+             "FLOPs per byte is still below it.",
+        "C": "FP8 weights take 1 byte each, BF16 2: the 70 GB read per step is half of the 140 GB, so each step "
+             "takes about half as long.",
+        "D": "The H200's dense FP8 peak (1,979 TFLOP/s a GPU) is twice its dense BF16 peak (989.5): halving the "
+             "sparse figures halves both.",
+    }),
 }
 
 GENERAL = {
     "answer_bigger_batch": "Compare the step's FLOPs time with its weight-read time: the larger one sets it.",
     "answer_small_chunks": "Is a pass of 32 + 64 or of 32 + 128 tokens above the crossover? Count the iterations.",
+    "answer_fp8_crossover": "Work out ridge x b / 2 for both: BF16 (b = 2, its own peak) and FP8 (b = 1, twice it).",
 }
 
 
@@ -150,3 +159,8 @@ def test_answer_bigger_batch(learner, reference, roof):
 @question("answer_small_chunks")
 def test_answer_small_chunks(learner, reference, roof):
     _choice(learner, reference, roof, "answer_small_chunks")
+
+
+@question("answer_fp8_crossover")
+def test_answer_fp8_crossover(learner, reference, roof):
+    _choice(learner, reference, roof, "answer_fp8_crossover")
