@@ -282,7 +282,7 @@ def kv_step_seconds(param_bytes, kv_bytes_per_token, context_len, bandwidth):
 def _memory_filling(memory_bytes=282e9, param_bytes=70e9, reserved_fraction=0.1, bandwidth=9.6e12):
     """The replica's KV cache as the context grows, from the learner's own Part 2 functions; a table, and a plot
     where matplotlib is installed."""
-    contexts = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
+    contexts = [1024 * 2**k for k in range(8)]  # 1K .. 128K tokens
     try:
         per_token = kv_bytes_per_token(80, 8, 128, 2)
         budget = kv_budget_bytes(memory_bytes, param_bytes, reserved_fraction)
@@ -347,11 +347,14 @@ answer_gib = "C"  # 2^30 bytes per GiB: 2.684e9 / 1.073741824e9 = 2.5
 # the weights and the memory as they were. What happens to the number of 8,192-token sequences that fit, and to
 # the context at which one step reads as many bytes of cache as of weights?
 #
-# - **A.** Both stay the same: the weights take most of the replica's memory and of every step's bytes.
-# - **B.** The sequences about double; the context stays the same, as it depends only on the weights.
-# - **C.** The sequences about double, but the context halves, since each step now reads its cache faster.
-# - **D.** Both about double: each token takes half the bytes, so twice as many fit in the same budget and the
-#   cache needs twice the context to weigh as much as the weights.
+# - **A.** Both stay the same: the weights take most of the replica's memory and most of every step's bytes,
+#   and they have not changed.
+# - **B.** The sequences about double; the context stays the same, since it depends only on the weights, which
+#   have not changed size.
+# - **C.** The sequences about double, but the context halves, since each step now reads its smaller cache
+#   twice as fast as before.
+# - **D.** Both about double: half the bytes per token, so twice the tokens fit, and twice the context is needed
+#   to match the weights.
 #
 # Set `answer_fp8_cache` to `"A"`, `"B"`, `"C"` or `"D"`.
 
