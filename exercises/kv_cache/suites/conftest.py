@@ -296,7 +296,7 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
 PROBES: dict[str, tuple[dict[str, Any], ...]] = {
     "kv_bytes_per_token": ({"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},),
     "kv_budget_bytes": (
-        {"memory_bytes": 95e9, "param_bytes": 31e9, "reserved_fraction": 0.15},
+        {"memory_bytes": 95e9, "param_bytes": 31e9, "reserved_fraction": 0.45},
         {"memory_bytes": 80e9, "param_bytes": 75e9, "reserved_fraction": 0.1},  # the weights do not fit
     ),
     "max_tokens": (
