@@ -78,7 +78,7 @@ KNOWN = {
         ),
         (
             "the context at which the cache fills the whole budget: the question asks where the KV read equals the "
-            "weight read, weight bytes / KV bytes per token",
+            "weight read",
             BUDGET / PER_TOKEN,
         ),
         (
