@@ -9,25 +9,19 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import itertools
-import json
 import math
-import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import nbformat
 import pytest
 
 from grader.lessons import load_lesson
+from tests import lesson_support as page
 from tests.conftest import REPO
 
 LESSON = load_lesson("kv_cache")
 SUITES = REPO / "exercises" / "kv_cache" / "suites"
-
-
-def _read(path: Path) -> Any:
-    return nbformat.read(path, as_version=4)
 
 
 def _module(name: str, suites: Path = SUITES) -> ModuleType:
@@ -36,17 +30,6 @@ def _module(name: str, suites: Path = SUITES) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _reference() -> Any:
-    from grader.suites.reference import load_reference
-
-    return load_reference(LESSON.solution)
-
-
-def _text() -> str:
-    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
-    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
 
 
 # -- every number in the text is the lesson's own -----------------------------------------------------------------
@@ -107,16 +90,8 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
-def _half_unit(shown: str) -> float:
-    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
-
-
 def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
-    text = _text()
-    for passage, shown, computed, rel in _claims(_reference()):
-        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
-        tolerance = rel * abs(computed) if rel else _half_unit(shown)
-        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+    assert page.wrong_claims(page.markdown_text(LESSON), _claims(page.reference(LESSON))) == []
 
 
 #: Bold text that starts with a digit but states a formula, a shape or an assumption, not a computed number.
@@ -127,15 +102,14 @@ FORMULAS = (
 
 
 def test_every_bold_number_in_the_text_has_a_claim() -> None:
-    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())
-    assert bold and [b for b in bold if b not in claimed and b not in FORMULAS] == []
+    claims = _claims(page.reference(LESSON))
+    assert page.unclaimed_bold_numbers(page.markdown_text(LESSON), claims, FORMULAS) == []
 
 
 def test_the_chapter_replica_and_shapes_agree_with_prefill_and_decode() -> None:
     """The same formula and argument order as Prefill's kv_bytes_written (per token) and the same kv_step_seconds
     as Decode's, on the chapter's replica (about 10 ms a token at about 73% of 9.6 TB/s)."""
-    r = _reference()
+    r = page.reference(LESSON)
     prefill, decode = (
         _module("conftest", REPO / "exercises/prefill/suites"),
         _module("conftest", REPO / "exercises/decode/suites"),
@@ -155,89 +129,33 @@ def test_the_chapter_replica_and_shapes_agree_with_prefill_and_decode() -> None:
 
 
 def test_every_docstring_example_is_what_the_solution_returns() -> None:
-    r = _reference()
-    names = []
-    for cell in _read(LESSON.solution).cells:
-        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
-            names.append(name)
-            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
-            if shown.endswith("..."):
-                assert str(value).startswith(shown.rstrip(".")), (name, value, shown)
-            else:
-                assert value == eval(shown) and type(value) is type(eval(shown)), (name, value, shown)
-    assert sorted(names) == sorted(q.id for q in LESSON.questions if q.kind == "function")
+    assert page.wrong_docstring_examples(LESSON, page.reference(LESSON)) == []
 
 
 # -- no by-hand answer on the learner's page -------------------------------------------------------------------------
 
 
-def _renderings(value: float) -> set[str]:
-    """How a number may be written: 3 to 5 significant figures, plain or with an exponent, whole digits."""
-    out = set()
-    for digits in (3, 4, 5):
-        short = f"{value:.{digits}g}"
-        out.add(short.replace("e+", "e").replace("e0", "e"))
-        mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
-        out.add(f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}")
-    if value >= 1:
-        out.add(f"{value:.0f}")
-    return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
-
-
-def _everything_the_learner_sees() -> str:
-    nb = _read(LESSON.notebook)
-    parts = []
-    for cell in nb.cells:
-        parts.append(cell.source)
-        for output in cell.get("outputs", []):
-            parts.append(json.dumps(output))
-    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))  # 5,400 is 5400
-
-
-def _on_page(name: str, value: float, seen: str) -> list[str]:
-    return [s for s in _renderings(value) if re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen)]
-
-
 def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
-    r = _reference()
-    seen = _everything_the_learner_sees()
+    r = page.reference(LESSON)
+    seen = page.learner_sees(LESSON)
     by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
     assert len(by_hand) == 4
     for name in by_hand:
-        assert _on_page(name, float(getattr(r, name)), seen) == [], name
+        assert page.on_page(float(getattr(r, name)), seen) == [], name
 
 
 def test_the_check_catches_an_answer_left_on_the_page() -> None:
     """The search above can fail: 52 sequences written into the text would be found."""
-    seen = _everything_the_learner_sees() + "\nso 52 sequences fit"
-    assert _on_page("sequences_fit", float(_reference().sequences_fit), seen)
+    seen = page.learner_sees(LESSON) + "\nso 52 sequences fit"
+    assert page.on_page(float(page.reference(LESSON).sequences_fit), seen) == ["52"]
 
 
 # -- choices -----------------------------------------------------------------------------------------------------------
 
 
-def _options() -> dict[str, dict[str, str]]:
-    """Each choice question's options, from the markdown cell just above its answer cell."""
-    cells = _read(LESSON.notebook).cells
-    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
-    found = {}
-    for before, cell in itertools.pairwise(cells):
-        if cell.get("id") in choices:
-            text = " ".join(before.source.split())
-            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
-    assert set(found) == choices
-    return found
-
-
 def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
-    r = _reference()
-    letters = []
-    for question, options in _options().items():
-        right = getattr(r, question).strip().upper()
-        letters.append(right)
-        others = [len(text) for letter, text in options.items() if letter != right]
-        assert len(options) == 4 and len(options[right]) < max(others), (question, options[right])
-    assert len(set(letters)) == len(letters)
+    assert all(len(o) == 4 for o in page.choice_options(LESSON).values())
+    assert page.longest_right_options(LESSON, page.reference(LESSON)) == []
 
 
 # -- the suites can tell the slips apart ----------------------------------------------------------------------------
@@ -276,7 +194,7 @@ def test_a_slip_is_named_only_when_every_result_fits_it() -> None:
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
     values = _module("test_values")
-    r = _reference()
+    r = page.reference(LESSON)
     for name, (expected, rel, _, _) in values.VALUES.items():
         assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
         known = [v for _, v in values.KNOWN[name]]
@@ -287,26 +205,6 @@ def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutio
 
 @pytest.mark.slow
 def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
-    (in the isolated worker), question by question, for every answer of the corpus."""
-    from grader.config import SKIP_TAG
-    from grader.corpus import load_corpus
-    from grader.integrations.nbgrader import cell_result
-    from grader.variants import Variant, grade_variants
-
-    entries = load_corpus(LESSON)
-    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
-    solution = [
-        c.source
-        for c in _read(LESSON.solution).cells
-        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
-    ]
-    disagree = []
-    for entry in entries:
-        namespace: dict[str, Any] = {}
-        exec("\n\n".join([*solution, entry.code]), namespace)
-        for row in graded[entry.name]["questions"]:
-            score = cell_result("kv_cache", row["id"], namespace).score
-            if not math.isclose(score, row["score"], abs_tol=1e-9):
-                disagree.append((entry.name, row["id"], score, row["score"]))
-    assert disagree == []
+    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
+    worker), question by question, for every answer of the corpus."""
+    assert page.nbgrader_disagreements(LESSON) == []

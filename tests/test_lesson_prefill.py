@@ -8,24 +8,18 @@ import importlib.util
 import itertools
 import json
 import math
-import re
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import nbformat
 import pytest
 
 from grader.build import artefact_texts, nbgrader_path
 from grader.lessons import load_lesson
+from tests import lesson_support as page
 from tests.conftest import REPO, run_grade
 
 LESSON = load_lesson("prefill")
 SUITES = REPO / "exercises" / "prefill" / "suites"
-
-
-def _read(path: Path) -> Any:
-    return nbformat.read(path, as_version=4)
 
 
 def _module(name: str) -> ModuleType:
@@ -37,14 +31,7 @@ def _module(name: str) -> ModuleType:
 
 
 def _reference() -> Any:
-    from grader.suites.reference import load_reference
-
-    return load_reference(LESSON.solution)
-
-
-def _text() -> str:
-    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
-    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
+    return page.reference(LESSON)
 
 
 # -- the committed notebooks -------------------------------------------------------------------------------------
@@ -111,16 +98,8 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
-def _half_unit(shown: str) -> float:
-    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
-
-
 def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
-    text = _text()
-    for passage, shown, computed, rel in _claims(_reference()):
-        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
-        tolerance = rel * abs(computed) if rel else _half_unit(shown)
-        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+    assert page.wrong_claims(page.markdown_text(LESSON), _claims(_reference())) == []
 
 
 #: Bold text that starts with a digit but states a formula or a given, not a computed number.
@@ -134,9 +113,7 @@ FORMULAS = (
 
 
 def test_every_bold_number_in_the_text_has_a_claim() -> None:
-    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())
-    assert bold and [b for b in bold if b not in claimed and b not in FORMULAS] == []
+    assert page.unclaimed_bold_numbers(page.markdown_text(LESSON), _claims(_reference()), FORMULAS) == []
 
 
 def test_the_chapter_replica_agrees_with_decodes_check_yourself_question() -> None:
@@ -148,87 +125,32 @@ def test_the_chapter_replica_agrees_with_decodes_check_yourself_question() -> No
 
 
 def test_every_docstring_example_is_what_the_solution_returns() -> None:
-    r = _reference()
-    names = []
-    for cell in _read(LESSON.solution).cells:
-        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
-            names.append(name)
-            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
-            if shown.endswith("..."):
-                digits = shown.rstrip(".")
-                assert str(value).startswith(digits), (name, value, shown)
-            else:
-                assert value == eval(shown), (name, value, shown)
-    assert sorted(names) == sorted(q.id for q in LESSON.questions if q.kind == "function")
+    assert page.wrong_docstring_examples(LESSON, _reference()) == []
 
 
 # -- no by-hand answer on the learner's page -------------------------------------------------------------------------
 
 
-def _renderings(value: float) -> set[str]:
-    """How a number may be written: 3 to 5 significant figures, plain or with an exponent, whole digits."""
-    out = set()
-    for digits in (3, 4, 5):
-        short = f"{value:.{digits}g}"
-        out.add(short.replace("e+", "e").replace("e0", "e"))
-        mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
-        out.add(f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}")
-    if value >= 1:
-        out.add(f"{value:.0f}")
-    return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
-
-
-def _everything_the_learner_sees() -> str:
-    nb = _read(LESSON.notebook)
-    parts = []
-    for cell in nb.cells:
-        parts.append(cell.source)
-        for output in cell.get("outputs", []):
-            parts.append(json.dumps(output))
-    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))  # 5,400 is 5400
-
-
 def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
     r = _reference()
-    seen = _everything_the_learner_sees()
+    seen = page.learner_sees(LESSON)
     by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
     assert by_hand
     for name in by_hand:
-        for shown in _renderings(float(getattr(r, name))):
-            assert not re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", seen), f"{name}: {shown} is on the page"
+        assert page.on_page(float(getattr(r, name)), seen) == [], name
 
 
 def test_the_check_catches_an_answer_left_on_the_page() -> None:
     """The search above can fail: 54.6 ms written into the text would be found."""
-    seen = _everything_the_learner_sees() + "\nthat takes 54.6 ms"
-    assert any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen) for s in _renderings(float(_reference().ttft_ms)))
+    seen = page.learner_sees(LESSON) + "\nthat takes 54.6 ms"
+    assert page.on_page(float(_reference().ttft_ms), seen)
 
 
 # -- choices -----------------------------------------------------------------------------------------------------------
 
 
-def _options() -> dict[str, dict[str, str]]:
-    """Each choice question's options, from the markdown cell just above its answer cell."""
-    cells = _read(LESSON.notebook).cells
-    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
-    found = {}
-    for before, cell in itertools.pairwise(cells):
-        if cell.get("id") in choices:
-            text = " ".join(before.source.split())
-            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
-    assert set(found) == choices
-    return found
-
-
 def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
-    r = _reference()
-    letters = []
-    for question, options in _options().items():
-        right = getattr(r, question).strip().upper()
-        letters.append(right)
-        others = [len(text) for letter, text in options.items() if letter != right]
-        assert len(options) >= 3 and len(options[right]) < max(others), (question, options[right])
-    assert len(set(letters)) == len(letters)
+    assert page.longest_right_options(LESSON, _reference()) == []
 
 
 # -- the suites can tell the slips apart ----------------------------------------------------------------------------
@@ -294,26 +216,6 @@ def test_the_prefill_suites_kill_every_mutant() -> None:
 
 @pytest.mark.slow
 def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
-    (in the isolated worker), question by question, for every answer of the corpus."""
-    from grader.config import SKIP_TAG
-    from grader.corpus import load_corpus
-    from grader.integrations.nbgrader import cell_result
-    from grader.variants import Variant, grade_variants
-
-    entries = load_corpus(LESSON)
-    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
-    solution = [
-        c.source
-        for c in _read(LESSON.solution).cells
-        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
-    ]
-    disagree = []
-    for entry in entries:
-        namespace: dict[str, Any] = {}
-        exec("\n\n".join([*solution, entry.code]), namespace)
-        for row in graded[entry.name]["questions"]:
-            score = cell_result("prefill", row["id"], namespace).score
-            if not math.isclose(score, row["score"], abs_tol=1e-9):
-                disagree.append((entry.name, row["id"], score, row["score"]))
-    assert disagree == []
+    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
+    worker), question by question, for every answer of the corpus."""
+    assert page.nbgrader_disagreements(LESSON) == []
