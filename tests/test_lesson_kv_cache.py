@@ -87,6 +87,7 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
         ("is 2.68 GB and exactly 2.5 GiB", "2.68", seq / 1e9, 0),
         ("about 0.34 GB per sequence", "0.34", seq / 8 / 1e9, 0),
         ("2^30 = 1,073,741,824 bytes", "1073741824", 2**30, 0),
+        ("81,559 MiB, about 85.5 GB", "85.5", 81_559 * 2**20 / 1e9, 0),
     ]
 
 

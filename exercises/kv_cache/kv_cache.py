@@ -62,10 +62,14 @@ check, check_all, hint = connect("kv_cache", globals())
 # **The memory budget.** The cache lives in the accelerator's memory beside the weights, and it is not the only
 # other tenant: the forward pass needs room for its activations, the framework for its own buffers (the CUDA
 # context, communication buffers, compiled graphs), and memory fragments. *This lesson's assumption:* a fixed
-# fraction of the memory, **10%**, is reserved for all of that, as vLLM's default `gpu_memory_utilization = 0.90`
-# does (vLLM, `vllm/engine/arg_utils.py`); the KV cache gets what is left after the weights:
+# fraction of the memory, **10%**, is kept back for all of that, and the KV cache gets what is left after the
+# weights:
 #
 # > KV budget = memory x (1 - reserved fraction) - weight bytes   (and nothing if the weights do not fit)
+#
+# Engines measure instead of assuming: vLLM by default uses 90% of each GPU's memory (`gpu_memory_utilization =
+# 0.90` in `vllm/engine/arg_utils.py`) for the weights, the activations' measured peak and the cache together, so
+# its cache gets somewhat less than this lesson's estimate.
 #
 # **What fits.** The budget divided by the bytes per token, rounded *down*, is how many tokens the cache can
 # hold. A sequence that may grow to a context of T tokens needs T of them, so the number of such sequences that
@@ -375,6 +379,9 @@ answer_fp8_cache = "D"  # half the bytes per token: the budget and the weights b
 #   Transformer Decoding: One Write-Head is All You Need", 2019), an FP8 cache (half of BF16), and a sliding
 #   window that keeps only the last few thousand positions in some layers (Mistral 7B keeps 4,096; Jiang et al.,
 #   "Mistral 7B", 2023).
+# - **Whose GB?** Memory chips come in powers of two, so a GPU sold as "80 GB" holds about 80 GiB: nvidia-smi
+#   reports an H100 80GB as 81,559 MiB, about 85.5 GB. This lesson reads the datasheets' figures as decimal GB,
+#   which is on the safe side; what matters is to convert once, and never to compare a GB with a GiB.
 # - **Tensor parallelism.** On the replica each GPU holds half the KV heads (4 of 8) and half the weights, so the
 #   two halves of the budget fill together; the totals above are the pair's.
 #
