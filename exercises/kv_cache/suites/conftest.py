@@ -157,6 +157,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
             lambda memory_bytes, param_bytes, reserved_fraction: memory_bytes * (1 - reserved_fraction) - param_bytes,
         ),
         (
+            "the reserve written in as 10% (0.9 of the memory), whatever reserved_fraction says: use the argument",
+            lambda memory_bytes, param_bytes, reserved_fraction: max(0.0, memory_bytes * 0.9 - param_bytes),
+        ),
+        (
             "GB (divided by 1e9): return bytes",
             lambda memory_bytes, param_bytes, reserved_fraction: (
                 max(0.0, memory_bytes * (1 - reserved_fraction) - param_bytes) / 1e9
@@ -182,6 +186,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
         (
             "rounded up: round down (`//`), since the last token's cache must fit whole",
             lambda budget_bytes, kv_bytes_per_token: math.ceil(budget_bytes / kv_bytes_per_token),
+        ),
+        (
+            "one token more than fits (+ 1): the count is the largest whole number of tokens that fit",
+            lambda budget_bytes, kv_bytes_per_token: budget_bytes // kv_bytes_per_token + 1,
         ),
         (
             "the factor 2 counted again: kv_bytes_per_token already counts the key and the value",
@@ -217,6 +225,16 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
             lambda budget_bytes, kv_bytes_per_token, context_len: math.ceil(
                 budget_bytes / (kv_bytes_per_token * context_len)
             ),
+        ),
+        (
+            "one sequence more than fits (+ 1): the count is the largest whole number of sequences that fit",
+            lambda budget_bytes, kv_bytes_per_token, context_len: (
+                budget_bytes // (kv_bytes_per_token * context_len) + 1
+            ),
+        ),
+        (
+            "a context of 8,192 written in, whatever context_len says: use the argument",
+            lambda budget_bytes, kv_bytes_per_token, context_len: budget_bytes // (kv_bytes_per_token * 8192),
         ),
         (
             "the tokens that fit, not the sequences: each sequence needs context_len of them, so divide by context_len",
@@ -291,7 +309,8 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
 }
 
 #: For each function, inputs on which all its slips (and the right answer) give different values. The counts have
-#: two: one whose quotient's fraction is above a half (rounding to nearest is wrong there), one below (right);
+#: three: one whose quotient's fraction is above a half (rounding to nearest is wrong there), one below (right),
+#: one whole (rounding up is right there, one more than fits is not);
 #: the budget has one where the weights do not fit (a missing 0.0 floor shows only there).
 PROBES: dict[str, tuple[dict[str, Any], ...]] = {
     "kv_bytes_per_token": ({"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},),
@@ -302,10 +321,12 @@ PROBES: dict[str, tuple[dict[str, Any], ...]] = {
     "max_tokens": (
         {"budget_bytes": 10_007_050_000, "kv_bytes_per_token": 98_304},
         {"budget_bytes": 3_000_000_000, "kv_bytes_per_token": 131_072},
+        {"budget_bytes": 1_024_000, "kv_bytes_per_token": 4096},  # exactly 250: ceil is right, + 1 is not
     ),
     "max_sequences": (
         {"budget_bytes": 95_000_000_000, "kv_bytes_per_token": 98_304, "context_len": 256},
         {"budget_bytes": 43_000_000_000, "kv_bytes_per_token": 131_072, "context_len": 200},
+        {"budget_bytes": 245_760, "kv_bytes_per_token": 512, "context_len": 16},  # exactly 30
     ),
     "kv_step_seconds": (
         {"param_bytes": 3.1e9, "kv_bytes_per_token": 983_040, "context_len": 7001, "bandwidth": 2.7e12},

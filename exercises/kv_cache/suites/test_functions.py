@@ -132,9 +132,10 @@ def test_tokens_worked_example(learner, kv):
 
 @question("max_tokens")
 def test_tokens_exact_and_fractions(learner, kv):
-    """A budget that holds exactly 1,000 tokens, one byte less, fractions 0.25 and 0.75, and less than one token."""
-    per = 131_072
-    for budget in (1000 * per, 1000 * per - 1, 1000 * per + per // 4, 1000 * per + 3 * per // 4, per - 1, 0):
+    """A budget that holds exactly 100 tokens, one byte less, fractions 0.25 and 0.75, and less than one token (a
+    toy cache of 4,096 bytes a token, so that every budget is shown to the byte)."""
+    per = 4096
+    for budget in (100 * per, 100 * per - 1, 100 * per + per // 4, 100 * per + 3 * per // 4, per - 1, 0):
         kv.check_number(learner, "max_tokens", budget_bytes=budget, kv_bytes_per_token=per)
 
 
@@ -162,8 +163,9 @@ def test_sequences_worked_example(learner, kv):
 @question("max_sequences", weight=2)
 def test_sequences_exact_and_fractions(learner, kv):
     """Exactly 7 sequences, one byte short of 7, 7.25 and 7.75 (round and ceil differ from floor), a context of
-    one token, and a context longer than the whole budget holds (0 sequences)."""
-    per, ctx = 131_072, 4096
+    one token, and a context longer than the whole budget holds (0 sequences). A toy cache (512 bytes a token,
+    16-token sequences), so that every budget is shown to the byte."""
+    per, ctx = 512, 16
     seq = per * ctx
     for budget, context in (
         (7 * seq, ctx),
