@@ -305,8 +305,8 @@ def _memory_filling(memory_bytes=282e9, param_bytes=70e9, reserved_fraction=0.1,
     most = max(max(int(r[2]) for r in rows), 1)
     for t, seq_bytes, fit, step in rows:
         share = seq_bytes / (param_bytes + seq_bytes)
-        print(f"{t:>8}  {seq_bytes / 1e9:>15.3g}  {fit:>9}  {step * 1e3:>8.3g}  {share:>8.1%}  "
-              f"{'#' * max(0, round(50 * int(fit) / most))}")
+        bar = "#" * max(1 if fit else 0, round(50 * int(fit) / most))
+        print(f"{t // 1024:>7}K  {seq_bytes / 1e9:>15.3g}  {fit:>9}  {step * 1e3:>8.3g}  {share:>8.1%}  {bar}")
     try:
         import matplotlib.pyplot as plt
     except ImportError:
@@ -315,7 +315,7 @@ def _memory_filling(memory_bytes=282e9, param_bytes=70e9, reserved_fraction=0.1,
     left.plot(contexts, [r[2] for r in rows], "o-", label="sequences that fit")
     left.set_xscale("log", base=2)
     left.set_yscale("log")
-    left.set_xlabel("context per sequence (tokens)")
+    left.set_xlabel("context per sequence (tokens; 1K = 1,024)")
     left.set_ylabel("sequences that fit")
     right = left.twinx()
     right.plot(contexts, [r[3] * 1e3 for r in rows], "s--", color="tab:red", label="one step (ms)")
