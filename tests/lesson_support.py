@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -64,9 +65,14 @@ def _half_unit(shown: str) -> float:
     return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
 
 
-def wrong_claims(lesson: Lesson, claims: list[Claim]) -> list[str]:
-    """Each claim whose passage the text no longer has, or whose number is not what was computed."""
-    text, wrong = prose(lesson), []
+def _text(page: Lesson | str) -> str:
+    return prose(page) if isinstance(page, Lesson) else page
+
+
+def wrong_claims(page: Lesson | str, claims: Iterable[Claim]) -> list[str]:
+    """Each claim whose passage the text (a lesson's prose, or text given) no longer has, or whose number is not
+    what was computed."""
+    text, wrong = _text(page), []
     for passage, shown, computed, rel in claims:
         tolerance = rel * abs(computed) if rel else _half_unit(shown)
         if passage not in text:
@@ -76,10 +82,10 @@ def wrong_claims(lesson: Lesson, claims: list[Claim]) -> list[str]:
     return wrong
 
 
-def unclaimed_bold_numbers(lesson: Lesson, claims: list[Claim], formulas: tuple[str, ...]) -> list[str]:
+def unclaimed_bold_numbers(page: Lesson | str, claims: Iterable[Claim], formulas: Sequence[str]) -> list[str]:
     """Bold text starting with a digit that no claim covers and that is not one of ``formulas`` (givens)."""
     claimed = " ".join(passage for passage, *_ in claims)
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", prose(lesson))
+    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text(page))
     assert bold, "no bold numbers found: has the text's format changed?"
     return [b for b in bold if b not in claimed and b not in formulas]
 
@@ -95,6 +101,56 @@ def choice_options(lesson: Lesson) -> dict[str, dict[str, str]]:
             found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
     assert set(found) == choices
     return found
+
+
+def wrong_docstring_examples(lesson: Lesson, r: Any) -> list[tuple[str, Any, str]]:
+    """Each ``Example: f(...) -> value`` of the solution whose call gives another value (with ``...``: another
+    start); also fails unless every function question has one."""
+    names, wrong = [], []
+    for cell in notebook(lesson.solution).cells:
+        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
+            names.append(name)
+            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
+            if shown.endswith("..."):
+                ok = str(value).startswith(shown.rstrip("."))
+            else:
+                ok = value == eval(shown) and type(value) is type(eval(shown))
+            if not ok:
+                wrong.append((name, value, shown))
+    assert sorted(names) == sorted(q.id for q in lesson.questions if q.kind == "function")
+    return wrong
+
+
+def renderings(value: float) -> set[str]:
+    """How a number may be written: 3 to 5 significant figures, plain or with an exponent, whole digits."""
+    out = set()
+    for digits in (3, 4, 5):
+        short = f"{value:.{digits}g}"
+        out.add(short.replace("e+", "e").replace("e0", "e"))
+        mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
+        out.add(f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}")
+    if value >= 1:
+        out.add(f"{value:.0f}")
+    return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
+
+
+def on_page(value: float, seen: str) -> list[str]:
+    """The renderings of ``value`` that occur in ``seen`` as a whole number (not inside a longer one)."""
+    return sorted(s for s in renderings(value) if re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen))
+
+
+def longest_right_options(lesson: Lesson, r: Any) -> list[str]:
+    """The choice questions whose right option is at least as long as every other (or that have fewer than 3
+    options); also fails if two questions share a right letter."""
+    longest, letters = [], []
+    for question, options in choice_options(lesson).items():
+        right = getattr(r, question).strip().upper()
+        letters.append(right)
+        others = [len(text) for letter, text in options.items() if letter != right]
+        if len(options) < 3 or len(options[right]) >= max(others):
+            longest.append(question)
+    assert len(set(letters)) == len(letters), letters
+    return longest
 
 
 def nbgrader_disagreements(lesson: Lesson) -> list[tuple[str, str, float, float]]:
