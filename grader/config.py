@@ -62,12 +62,6 @@ Ungradable = Literal["blank", "zero"]
 UNGRADABLE_CHOICES: tuple[Ungradable, ...] = ("blank", "zero")
 DEFAULT_UNGRADABLE: Ungradable = "blank"
 
-#: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
-EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
-#: The layouts ``grade chapter --export`` writes: the LMSs whose import takes a column per lesson in one file
-#: (Moodle's grading worksheet is one assignment's).
-CHAPTER_EXPORTS = ("canvas", "blackboard")
-
 #: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
 #: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); each
 #: fingerprint weighs by its rarity in the class, and a pair is listed at a weighted Jaccard index of

@@ -36,3 +36,79 @@ def test_each_kind_gets_its_default_reveal(tmp_path: Path) -> None:
 def test_a_kind_outside_the_table_is_refused_with_the_table(tmp_path: Path) -> None:
     with pytest.raises(LessonError, match="function"):
         load_lesson("tiny", _lesson(tmp_path, ["value", "essay"]))
+
+
+# LMS formats: one row of grader.batch.lms.FORMATS each; what the commands, the chapter and the docs offer is derived.
+
+
+def _choices(command: str, option: str) -> list[str]:
+    import click
+
+    from grader.cli import main
+
+    found = next(p for p in main.commands[command].params if p.name == option)
+    assert isinstance(found.type, click.Choice)
+    return list(found.type.choices)
+
+
+def test_the_commands_offer_each_lms_format_of_the_table() -> None:
+    from grader.batch.lms import FORMATS
+
+    assert _choices("batch", "export") == _choices("export", "to") == _choices("chapter", "export") == list(FORMATS)
+
+
+def test_each_lms_format_names_a_download_and_is_documented() -> None:
+    """A format matches the learners one LMS's download names (grader/batch/names.py reads those names), and the
+    README's table of imports has its row."""
+    from grader.batch.lms import FORMATS
+    from grader.batch.names import LMS_PATTERNS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name, form in FORMATS.items():
+        assert form.file_name == f"{name}-import.csv"
+        assert not form.lms or form.lms in {p.name for p in LMS_PATTERNS}, name
+        assert not form.lms or f"| `{name}` |" in readme, f"README's LMS table has no row for {name}"
+
+
+def _lms_formats() -> list[str]:
+    from grader.batch.lms import FORMATS
+
+    return [name for name, form in FORMATS.items() if form.lms]
+
+
+@pytest.mark.parametrize("to", _lms_formats())
+def test_each_lms_reads_its_file_as_written(to: str) -> None:
+    """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
+    unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
+    from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
+    from grader.batch.names import Identity
+    from tests.lms_rules import READ
+
+    assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
+    lms = FORMATS[to].lms
+    columns = (Column("Request", 10), Column("Decode", 35)) if FORMATS[to].chapter else (Column("Decode", 35),)
+    grades = {"101": ("7", "30"), "102": ("", "12.5")}
+    lines = tuple(Line(Identity(lms, key, f"learner {key}"), cells[-len(columns) :]) for key, cells in grades.items())
+    data = sheet_text(Sheet(columns, lines, stamp="2026-12-01T22:00:00+00:00"), to).encode("utf-8")
+    for i, column in enumerate(columns):
+        found = READ[to](data, set(grades), column.max_score, i)
+        expected = {key: cells[-len(columns) + i] for key, cells in grades.items()}
+        assert found.grades == {key: float(cell) for key, cell in expected.items() if cell}
+        assert found.unchanged == {key for key, cell in expected.items() if not cell}
+
+
+def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> None:
+    """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
+    from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
+    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
+    from grader.batch.names import Identity
+    from grader.batch.rows import Row
+    from grader.model import QuestionResult, Report
+
+    assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
+    for to in CHAPTER_EXPORTS:
+        who = Identity(FORMATS[to].lms, "101", "lovelaceada")
+        report = Report("decode", "a.ipynb", 30, 35, (QuestionResult("q", 30, 35, "partial"),))
+        rows = [Row("ada", "a.ipynb", "graded", "", report, identity=who)]
+        chapter = chapter_of([(LessonColumn("decode", "Decode", 35), rows)])
+        assert chapter_export(chapter, to)[0] == export_text(rows, Column("Decode", 35), to)
