@@ -20,7 +20,6 @@ REL_TOL = 1e-6
 #: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
 #: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
 ISOLATION_ENV = "GRADER_ISOLATION"
-ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
 
 #: Environment variable that chooses how a long-lived grader (a batch's grading processes, Dask workers) starts
 #: each learner's worker: ``fork`` (the default: from a warm zygote, at the bubblewrap level) or ``spawn`` (a
@@ -145,7 +144,7 @@ class WorkerMode:
     and whether the cells run in a real Jupyter kernel. Carried beside the limits to everything that starts one."""
 
     isolation: str | None = option(None, affects_score=True)
-    """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
+    """``auto`` or a level of ``grader.execute.sandbox.LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
     kernel: bool = option(False, affects_score=True)
     """Run the cells in a real Jupyter kernel (ipykernel, driven by nbclient) inside the same sandbox, for
     fidelity with Jupyter and nbgrader; a kernel started per notebook makes it much slower (bench/RESULTS.md)."""

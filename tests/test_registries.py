@@ -112,3 +112,61 @@ def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> N
         rows = [Row("ada", "a.ipynb", "graded", "", report, identity=who)]
         chapter = chapter_of([(LessonColumn("decode", "Decode", 35), rows)])
         assert chapter_export(chapter, to)[0] == export_text(rows, Column("Decode", 35), to)
+
+
+# Isolation levels: one row of grader.execute.sandbox.LEVELS each, whose capabilities the rest of execute/ reads.
+
+
+def test_no_module_compares_an_isolation_levels_name() -> None:
+    """What a level can do is its row's capabilities: a name compared anywhere but the table would miss a new
+    backend (the old code tested ``level == "bubblewrap"`` in five modules)."""
+    import ast
+
+    from grader.execute.sandbox import LEVELS
+
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                names = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in LEVELS]
+                found += [f"{path.relative_to(package)}:{node.lineno}" for _ in names[:1]]
+    assert not found, f"compare the level's capabilities (sandbox.LEVELS), not its name: {found}"
+
+
+def test_auto_takes_the_strongest_level_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.config import ISOLATION_ENV, WorkerMode
+    from grader.errors import UsageError
+    from grader.execute.sandbox import LEVELS, choose_level
+
+    monkeypatch.delenv(ISOLATION_ENV, raising=False)
+    runs = {name: level.problem() is None for name, level in LEVELS.items()}
+    assert choose_level(WorkerMode())[0].name == next(name for name, ok in runs.items() if ok)
+    assert list(runs)[-1] == "process" and runs["process"]  # the last resort runs anywhere
+    with pytest.raises(UsageError, match=", ".join(["auto", *LEVELS])):
+        choose_level(WorkerMode(isolation="chroot"))
+
+
+def test_a_new_backend_is_one_row(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A backend added as one row (here ``env``, standing for a container runtime's command) runs a learner's
+    notebook and answers calls, through the same start, limits and sweep every level gets."""
+    import nbformat
+
+    from grader.config import DEFAULT_LIMITS, Limits, WorkerMode
+    from grader.execute.levels import DROP_NONE, Level, Wrapping
+    from grader.execute.sandbox import LEVELS
+    from grader.execute.worker import start_worker
+    from grader.read import read_submission
+    from tests.conftest import SQUARES_SOLVED, notebook
+
+    def wrap(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
+        return Wrapping(("env", "GRADER_BACKEND=env"), DROP_NONE, "env: no isolation at all (a test's backend)")
+
+    row = Level("env", lambda: None, wrap, False, False, False, False, False)
+    monkeypatch.setitem(LEVELS, "env", row)
+    path = tmp_path / "ada.ipynb"
+    path.write_text(nbformat.writes(notebook([*SQUARES_SOLVED, "import os\nbackend = os.environ['GRADER_BACKEND']"])))
+    worker, execution = start_worker(read_submission(path), DEFAULT_LIMITS, WorkerMode(isolation="env"))
+    with worker:
+        assert execution.isolation.startswith("env:") and worker.level == "env"
+        assert worker.value("backend") == "env" and worker.call("square", [7], {}, {}).value == 49

@@ -34,7 +34,7 @@ from grader.model import Submission
 
 def isolation_level(mode: WorkerMode) -> str:
     """The isolation level workers get in ``mode`` on this machine (bubblewrap is tried once per process)."""
-    return choose_level(mode)[0]
+    return choose_level(mode)[0].name
 
 
 def remove_leftovers() -> None:
