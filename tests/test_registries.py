@@ -170,3 +170,71 @@ def test_a_new_backend_is_one_row(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     with worker:
         assert execution.isolation.startswith("env:") and worker.level == "env"
         assert worker.value("backend") == "env" and worker.call("square", [7], {}, {}).value == 49
+
+
+# The time budget: every clock of grading derived from the Limits, in one object (config.TimeBudget).
+
+#: Each clock of the budget and the limits it is derived from.
+CLOCKS = {
+    "boot": {"boot_timeout"},
+    "notebook": {"timeout"},
+    "call": {"call_timeout"},
+    "cpu_seconds": {"timeout", "call_timeout"},
+    "daemon_reply": {"boot_timeout", "timeout", "call_timeout"},
+}
+
+
+def test_every_clock_of_the_budget_is_listed_with_its_sources() -> None:
+    from dataclasses import fields
+
+    from grader.config import TimeBudget
+
+    derived = {name for name, value in vars(TimeBudget).items() if isinstance(value, property)}
+    assert {f.name for f in fields(TimeBudget)} | derived == set(CLOCKS)
+
+
+@pytest.mark.parametrize("limit", sorted(set().union(*CLOCKS.values())))
+def test_each_clock_moves_with_its_limit_and_no_other(limit: str) -> None:
+    from dataclasses import replace
+
+    from grader.config import DEFAULT_LIMITS
+
+    before, after = DEFAULT_LIMITS.budget, replace(DEFAULT_LIMITS, **{limit: getattr(DEFAULT_LIMITS, limit) * 3}).budget
+    moved = {clock for clock in CLOCKS if getattr(before, clock) != getattr(after, clock)}
+    assert moved == {clock for clock, sources in CLOCKS.items() if limit in sources}
+
+
+def test_the_deadlines_outside_a_worker_come_from_the_budget_too() -> None:
+    """The daemon's answer is awaited as long as the request's limits need (``--timeout``), and self-check and
+    nbgrader's cells time a call with the limits they are given, not a constant of their own."""
+    from grader.config import DEFAULT_LIMITS, Limits, limits_for
+    from grader.execute.worker import guard
+    from grader.serve.client import reply_seconds
+    from grader.serve.protocol import NotebookRequest
+    from grader.suites.namespace import NamespaceTarget
+
+    short, long = NotebookRequest("a.ipynb", "/", timeout=30.0), NotebookRequest("a.ipynb", "/", timeout=900.0)
+    assert (
+        reply_seconds(long) - reply_seconds(short) == 870.0
+        and reply_seconds(long) == limits_for(900).budget.daemon_reply
+    )
+    assert NamespaceTarget({}).budget == DEFAULT_LIMITS.budget
+    quick = Limits(call_timeout=0.5)
+    assert NamespaceTarget({}, quick.budget).budget.call == 0.5 == guard(quick).timeout
+
+
+def test_a_workers_cpu_limit_is_the_budgets(tmp_path: Path) -> None:
+    """RLIMIT_CPU, once a formula of its own in execute/limits.py, is the budget's, seen from inside a worker."""
+    import nbformat
+
+    from grader.config import Limits, WorkerMode
+    from grader.execute.worker import start_worker
+    from grader.read import read_submission
+    from tests.conftest import notebook
+
+    path = tmp_path / "cpu.ipynb"
+    path.write_text(nbformat.writes(notebook(["import resource\ncpu = resource.getrlimit(resource.RLIMIT_CPU)[0]"])))
+    limits = Limits(timeout=7.0, call_timeout=1.5)
+    worker, _ = start_worker(read_submission(path), limits, WorkerMode(isolation="process"))
+    with worker:
+        assert worker.value("cpu") == limits.budget.cpu_seconds == 7 + 10 * 1.5 + 30

@@ -45,7 +45,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
     (the worker itself leaves root before any learner code); ``workdir``, if given, is handed to that uid.
     """
     mb = 1024 * 1024
-    cpu = int(limits.timeout + 10 * limits.call_timeout + 30)
+    cpu = limits.budget.cpu_seconds
     target = str(workdir) if workdir is not None else None
     drop, give_deathsig = launch.drop, not launch.can.ends_with_grader
     refuse_shared_memory = ipc.refuser(launch)

@@ -116,7 +116,7 @@ class Zygote:
             raise ZygoteUnavailable(str(proc))
         self._proc = proc
         try:
-            self._expect("ready", self.limits.boot_timeout)
+            self._expect("ready", self.limits.budget.boot)
         except ZygoteUnavailable:
             self._kill()
             raise
