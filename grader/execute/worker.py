@@ -188,6 +188,11 @@ class LearnerProcess:
         return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.budget.call)
 
     @property
+    def forked(self) -> bool:
+        """Whether it was forked from a zygote (else spawned as a new interpreter)."""
+        return not isinstance(self._os, Spawned)
+
+    @property
     def alive(self) -> bool:
         return not self._closed and self._exit_status() is None
 
