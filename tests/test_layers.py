@@ -235,3 +235,44 @@ def test_no_cycle() -> None:
 )
 def test_cycles_are_found(graph: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert cycles(graph) == expected
+
+
+#: The suite authors' API: what a lesson's hidden suites may import from the grader, each module's ``__all__``.
+AUTHORS_API = ("grader.testing", "grader.diagnose", "grader.reveal")
+
+
+def _suite_files() -> list[Path]:
+    return sorted([*ROOT.glob("exercises/*/suites/*.py"), *ROOT.glob("tests/fixtures/lessons/*/suites/*.py")])
+
+
+def test_lesson_suites_import_only_the_authors_api() -> None:
+    """A lesson's suites reach the grader only through grader.testing, grader.diagnose and grader.reveal (their
+    ``__all__``), so the engine can change behind them. The constants grader.testing re-exports from
+    grader.config (``REL_TOL``, ``STAND_IN_MAX_TOKENS``) are accepted from there too, as older suites take them."""
+    import importlib
+
+    public = {name: set(importlib.import_module(name).__all__) for name in AUTHORS_API}
+    public["grader.config"] = public["grader.testing"] & set(vars(importlib.import_module("grader.config")))
+    assert len(_suite_files()) > 10
+    outside = []
+    for path in _suite_files():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                outside += [f"{where}: import {a.name}" for a in node.names if _within(a.name, "grader")]
+            elif isinstance(node, ast.ImportFrom) and node.module and _within(node.module, "grader"):
+                allowed = public.get(node.module, set())
+                outside += [f"{where}: {node.module}.{a.name}" for a in node.names if a.name not in allowed]
+    assert not outside, (
+        "suites import from grader only " + ", ".join(AUTHORS_API) + " (their __all__):\n" + "\n".join(outside)
+    )
+
+
+def test_the_authors_api_is_declared_and_importable() -> None:
+    """Each name an ``__all__`` promises is there (a rename would break every lesson's suites)."""
+    import importlib
+
+    for name in AUTHORS_API:
+        module = importlib.import_module(name)
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert module.__all__ and not missing, (name, missing)
