@@ -18,6 +18,27 @@ from typing import Any
 
 from grader.execute.protocol import Opaque
 
+#: What hidden suites may use (with :mod:`grader.testing` and :mod:`grader.reveal`, the authors' whole API).
+__all__ = [
+    "FACTORS",
+    "UNSURE",
+    "Candidate",
+    "Slip",
+    "candidates",
+    "close",
+    "confirmed",
+    "constant",
+    "explain",
+    "kind",
+    "near_miss",
+    "not_a_number",
+    "number",
+    "reciprocal",
+    "rounded",
+    "sign",
+    "unit_slip",
+]
+
 #: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
 FACTORS: tuple[tuple[float, str, str], ...] = (
     (

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import pytest
 from hypothesis import Phase
 
-from grader.config import REL_TOL
+from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
 from grader.diagnose import kind
 from grader.execute.protocol import ChannelError, RemoteError, Returned
 from grader.execute.protocol import (
@@ -38,6 +38,34 @@ from grader.execute.protocol import (
 from grader.reveal import learner_view as learner_view  # re-exported
 from grader.reveal import staff_view as staff_view
 from grader.reveal import withheld as withheld
+
+#: What a lesson's suites may import from the grader: this module's names below, :mod:`grader.diagnose`'s and
+#: :mod:`grader.reveal`'s (each its ``__all__``), and nothing else (tests/test_layers.py reads every suite). The
+#: rest of this module serves the grader (the targets a :class:`Learner` calls, what a session catches).
+__all__ = [
+    "NO_SHRINK",
+    "REL_TOL",
+    "STAND_IN_MAX_TOKENS",
+    "Call",
+    "Learner",
+    "LearnerHung",
+    "LearnerRaised",
+    "Mismatch",
+    "Opaque",
+    "close",
+    "diagnose_number",
+    "expect",
+    "expect_close",
+    "expect_equal",
+    "kind_of",
+    "learner_view",
+    "magnitudes",
+    "number",
+    "question",
+    "show",
+    "staff_view",
+    "withheld",
+]
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question
