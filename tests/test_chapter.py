@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,30 @@ def test_an_id_tagged_in_one_lesson_and_plain_in_another_is_said() -> None:
         ]
     )
     assert any(n.startswith("ada: names that clean to this id") for n in chapter.notes)
+
+
+def test_ids_that_differ_only_in_case_or_unicode_form_are_one_learner_across_lessons() -> None:
+    """Ada.ipynb in one lesson and ada.ipynb in another are one id (a batch never gives them to two learners: see
+    tests/test_hostile_batch.py), and an LMS id written decomposed (macOS) or composed is one LMS id: one row each,
+    never two rows an LMS that ignores case would merge."""
+    nfc, nfd = unicodedata.normalize("NFC", "jos\u00e9"), unicodedata.normalize("NFD", "jos\u00e9")
+    chapter = chapter_of(
+        [
+            (REQUEST, [_row("Ada", "request", 8, 10), _row("jose_1", "request", 5, 10, nfc)]),
+            (DECODE, [_row("ada", "decode", 30, 35), _row("jose_2", "decode", 20, 35, nfd)]),
+        ]
+    )
+    assert _by_key(chapter) == {"id ada": [8, 30], f"Canvas {nfc}": [5, 20]}
+
+
+def test_two_rows_of_one_lesson_that_differ_only_in_case_get_no_grade() -> None:
+    """A gradebook written before ids were compared without case may hold Ada and ada in one lesson: which of them
+    is the other lesson's ada is a guess, so neither grade is taken, and the note says why."""
+    chapter = chapter_of(
+        [
+            (REQUEST, [_row("Ada", "request", 8, 10), _row("ada", "request", 2, 10)]),
+            (DECODE, [_row("ada", "decode", 30, 35)]),
+        ]
+    )
+    assert _by_key(chapter) == {"id ada": [None, 30]}
+    assert any("id ada has 2 rows (Ada, ada)" in n for n in chapter.notes)

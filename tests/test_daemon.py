@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from grader.execute import sandbox
+from tests import test_hostile_lent as lent
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED
 from tests.waiting import wait_until
 
@@ -226,3 +227,40 @@ def test_a_relative_lessons_folder_is_graded_cold(daemons: Daemons, write_notebo
         result = daemons.grade(str(solved), "--json", GRADER_LESSONS=relative)
         assert result.returncode == 0 and '"score": 5.0' in result.stdout, result.stderr
     assert not daemons.folder.exists() or not list(daemons.folder.glob("*.log"))
+
+
+def test_a_warm_grade_bounds_lent_references_called_with_huge_arguments(daemons: Daemons, tmp_path: Path) -> None:
+    """Issue 19 through the daemon: a learner whose code calls the lesson's lent reference functions with huge
+    arguments costs the daemon one call's time per call and no memory of its own (they run in the daemon's lender's
+    worker, kept warm between requests), scores as a cold grade does, and the honest learner after it keeps full marks.
+    The daemon is started under the hostile tests' address-space cap, so one that ran them itself would fail."""
+    honest = tmp_path / "honest.ipynb"
+    honest.write_bytes(lent.SOLUTION.read_bytes())
+    hostile = [lent.hostile_notebook(tmp_path, name, lent.ATTACKS[name]) for name in ("spin", "alloc")]
+    cold = {p: daemons.grade(str(p), *lent.LENT, "--json", GRADER_DAEMON="off") for p in (*hostile, honest)}
+    first = subprocess.run(  # cold, then starts the daemon, which inherits the cap
+        ["prlimit", f"--as={lent.CAP}", "--", "grade", str(honest), *lent.LENT, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=lent.PER_LEARNER,
+        env=daemons.env,
+    )
+    assert (first.stdout, first.returncode) == (cold[honest].stdout, 0), first.stderr[-2000:]
+    daemons.wait_until_ready()
+    for path in (*hostile, honest):
+        warm = subprocess.run(
+            ["grade", str(path), *lent.LENT, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=lent.PER_LEARNER,
+            env=daemons.env,
+        )
+        assert warm.returncode == cold[path].returncode == 0, warm.stderr[-2000:]
+        scores = {q["id"]: q["score"] for q in json.loads(warm.stdout)["questions"]}
+        assert scores == {q["id"]: q["score"] for q in json.loads(cold[path].stdout)["questions"]}, path.name
+    assert json.loads(warm.stdout)["score"] == lent.FULL  # the honest learner, graded after the hostile ones
+    assert daemons.answered() == 3  # all three answered warm, none left to a cold grade
+    (daemon,) = daemons.pids()
+    assert lent._trusted_peak(daemon) < lent.TRUSTED_PEAK_KB  # the daemon and its trusted children, never its workers

@@ -23,7 +23,7 @@ from grader.batch import archive
 from grader.batch.choose import Read, choose, read_entry
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.layouts import Entry, find_submissions, open_submissions
-from grader.batch.names import is_safe_id, lms_names, safe_id
+from grader.batch.names import is_safe_id, lms_names, safe_id, same_id
 from grader.batch.outputs import write_outputs
 from grader.batch.rows import Row
 from grader.batch.similar import MAX_COMPARED_CELL_CHARS, answer_cells
@@ -73,7 +73,7 @@ def test_names_that_clean_alike_get_distinct_ids_checked_after_the_rename(tmp_pa
     "names",
     [
         ["ab", "ab.", "ab-decode-2"],  # the last: where the old rename put the second
-        [unicodedata.normalize("NFC", "josé"), unicodedata.normalize("NFD", "josé"), "josè", "jose", "jos_-decode-2"],
+        [unicodedata.normalize("NFC", "josé"), "josè", "jose", "jos_-decode-2", "José", "JOSE"],
     ],
 )
 def test_nbgrader_folders_that_clean_alike_are_different_learners(tmp_path: Path, names: list[str]) -> None:
@@ -82,17 +82,51 @@ def test_nbgrader_folders_that_clean_alike_are_different_learners(tmp_path: Path
     found = find_submissions(tmp_path)
     owners = {e.learner: e.path.parent.parent.name for e in found.entries}
     assert len(owners) == len(found.entries) == len(set(os.listdir(tmp_path / "submitted")))
+    assert len({same_id(learner) for learner in owners}) == len(owners)  # José and JOSE too: not only in case
+
+
+def test_a_name_in_either_unicode_form_is_one_learner_with_one_id(tmp_path: Path) -> None:
+    """macOS writes adá decomposed (NFD), Linux and LMSs composed (NFC): one learner's name, so one id, whichever
+    form the disk holds, even when it is tagged (ada.ipynb cleans alike); both forms at once are that learner's
+    two notebooks (one row, by the rule of grader/batch/choose.py), never two rows or another learner's."""
+    ids = {}
+    for form in ("NFC", "NFD"):
+        touch(tmp_path / form / f"{unicodedata.normalize(form, 'adá')}.ipynb")
+        touch(tmp_path / form / "ada.ipynb")
+        found = ids_by_file(find_submissions(tmp_path / form))
+        ids[form] = {unicodedata.normalize("NFC", name): learner for name, learner in found.items()}
+    assert ids["NFC"] == ids["NFD"] and len(set(ids["NFC"].values())) == 2
+    for form in ("NFC", "NFD"):
+        touch(tmp_path / "both" / f"{unicodedata.normalize(form, 'adá')}.ipynb")
+    both = find_submissions(tmp_path / "both")
+    assert len(both.entries) == 2 and len({e.learner for e in both.entries}) == 1
+    assert any(note.startswith("several notebooks for ada") for note in both.notes)
+
+
+def test_ids_that_differ_only_in_case_are_two_learners_told_apart(tmp_path: Path) -> None:
+    """Ada.ipynb and ada.ipynb: a case-insensitive disk keeps one of Ada.html and ada.html, and an LMS that ignores
+    case merges the rows, so they clash as names that clean alike do: each gets its own tag."""
+    for stem in ("Ada", "ada", "ADA"):
+        touch(tmp_path / f"{stem}.ipynb")
+    ids = ids_by_file(find_submissions(tmp_path))
+    assert len({same_id(learner) for learner in ids.values()}) == 3
+    assert all(learner.startswith(f"{name[:-6]}-") for name, learner in ids.items())
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet="ab _.-é\u0301è\n\u202e", min_size=1, max_size=6), min_size=1, max_size=6))
+@given(st.lists(st.text(alphabet="abA _.-é\u0301è\n\u202e", min_size=1, max_size=6), min_size=1, max_size=6))
 def test_any_file_names_give_distinct_safe_ids(stems: list[str]) -> None:
+    """One id per name (its two Unicode forms are one name), and no two names' ids the same but for case."""
     from grader.batch.layouts import _entry, _unique
 
     entries = [_entry(Path(f"{s}.ipynb"), s, s, None) for s in dict.fromkeys(stems)]
     found = _unique(entries, "flat folder", ())
-    ids = [e.learner for e in found.entries]
-    assert len(set(ids)) == len(ids) and all(is_safe_id(i) for i in ids)
+    by_name: dict[str, set[str]] = {}
+    for entry in found.entries:
+        by_name.setdefault(unicodedata.normalize("NFC", entry.shown), set()).add(entry.learner)
+    assert all(len(ids) == 1 for ids in by_name.values())
+    ids = [learner for (learner,) in by_name.values()]
+    assert len({same_id(i) for i in ids}) == len(ids) and all(is_safe_id(i) for i in ids)
 
 
 # ---- item 5: a FIFO hangs the batch -----------------------------------------------------------------

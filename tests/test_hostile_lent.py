@@ -140,7 +140,7 @@ def _worker(pid: int) -> bool:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return any(program in command for program in (b"worker_main", b"kernel_main"))
+    return any(program in command for program in (b"worker_main", b"kernel_main", b"lender_main"))
 
 
 def _report(run: Run) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.batch.class_report import misconceptions
-from grader.batch.names import Identity
+from grader.batch.names import Identity, same_id
 from grader.batch.progress import Progress
 from grader.batch.rows import BatchSummary, Row
 from grader.text import for_csv, num
@@ -82,7 +83,9 @@ class Chapter:
 def match_key(row: Row) -> str:
     """The key a learner is matched on across lessons: their LMS id where the file name gave one, else their id."""
     who = row.identity
-    return f"{who.lms} {who.lms_id}" if who.lms and who.lms_id else f"id {row.learner}"
+    if who.lms and who.lms_id:
+        return f"{who.lms} {unicodedata.normalize('NFC', who.lms_id)}"  # as macOS (NFD) or Linux (NFC) wrote it
+    return f"id {same_id(row.learner)}"  # Ada and ada are one id (a batch never gives them to two learners)
 
 
 def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter:
@@ -121,9 +124,9 @@ _TAGGED = re.compile(r"(?P<base>.+)-[0-9a-f]{6,}")
 def _told_apart_in_one_lesson_only(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
     """Ids a batch tagged (``ada-1a2b3c``: two names cleaned alike in that lesson, ``ada`` and ``adá``) whose
     plain form is an id in another lesson: those lessons' ``ada`` may be either person. Said, never joined."""
-    plain = {r.learner for _, rows in lessons for r in rows if not r.identity.lms_id}
+    plain = {same_id(r.learner) for _, rows in lessons for r in rows if not r.identity.lms_id}
     tagged = {r.learner for _, rows in lessons for r in rows if not r.identity.lms_id and _TAGGED.fullmatch(r.learner)}
-    bases = sorted({m["base"] for t in tagged if (m := _TAGGED.fullmatch(t)) and m["base"] in plain})
+    bases = sorted({m["base"] for t in tagged if (m := _TAGGED.fullmatch(t)) and same_id(m["base"]) in plain})
     return [
         f"{base}: names that clean to this id were told apart in one lesson and not in another, so the row "
         f"'id {base}' may join two people: give those learners distinct file names and regrade"

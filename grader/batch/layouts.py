@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.archive import unpack_zip
-from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, LmsName, lms_names, safe_id
+from grader.batch.names import LMS_FOLDER_PATTERNS, Identity, LmsName, lms_names, safe_id, same_id
 from grader.errors import UsageError
 from grader.text import plain
 
@@ -128,10 +129,14 @@ def find_submissions(
 
 
 def _entry(path: Path, shown: str, raw: str, name: LmsName | None, prefix: str = "file") -> Entry:
-    """The entry of one notebook: named by its LMS name if it has one, else by ``raw`` (its stem or folder)."""
+    """The entry of one notebook: named by its LMS name if it has one, else by ``raw`` (its stem or folder).
+
+    The key is in Unicode's composed form (NFC): macOS writes names decomposed (NFD), Linux and most LMSs
+    composed, and ``adá`` is one learner's name in either form (one key, so one id, and the same tag)."""
     if name is None:
-        return Entry(safe_id(raw), path, shown, key=f"{prefix}:{raw}")
-    return Entry(name.learner, path, shown, name.late, name.identity, key=f"{name.identity.lms}:{name.identity.lms_id}")
+        return Entry(safe_id(raw), path, shown, key=unicodedata.normalize("NFC", f"{prefix}:{raw}"))
+    key = unicodedata.normalize("NFC", f"{name.identity.lms}:{name.identity.lms_id}")
+    return Entry(name.learner, path, shown, name.late, name.identity, key=key)
 
 
 def _outside_pattern(lms: str, names: list[str], what: str) -> tuple[str, ...]:
@@ -243,10 +248,10 @@ def _shown(path: Path, top: Path, shown_root: str | None) -> str:
 def _unique(entries: list[Entry], layout: str, notes: tuple[str, ...]) -> Found:
     """One id per learner (per key), and no id shared by two learners, checked again after every rename.
 
-    Two learners whose names clean alike (``a b`` and ``a_b``, ``ab`` and ``ab.``, ``josé`` and ``josè``)
-    both get ``<id>-<tag>``, the tag a hash of their own name, so it does not depend on who else submitted;
-    if that is some other learner's id (a learner may name a file ``a_b-3f2a1c``), all of them get longer
-    tags, until every id is distinct.
+    Two learners whose names clean alike (``a b`` and ``a_b``, ``ab`` and ``ab.``, ``josé`` and ``josè``) or
+    differ only in case (``Ada`` and ``ada``: :func:`same_id`) both get ``<id>-<tag>``, the tag a hash of their own
+    name, so it does not depend on who else submitted; if that is some other learner's id (a learner may name a
+    file ``a_b-3f2a1c``), all of them get longer tags, until every id is distinct.
     """
     bases: dict[str, str] = {}
     for entry in entries:
@@ -264,14 +269,14 @@ def _unique(entries: list[Entry], layout: str, notes: tuple[str, ...]) -> Found:
 def _distinct(bases: dict[str, str]) -> dict[str, str]:
     """Ids for every key, all different: its base id, or the base with a tag made from the key."""
     ids = dict(bases)
-    counts = Counter(ids.values())
+    counts = Counter(same_id(learner) for learner in ids.values())
     for length in range(6, 66, 4):
-        clashing = [key for key, learner in ids.items() if counts[learner] > 1]
+        clashing = [key for key, learner in ids.items() if counts[same_id(learner)] > 1]
         if not clashing:
             return ids
         for key in clashing:
             ids[key] = f"{bases[key]}-{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:length]}"
-        counts = Counter(ids.values())
-    for number, key in enumerate(sorted(k for k, learner in ids.items() if counts[learner] > 1), start=2):
+        counts = Counter(same_id(learner) for learner in ids.values())
+    for number, key in enumerate(sorted(k for k, learner in ids.items() if counts[same_id(learner)] > 1), start=2):
         ids[key] = f"{ids[key]}-{number}"  # a sha256 clash: never seen, but the ids must still differ
     return ids

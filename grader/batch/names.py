@@ -179,6 +179,14 @@ def safe_id(text: str) -> str:
     return _UNSAFE.sub("_", unaccented).lstrip("-").strip("._")[:MAX_ID].strip("._-") or "learner"
 
 
+def same_id(learner: str) -> str:
+    """What two learner ids must differ in to be two learners: their composed form (NFC) and case folded, so
+    ``Ada`` is ``ada``: a case-insensitive disk keeps one of ``Ada.html`` and ``ada.html``, and an LMS that ignores
+    case merges their rows. A batch never gives two learners ids that are the same here (:mod:`grader.batch.layouts`),
+    and a chapter matches ids on it (:func:`grader.batch.chapter.match_key`)."""
+    return unicodedata.normalize("NFC", learner).casefold()
+
+
 def is_safe_id(text: object) -> bool:
     """Whether ``text`` is a learner id this grader could have made: a safe file name of its own (checked on
     every id read back from a gradebook before it names a file)."""

@@ -13,10 +13,16 @@ and a fresh one is started before the next call that needs it, outside any call'
 read as a worker's answer is (at most ``max_message_kb``, counted before anything is built), so whatever the
 arguments, the grading process spends at most the call's time limit and a few times the message size on it.
 
+The lender's worker runs :mod:`grader.execute.lender_main`: the solution's cells with ``exec``, as the trusted
+reference runs them (no IPython: it boots in a fifth of a learner's worker's CPU time), then one forked child per
+learner. A :class:`Lenders` pool keeps one lender per notebook graded at once, warm between notebooks, as the
+runner keeps zygotes; before a learner after one whose calls reached the lender's worker, :meth:`Lender.ready`
+asks it for a fresh child (:meth:`LearnerProcess.renew`, a fork: milliseconds), so nothing one learner's
+arguments did there (a cache filled, a global changed, CPU seconds counted against its limit) is seen by the next.
+
 Results of calls whose arguments hold no function are kept (:data:`KEPT_RESULTS`, small ones only): the
 same hidden tests on the next notebook ask the same questions, and a lent solution function is taken to be a
-function of its arguments. A :class:`Lenders` pool keeps one lender per notebook graded at once, warm
-between notebooks, as the runner keeps zygotes.
+function of its arguments (SECURITY.md, "What is not defended"). So most notebooks never reach the lender's worker.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ from grader.config import Limits, WorkerMode
 from grader.errors import GraderError
 from grader.execute.channel import DICT_KEY, TUPLE_KEY, to_plain
 from grader.execute.protocol import ChannelClosed, ChannelError, ChannelTimeout
+from grader.execute.sandbox import LENDER_PROGRAM
 from grader.execute.worker import LearnerProcess
-from grader.execute.zygote import Zygote
 from grader.model import Submission
 
 #: Results a lender keeps, per lender: enough for every lent call a lesson's hidden tests make on one notebook.
@@ -49,24 +55,40 @@ class LentFunctionFailed(RuntimeError):
 class Lender:
     """The solution functions of one lesson, run in a worker of their own for learner calls (see the module)."""
 
-    def __init__(self, solution: Submission, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None) -> None:
+    def __init__(self, solution: Submission, limits: Limits, mode: WorkerMode) -> None:
         self.solution = solution
         self._limits, self._mode = limits, mode
-        self.zygote = zygote
         self._worker: LearnerProcess | None = None
         self._booted = False
+        self._asked = False
+        """Whether a call reached the lender's worker since its child was fresh."""
+        self._renew = False
+        """Whether a new learner is to be served by a fresh child before its first call."""
         self._kept: OrderedDict[str, Any] = OrderedDict()
 
     def boot(self) -> None:
-        """Start the lender's worker now if there is none alive (a retired zygote takes its forks with it), so it
-        boots meanwhile; :meth:`ready` waits for it. Once per notebook: asking whether it lives costs a turn."""
+        """Start the lender's worker now if there is none alive, so it boots meanwhile; :meth:`ready` waits for it.
+        Once per notebook (asking whether it lives is a system call)."""
         if self._worker is not None and not self._worker.alive:
             self.close()
         if self._worker is None:
-            self._worker = LearnerProcess(self.solution, self._limits, self._mode, self.zygote)
+            self._worker = LearnerProcess(self.solution, self._limits, self._mode, program=LENDER_PROGRAM)
+
+    def next_learner(self) -> None:
+        """A new learner's calls come next: none of them may see what an earlier learner's did in the worker."""
+        self._renew = self._renew or self._asked
+        self._asked = False
 
     def ready(self) -> None:
-        """Have a lender's worker that has run the solution: before a learner call that lends, outside its time."""
+        """Have a lender's worker that has run the solution, fresh for this learner: before a learner call that
+        lends, outside its time."""
+        if self._booted and self._renew:
+            assert self._worker is not None
+            try:
+                self._worker.renew()
+            except ChannelError:
+                self.close()  # a new one boots below
+        self._renew = False
         if self._booted:
             return
         self.boot()
@@ -96,6 +118,7 @@ class Lender:
             return self._kept[key]
         self.ready()
         assert self._worker is not None
+        self._asked = True
         try:
             value = self._worker.call(name, args, kwargs, {}).value
         except ChannelTimeout:
@@ -114,7 +137,7 @@ class Lender:
         if self._worker is not None:
             self._worker.close()
             self._worker = None
-            self._booted = False
+            self._booted = self._asked = False
 
 
 def _key(name: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
@@ -153,19 +176,18 @@ class Lenders:
         self._idle: list[Lender] = []
         self._all: list[Lender] = []
 
-    def take(self, solution: Submission, zygote: Zygote | None) -> Lender:
-        """A lender of ``solution``'s functions that only the caller uses until it :meth:`give`\\ s it back."""
+    def take(self, solution: Submission) -> Lender:
+        """A lender of ``solution``'s functions that only the caller (one learner's notebook) uses until it
+        :meth:`give`\\ s it back. Its worker is spawned, never forked from a notebook's zygote: the zygote's sweep
+        after each learner would end it, and it would share that learner's sandbox."""
         with self._lock:
-            # Only a lender forked from the caller's zygote: a zygote serves one notebook at a time, and a lender's
-            # worker is polled and ended through the zygote it came from.
-            # Spawned, never forked from a notebook's zygote: the zygote's sweep after each learner ends its forks.
-            zygote = None
-            found = next((x for x in self._idle if x.solution == solution and x.zygote is zygote), None)
+            found = next((x for x in self._idle if x.solution == solution), None)
             if found is not None:
                 self._idle.remove(found)
             else:
-                found = Lender(solution, self._limits, self._mode, zygote)
+                found = Lender(solution, self._limits, self._mode)
                 self._all.append(found)
+        found.next_learner()
         found.boot()
         return found
 

@@ -51,11 +51,12 @@ class WorkerOS(Protocol):
 class Spawned:
     """A worker started as a new interpreter, with the channel's pipe ends ``rfd`` and ``wfd``."""
 
-    def __init__(self, limits: Limits, mode: WorkerMode, rfd: int, wfd: int) -> None:
+    def __init__(self, limits: Limits, mode: WorkerMode, rfd: int, wfd: int, program: str | None = None) -> None:
+        """``program``: what the new interpreter runs (:func:`grader.execute.sandbox.launch` chooses, unless given)."""
         remove_stale(WORKDIR_PREFIX)
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
         try:
-            spec = launch(self.workdir, limits, mode)
+            spec = launch(self.workdir, limits, mode, program)
             self._proc = subprocess.Popen(
                 (*spec.argv, str(rfd), str(wfd)),
                 stdin=subprocess.DEVNULL,

@@ -43,6 +43,9 @@ RETURN = "return"
 """either way: the answer to request ``id``."""
 RAISE = "raise"
 """either way: request ``id`` raised."""
+FRESH = "fresh"
+"""grader -> lender's worker (:mod:`grader.execute.lender_main`): serve the next learner from a fresh copy of the
+state the solution left; it answers ``ready`` once the fresh copy listens."""
 
 # -- the zygote's control socket: grading process <-> zygote ---------------------------------------------
 FORK = "fork"
@@ -76,6 +79,10 @@ class CellRaised(TypedDict):
 
 
 class Ready(TypedDict):
+    t: str
+
+
+class Fresh(TypedDict):
     t: str
 
 

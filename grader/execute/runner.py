@@ -61,7 +61,7 @@ class Workers:
             self._lenders.give(self._lender)
             self._lender = None
         if self._lender is None:
-            self._lender = self._lenders.take(solution, self._zygote)
+            self._lender = self._lenders.take(solution)
         return self._lender
 
     def start(self, submission: Submission) -> LearnerProcess:

@@ -82,6 +82,8 @@ def worker_env(workdir: Path) -> dict[str, str]:
 WORKER_PROGRAM = "grader.execute.worker_main"
 KERNEL_PROGRAM = "grader.execute.kernel_main"
 """The worker of the real-kernel mode (``WorkerMode.kernel``): runs the cells in ipykernel through nbclient."""
+LENDER_PROGRAM = "grader.execute.lender_main"
+"""A lender's worker, whatever the mode: the solution run as the reference runs it (no IPython, no kernel)."""
 
 
 def worker_program(mode: WorkerMode) -> str:

@@ -59,14 +59,22 @@ class _OutputCap:
 class LearnerProcess:
     """A worker that has executed one notebook and answers calls against its namespace."""
 
-    def __init__(self, submission: Submission, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None) -> None:
+    def __init__(
+        self,
+        submission: Submission,
+        limits: Limits,
+        mode: WorkerMode,
+        zygote: Zygote | None = None,
+        program: str | None = None,
+    ) -> None:
+        """``program``: spawn a new interpreter running it (a lender's worker), never forked from ``zygote``."""
         self.submission = submission
         self.limits, self.mode = limits, mode
         self.current_cell: int | None = None
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
-            self._os = _start(limits, mode, zygote, to_worker_r, from_worker_w)
+            self._os = _start(limits, mode, zygote, to_worker_r, from_worker_w, program)
         except BaseException:
             for fd in (to_worker_w, from_worker_r):
                 os.close(fd)
@@ -191,6 +199,14 @@ class LearnerProcess:
     def forked(self) -> bool:
         """Whether it was forked from a zygote (else spawned as a new interpreter)."""
         return not isinstance(self._os, Spawned)
+
+    def renew(self) -> None:
+        """A lender's worker (:mod:`grader.execute.lender_main`) only: serve from now on from a fresh copy of the
+        state its notebook left, within one call's time; raises :class:`ChannelError` if it does not answer."""
+        deadline = time.monotonic() + self.limits.call_timeout
+        self._endpoint.send(wire.Fresh(t=wire.FRESH), deadline)
+        while self._endpoint.receive(deadline)[wire.TYPE] != wire.READY:
+            pass
 
     @property
     def alive(self) -> bool:
@@ -326,15 +342,17 @@ def guard(limits: Limits) -> Guard:
     )
 
 
-def _start(limits: Limits, mode: WorkerMode, zygote: Zygote | None, rfd: int, wfd: int) -> WorkerOS:
-    """Fork from the zygote when there is one that answers; otherwise (and for a real kernel) spawn a new
-    interpreter."""
-    if zygote is not None and not mode.kernel:
+def _start(
+    limits: Limits, mode: WorkerMode, zygote: Zygote | None, rfd: int, wfd: int, program: str | None
+) -> WorkerOS:
+    """Fork from the zygote when there is one that answers; otherwise (for a real kernel, and for a ``program`` of
+    its own) spawn a new interpreter."""
+    if zygote is not None and not mode.kernel and program is None:
         try:
             return zygote.fork(rfd, wfd)
         except ZygoteUnavailable:
             pass
-    return Spawned(limits, mode, rfd, wfd)
+    return Spawned(limits, mode, rfd, wfd, program)
 
 
 def start_worker(
