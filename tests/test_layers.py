@@ -27,6 +27,7 @@ ENTRIES = (
     "grader.audit",
     "grader.build",
     "grader.corpus",
+    "grader.release",
     "grader.variants",
     "grader.selfcheck",
 )

@@ -1,0 +1,269 @@
+"""Learner parameters (grader/params.py): declared in lesson data, drawn by one rule from identity and course
+secret, released one notebook per learner, and graded on the numbers recomputed from the identity."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.build import build_lesson
+from grader.errors import CourseSecretMissing, LessonError
+from grader.lessons import load_lesson
+from grader.model import Submission
+from grader.params import (
+    SECRET_ENV,
+    SECRET_FILE,
+    course_secret,
+    default_params,
+    draw,
+    every_params,
+    graded_params,
+    render,
+    require_secret,
+    swap_note,
+)
+from grader.release import read_roster, release
+
+FIXTURE = Path(__file__).parent / "fixtures" / "param_lessons" / "shop"
+SECRET = "a-course-secret-long-enough-1234"
+
+
+@pytest.fixture
+def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A course folder with the shop lesson built (its notebooks on the page's numbers), and no secret set."""
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    shutil.copytree(FIXTURE, tmp_path / "exercises" / "shop")
+    build_lesson(load_lesson("shop", tmp_path / "exercises"))
+    return tmp_path
+
+
+def _lesson(course: Path) -> Any:
+    return load_lesson("shop", course / "exercises")
+
+
+def _definition(tmp_path: Path, params: str) -> Path:
+    folder = tmp_path / "exercises" / "shop"
+    shutil.copytree(FIXTURE, folder, dirs_exist_ok=True)
+    text = (FIXTURE / "lesson.toml").read_text(encoding="utf-8")
+    (folder / "lesson.toml").write_text(text.split("[params.items]")[0] + params, encoding="utf-8")
+    return tmp_path / "exercises"
+
+
+# -- declared in lesson data -----------------------------------------------------------------------------------
+
+
+def test_values_tables_and_ranges_are_read_with_their_defaults(course: Path) -> None:
+    lesson = _lesson(course)
+    items, shop = lesson.params
+    assert [c[0][1] for c in items.choices] == [3, 5, 7, 9] and items.default == 1
+    assert shop.fields == ("shop", "price") and shop.default == 0
+    assert default_params(lesson) == (("items", 5), ("shop", "the corner shop"), ("price", 1.25))
+    assert len(every_params(lesson)) == 8 and every_params(lesson)[0] == default_params(lesson)
+
+
+def test_a_lesson_without_params_has_none() -> None:
+    lesson = load_lesson("prefill")
+    assert lesson.params == () and default_params(lesson) == () and every_params(lesson) == [()]
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ('[params.items]\nrange = [3, 9]\nquestions = ["total"]\n', "step"),
+        ("[params.items]\nrange = [3, 9]\nstep = 2\ndefault = 4\n", "default"),
+        ('[params.items]\nvalues = [1, 2]\nquestions = ["nope"]\n', "nope"),
+        ("[params.items]\nvalues = []\n", "non-empty"),
+        ("[params.items]\nvalues = [1, 1]\n", "twice"),
+        ("[params.a]\nvalues = [{ x = 1 }]\n[params.b]\nvalues = [{ x = 2 }]\n", "two parameters"),
+        ("[params.items]\nvalues = [true]\n", "number or a string"),
+        ('[params.items]\nvalues = [{ "not a name" = 1 }]\n', "not a name"),
+        ("[params.items]\nvalues = [1]\nstep = 2\nrange = [1, 2]\n", "either"),
+    ],
+)
+def test_a_bad_declaration_says_what_to_fix(tmp_path: Path, params: str, says: str) -> None:
+    root = _definition(tmp_path, params)
+    with pytest.raises(LessonError, match=says):
+        load_lesson("shop", root)
+
+
+def test_render_fills_declared_names_only() -> None:
+    params = (("items", 7), ("price", 0.8))
+    assert render("{items} at {price}, {other} and {'a': 1}", params) == "7 at 0.8, {other} and {'a': 1}"
+    assert render("{items}", ()) == "{items}"
+
+
+# -- one rule for who gets which -------------------------------------------------------------------------------
+
+
+def test_the_draw_is_hmac_sha256_of_lesson_identity_and_parameter(course: Path) -> None:
+    """A teaching assistant with the secret reproduces anyone's numbers from the documented rule."""
+    lesson = _lesson(course)
+    got = draw(lesson, "ada", SECRET.encode())
+    expected: list[Any] = []
+    for param in lesson.params:
+        digest = hmac.new(SECRET.encode(), f"shop\0ada\0{param.name}".encode(), hashlib.sha256).digest()
+        expected.extend(param.choices[int.from_bytes(digest[:8], "big") % len(param.choices)])
+    assert got == tuple(expected)
+    assert draw(lesson, " ada ", SECRET.encode()) == got  # the same identity, however it was typed
+
+
+def test_identities_and_secrets_spread_learners_over_the_values(course: Path) -> None:
+    lesson = _lesson(course)
+    drawn = {draw(lesson, f"learner{i}", SECRET.encode()) for i in range(40)}
+    assert len(drawn) >= 6  # of 8: not everyone on one set of numbers
+    assert set(drawn) <= set(every_params(lesson))
+    other = [draw(lesson, f"learner{i}", b"another-secret-that-is-long") for i in range(40)]
+    assert other != [draw(lesson, f"learner{i}", SECRET.encode()) for i in range(40)]
+
+
+def test_the_secret_comes_from_the_environment_or_the_course_file(course: Path, monkeypatch: Any) -> None:
+    root = course / "exercises"
+    assert course_secret(root) is None
+    with pytest.raises(CourseSecretMissing, match=f"{SECRET_ENV}.*{SECRET_FILE}"):
+        require_secret(_lesson(course), root)
+    (root / SECRET_FILE).write_text(SECRET + "\n", encoding="utf-8")
+    assert require_secret(_lesson(course), root) == SECRET.encode()
+    monkeypatch.setenv(SECRET_ENV, "from-the-environment-wins")
+    assert course_secret(root) == b"from-the-environment-wins"
+    monkeypatch.setenv(SECRET_ENV, "short")
+    with pytest.raises(CourseSecretMissing, match="guess"):
+        course_secret(root)
+
+
+def test_the_secret_file_is_never_committed() -> None:
+    ignored = (Path(__file__).parent.parent / ".gitignore").read_text(encoding="utf-8").split()
+    assert SECRET_FILE in ignored
+
+
+# -- what grading uses ---------------------------------------------------------------------------------------
+
+
+def _submission(params: Any = None, shown: Any = (), learner: str | None = None) -> Submission:
+    return Submission(Path("x.ipynb"), (), "shop", "d", params=params, shown_params=shown, shown_learner=learner)
+
+
+def test_grading_trusts_the_identity_over_the_display_copy(course: Path) -> None:
+    lesson = _lesson(course)
+    ada, bob = (draw(lesson, who, SECRET.encode()) for who in ("ada", "bob3"))
+    assert ada != bob
+    assert graded_params(lesson, _submission(ada, shown=bob)) == ada
+    assert graded_params(lesson, _submission(shown=bob)) == bob  # self-grading: the notebook's own numbers
+    assert graded_params(lesson, _submission(shown=(("items", 4),))) == default_params(lesson)  # not a valid copy
+    note = swap_note(lesson, _submission(ada, shown=bob, learner="bob3"), ada)
+    assert note is not None and "'bob3'" in note and "items = " in note
+    assert swap_note(lesson, _submission(ada, shown=ada), ada) is None
+    assert swap_note(lesson, _submission(ada), ada) is None  # the page's notebook carries no copy
+
+
+# -- release ---------------------------------------------------------------------------------------------------
+
+
+def _roster(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_release_writes_one_notebook_per_learner_with_their_numbers(course: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    roster = _roster(course / "roster.csv", "learner,identity\nada,\nbob,12345\ncy,\n")
+    written = release(lesson, roster, course / "released", course / "exercises")
+    assert [p.relative_to(course / "released").as_posix() for p in written] == [
+        "ada/shop.ipynb",
+        "bob/shop.ipynb",
+        "cy/shop.ipynb",
+    ]
+    for path, who, identity in zip(written, ("ada", "bob", "cy"), ("ada", "12345", "cy"), strict=True):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        params = dict(draw(lesson, identity, SECRET.encode()))
+        assert nb["metadata"]["grader"] == {"lesson": "shop", "learner": who, "params": params}
+        text = "".join(nb["cells"][0]["source"])
+        assert f"**{params['items']} items** at {params['shop']}, **{params['price']:g} each**" in text
+        assert "{not_a_param}" in text
+        setup = "".join(nb["cells"][1]["source"])
+        assert f"params={params!r}" in setup
+        assert "{items}" not in json.dumps(nb)
+    again = release(lesson, roster, course / "again", course / "exercises")
+    assert [p.read_bytes() for p in again] == [p.read_bytes() for p in written]  # a rerun: the same numbers
+
+
+def test_release_without_a_secret_says_how_to_set_one(course: Path) -> None:
+    roster = _roster(course / "roster.csv", "learner\nada\n")
+    with pytest.raises(CourseSecretMissing, match=SECRET_ENV):
+        release(_lesson(course), roster, course / "released", course / "exercises")
+    assert not (course / "released").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("name\nada\n", "`learner` column"),
+        ("learner\nada\nada\n", "twice"),
+        ("learner\n../x\n", "line 2"),
+        ("learner\n", "no learners"),
+    ],
+)
+def test_a_bad_roster_names_the_line(tmp_path: Path, text: str, says: str) -> None:
+    from grader.errors import UsageError
+
+    with pytest.raises(UsageError, match=says):
+        read_roster(_roster(tmp_path / "r.csv", text))
+
+
+# -- the suites take the numbers as a fixture -----------------------------------------------------------------
+
+
+def test_self_check_grades_on_the_numbers_the_notebook_was_released_with(course: Path, capsys: Any) -> None:
+    """The same answer is right for the learner whose numbers it works and wrong (and told why) for the page's."""
+    from grader.selfcheck import connect
+
+    root = str(course / "exercises")
+    mine = {"items": 7, "shop": "the market", "price": 0.8}
+    namespace: dict[str, Any] = {"total": 7 * 0.8, "unit_price": lambda total, items: total / items}
+    check, _, hint = connect("shop", namespace, root, params=mine)
+    check("total")
+    hint("total")
+    out = capsys.readouterr().out
+    assert "✓ total: 1/1" in out and "Multiply the 7 items by 0.8 each." in out
+    check_page, _, _ = connect("shop", namespace, root)  # the page's notebook: the page's numbers
+    check_page("total")
+    assert "not the price of your 5 items" in capsys.readouterr().out
+    namespace["total"] = 5 * 1.25
+    check_page("total")
+    assert "✓ total: 1/1" in capsys.readouterr().out
+    check("total")
+    assert "the page's basket, not yours" in capsys.readouterr().out  # a diagnosis computed from the numbers
+    bogus, _, _ = connect("shop", namespace, root, params={"items": 4, "shop": "x", "price": 1})
+    bogus("total")  # a copy the lesson cannot give: the page's numbers, never the copy's
+    assert "✓ total: 1/1" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_grade_notebook_uses_its_numbers_and_says_the_official_grade_recomputes_them(
+    course: Path, monkeypatch: Any
+) -> None:
+    from tests.conftest import run_grade
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    (path,) = release(lesson, _roster(course / "r.csv", "learner\nada\n"), course / "released", course / "exercises")
+    mine = dict(draw(lesson, "ada", SECRET.encode()))
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if text.startswith("total = None"):
+            cell["source"] = f"total = {mine['items']} * {mine['price']}"
+        cell["source"] = "".join(cell["source"]).replace(
+            'raise NotImplementedError("Write unit_price', "return total / items  #"
+        )
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    result = run_grade(str(path), "--json", "--lessons", str(course / "exercises"), cwd=course)
+    report = json.loads(result.stdout)
+    assert report["score"] == report["max_score"] == 2, result.stdout + result.stderr
+    assert any("recomputes your numbers" in e and f"items = {mine['items']}" in e for e in report["errors"])
