@@ -716,8 +716,7 @@ def params_command(lesson: str, learner: str, identity: str, lessons_root: Path 
     """
     from grader.config import lessons_root as default_root
     from grader.lessons import load_lesson
-    from grader.params import describe, draw, require_secret
-    from grader.release import identity_of
+    from grader.params import describe, draw, identity_of, require_secret
 
     with _reported():
         root = lessons_root or default_root()

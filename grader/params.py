@@ -152,6 +152,16 @@ def _product(params: Sequence[LessonParam]) -> list[tuple[Params, ...]]:
     return list(itertools.product(*(p.choices for p in params)))
 
 
+def spread(lesson: Lesson) -> list[Params]:
+    """A few sets of numbers that between them take every value of every parameter, the page's first: what the
+    mistakes corpus and the audit grade on (every combination would multiply their cost)."""
+    count = max((len(p.choices) for p in lesson.params), default=0)
+    sets = [
+        tuple(item for p in lesson.params for item in p.choices[(p.default + k) % len(p.choices)]) for k in range(count)
+    ]
+    return sets or [()]
+
+
 def is_valid(lesson: Lesson, params: Params) -> bool:
     """Whether ``params`` is one set of numbers the lesson can give (a display copy is checked with this)."""
     if tuple(f for f, _ in params) != fields(lesson):
@@ -161,6 +171,13 @@ def is_valid(lesson: Lesson, params: Params) -> bool:
 
 
 # -- one rule for who gets which --------------------------------------------------------------------------
+
+
+def identity_of(learner: str, lms_identity: str = "") -> str:
+    """Which identity draws a learner's numbers: the LMS identity where there is one (the LMS's own key for the
+    learner: a Canvas user id, a Gradescope email), else the learner id. The release, the batch, Gradescope and
+    nbgrader all use this rule, so each agrees on whose numbers a notebook is graded on."""
+    return lms_identity.strip() or learner
 
 
 def draw(lesson: Lesson, identity: str, secret: bytes) -> Params:

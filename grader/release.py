@@ -20,7 +20,7 @@ from grader.build import Owner, build_notebooks, notebook_text, read_source
 from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson
-from grader.params import draw, require_secret
+from grader.params import draw, identity_of, require_secret
 
 #: A learner id a roster may hold: a safe file name (it names the learner's folder), as batch ids are.
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,127}$")
@@ -32,12 +32,6 @@ class RosterRow:
     """The learner id a batch knows them by (a flat folder's file stem, nbgrader's student id)."""
     identity: str
     """What their numbers are drawn from: the LMS identity when the roster gives one, else the learner id."""
-
-
-def identity_of(learner: str, lms_identity: str = "") -> str:
-    """The one rule for which identity draws a learner's numbers: the LMS identity where there is one, else the
-    learner id (used by the release, the batch, Gradescope and nbgrader alike)."""
-    return lms_identity.strip() or learner
 
 
 def read_roster(path: Path) -> list[RosterRow]:
