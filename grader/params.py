@@ -162,9 +162,18 @@ def spread(lesson: Lesson) -> list[Params]:
     return sets or [()]
 
 
+def in_order(lesson: Lesson, params: Params) -> Params:
+    """``params`` in the lesson's field order (a notebook's metadata comes back with its keys sorted), or () when
+    they are not the lesson's fields."""
+    values = dict(params)
+    if sorted(values) != sorted(fields(lesson)) or len(values) != len(params):
+        return ()
+    return tuple((field, values[field]) for field in fields(lesson))
+
+
 def is_valid(lesson: Lesson, params: Params) -> bool:
     """Whether ``params`` is one set of numbers the lesson can give (a display copy is checked with this)."""
-    if tuple(f for f, _ in params) != fields(lesson):
+    if not lesson.params or not in_order(lesson, params):
         return False
     values = dict(params)
     return all(any(all(values[f] == v for f, v in choice) for choice in p.choices) for p in lesson.params)
@@ -262,13 +271,13 @@ def graded_params(lesson: Lesson, submission: Submission) -> Params:
     if submission.params is not None:
         return submission.params
     if is_valid(lesson, submission.shown_params):
-        return submission.shown_params
+        return in_order(lesson, submission.shown_params)
     return default_params(lesson)
 
 
 def swap_note(lesson: Lesson, submission: Submission, graded: Params) -> str | None:
     """A flag when the notebook's display copy is not the numbers it is graded on (a swapped notebook), else None."""
-    if not lesson.params or not submission.shown_params or submission.shown_params == graded:
+    if not lesson.params or not submission.shown_params or dict(submission.shown_params) == dict(graded):
         return None
     owner = f" (released to {submission.shown_learner!r})" if submission.shown_learner else ""
     return (
@@ -282,7 +291,8 @@ def self_graded_note(lesson: Lesson, submission: Submission, graded: Params) -> 
     the official grade recomputes them; None for a lesson without parameters or a grade that knew the learner."""
     if not lesson.params or submission.params is not None or not submission.shown_params:
         return None  # a notebook that was never released to one learner is graded on the page's numbers, as ever
-    which = "the numbers this notebook states" if graded == submission.shown_params else "the lesson page's numbers"
+    stated = dict(graded) == dict(submission.shown_params)
+    which = "the numbers this notebook states" if stated else "the lesson page's numbers"
     return (
         f"Graded on {which} ({describe(graded)}); your instructor's grade recomputes your numbers from who you "
         "are, so work Part 1 in the notebook released to you."

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.model import Lesson, Params, QuestionResult
-from grader.params import default_params, from_mapping, is_valid, render
+from grader.params import default_params, from_mapping, in_order, is_valid, render
 from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exported: integrations and tests use it
 from grader.text import plain
 
@@ -31,7 +31,7 @@ class SelfCheck:
         """``params``: the learner's numbers as their released notebook states them (a display copy: the
         official grade recomputes them from who the learner is); the lesson's defaults when not one it can give."""
         self.lesson = lesson
-        self.params = params if is_valid(lesson, params) else default_params(lesson)
+        self.params = in_order(lesson, params) if is_valid(lesson, params) else default_params(lesson)
         self._target = NamespaceTarget(namespace)
         self._error: BaseException | None = None
         self._loading = threading.Thread(target=self._load, name="self-check-suites", daemon=True)

@@ -154,6 +154,8 @@ def test_grading_trusts_the_identity_over_the_display_copy(course: Path) -> None
     assert ada != bob
     assert graded_params(lesson, _submission(ada, shown=bob)) == ada
     assert graded_params(lesson, _submission(shown=bob)) == bob  # self-grading: the notebook's own numbers
+    assert graded_params(lesson, _submission(shown=tuple(sorted(bob)))) == bob  # as metadata comes back: sorted
+    assert swap_note(lesson, _submission(bob, shown=tuple(sorted(bob))), bob) is None
     assert graded_params(lesson, _submission(shown=(("items", 4),))) == default_params(lesson)  # not a valid copy
     note = swap_note(lesson, _submission(ada, shown=bob, learner="bob3"), ada)
     assert note is not None and "'bob3'" in note and "items = " in note
@@ -266,4 +268,96 @@ def test_grade_notebook_uses_its_numbers_and_says_the_official_grade_recomputes_
     result = run_grade(str(path), "--json", "--lessons", str(course / "exercises"), cwd=course)
     report = json.loads(result.stdout)
     assert report["score"] == report["max_score"] == 2, result.stdout + result.stderr
-    assert any("recomputes your numbers" in e and f"items = {mine['items']}" in e for e in report["errors"])
+    assert any("the numbers this notebook states" in e and f"items = {mine['items']}" in e for e in report["errors"])
+
+
+# -- a batch of released notebooks -------------------------------------------------------------------------------
+
+
+def _answered(path: Path, numbers: dict[str, Any]) -> None:
+    """Fill a released shop notebook in as a learner who worked ``numbers`` would."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if text.startswith("total = None"):
+            cell["source"] = f"total = {numbers['items']} * {numbers['price']}"
+        else:
+            cell["source"] = text.replace('raise NotImplementedError("Write unit_price', "return total / items  #")
+    path.write_text(json.dumps(nb), encoding="utf-8")
+
+
+def _batch(course: Path, folder: Path, out: Path) -> dict[str, dict[str, Any]]:
+    from grader.batch import BatchOptions, run_batch
+    from grader.pipeline import GradeOptions
+
+    options = BatchOptions(grading=GradeOptions(lesson="shop", lessons_root=course / "exercises"), jobs=1)
+    run_batch(folder, out, options)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    return {str(row["learner"]): row for row in rows}
+
+
+@pytest.mark.slow
+def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_notebook(
+    course: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    names = ["ada", "bob", "cy", "dee", "eve", "fay"]
+    drawn = {n: dict(draw(lesson, n, SECRET.encode())) for n in names}
+    ada, bob, cy = sorted(names, key=lambda n: (drawn[n]["items"], drawn[n]["price"]))[::2][:3]
+    assert len({(drawn[n]["items"], drawn[n]["price"]) for n in (ada, bob, cy)}) == 3
+    roster = _roster(course / "r.csv", "learner\n" + "\n".join((ada, bob, cy)) + "\n")
+    release(lesson, roster, course / "released", course / "exercises")
+    submitted = course / "class"
+    submitted.mkdir()
+    for who in (ada, bob, cy):
+        _answered(course / "released" / who / "shop.ipynb", drawn[who])
+    shutil.copy(course / "released" / ada / "shop.ipynb", submitted / f"{ada}.ipynb")
+    shutil.copy(course / "released" / cy / "shop.ipynb", submitted / f"{bob}.ipynb")  # bob hands in cy's work
+    shutil.copy(course / "released" / cy / "shop.ipynb", submitted / f"{cy}.ipynb")
+    rows = _batch(course, submitted, course / "results")
+    assert rows[ada]["score"] == 2 and rows[cy]["score"] == 2 and rows[bob]["score"] == 1, rows
+    assert not any("other numbers" in e for e in rows[ada]["errors"] + rows[cy]["errors"])
+    assert any(f"released to '{cy}'" in e and f"items = {drawn[bob]['items']}" in e for e in rows[bob]["errors"])
+    again = _batch(course, submitted, course / "results-again")
+    assert {n: r["score"] for n, r in again.items()} == {n: r["score"] for n, r in rows.items()}
+    monkeypatch.delenv(SECRET_ENV)
+    with pytest.raises(CourseSecretMissing, match=SECRET_ENV):
+        _batch(course, submitted, course / "results-no-secret")
+
+
+@pytest.mark.slow
+def test_the_corpus_grades_an_answer_that_uses_the_numbers_on_every_set(course: Path) -> None:
+    """A corpus file naming {items} is graded on each set of grader.params.spread, written for its numbers,
+    and reported per set; a file about another question only on the page's."""
+    from grader.corpus import check_lesson
+
+    mistakes = course / "exercises" / "shop" / "mistakes"
+    mistakes.mkdir()
+    (mistakes / "ok_total.py").write_text(
+        "# kind: correct\n# about: the total of {items} items\n\ntotal = {price} * {items}\n", encoding="utf-8"
+    )
+    (mistakes / "page_total.py").write_text(
+        "# kind: wrong\n# about: the page's basket\n# expect total: wrong /the page's basket/\n\ntotal = 5 * 1.25\n",
+        encoding="utf-8",
+    )
+    (mistakes / "unit_inverted.py").write_text(
+        "# kind: wrong\n# about: inverted\n# expect unit_price: wrong /not 2.5/\n\n"
+        "def unit_price(total, items):\n    return items / total\n",
+        encoding="utf-8",
+    )
+    report = check_lesson("shop", lessons_root=course / "exercises")
+    assert [numbers for numbers, _ in report.by_params] == [
+        "items = 5, shop = the corner shop, price = 1.25",
+        "items = 7, shop = the market, price = 0.8",
+        "items = 9, shop = the corner shop, price = 1.25",
+        "items = 3, shop = the market, price = 0.8",
+    ]
+    # the page's basket is right on the page's numbers: a wrong verdict there, caught on the three others
+    assert [(r.correct_kept, r.correct_answers, r.wrong_caught, r.wrong_answers) for _, r in report.by_params] == [
+        (1, 1, 1, 2),
+        (1, 1, 1, 1),
+        (1, 1, 1, 1),
+        (1, 1, 1, 1),
+    ]
+    assert [p.entry for p in report.problems] == ["page_total"]
