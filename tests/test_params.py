@@ -361,3 +361,78 @@ def test_the_corpus_grades_an_answer_that_uses_the_numbers_on_every_set(course: 
         (1, 1, 1, 1),
     ]
     assert [p.entry for p in report.problems] == ["page_total"]
+
+
+# -- Gradescope and nbgrader know whose notebook it is ------------------------------------------------------------
+
+
+def test_gradescope_names_the_learner_by_the_first_users_email(tmp_path: Path) -> None:
+    from grader.integrations.gradescope import gradescope_identity
+
+    assert gradescope_identity(tmp_path) is None
+    meta = {"users": [{"email": " Ada@Example.org ", "id": 1234, "name": "Ada"}, {"email": "bob@example.org"}]}
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert gradescope_identity(tmp_path) == "ada@example.org"
+    (tmp_path / "submission_metadata.json").write_text('{"users": []}', encoding="utf-8")
+    assert gradescope_identity(tmp_path) is None
+
+
+def test_nbgrader_autograde_names_the_student_by_the_folder_it_runs_in(course: Path, monkeypatch: Any) -> None:
+    from grader.integrations.nbgrader import autograded_student, cell_result
+
+    assert autograded_student(course / "autograded" / "ada" / "shop") == "ada"
+    assert autograded_student(course / "submitted" / "ada" / "shop") is None
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    student = next(
+        n for n in (f"s{i}" for i in range(50)) if draw(lesson, n, SECRET.encode()) != default_params(lesson)
+    )
+    mine = dict(draw(lesson, student, SECRET.encode()))
+    folder = course / "autograded" / student / "shop"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    namespace = {"total": mine["items"] * mine["price"]}
+    assert cell_result("shop", "total", namespace, course / "exercises").status == "passed"
+    namespace = {"total": 5 * 1.25}  # the page's numbers: not this student's
+    assert cell_result("shop", "total", namespace, course / "exercises").status == "failed"
+
+
+def test_the_gradescope_bundle_carries_the_course_secret_of_a_lesson_with_params(
+    course: Path, monkeypatch: Any
+) -> None:
+    import zipfile
+
+    from grader.integrations.gradescope_bundle import build_bundle
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    names = build_bundle(_lesson(course), course / "ag.zip")
+    assert f"exercises/{SECRET_FILE}" in names
+    with zipfile.ZipFile(course / "ag.zip") as zf:
+        assert zf.read(f"exercises/{SECRET_FILE}").decode().strip() == SECRET
+    assert f"exercises/{SECRET_FILE}" not in build_bundle(load_lesson("prefill"), course / "prefill.zip")
+
+
+@pytest.mark.slow
+def test_gradescope_grades_the_submitter_on_their_own_numbers(course: Path, monkeypatch: Any) -> None:
+    from grader.integrations.gradescope import grade_for_gradescope
+    from grader.pipeline import GradeOptions
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    emails = [f"learner{i}@example.org" for i in range(30)]
+    ada, bob = next(
+        (a, b) for a in emails for b in emails if draw(lesson, a, SECRET.encode()) != draw(lesson, b, SECRET.encode())
+    )
+    roster = _roster(course / "r.csv", f"learner,identity\nada,{ada}\nbob,{bob}\n")
+    release(lesson, roster, course / "released", course / "exercises")
+    path = course / "released" / "ada" / "shop.ipynb"
+    _answered(path, dict(draw(lesson, ada, SECRET.encode())))
+    root = course / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(path, root / "submission" / "shop.ipynb")
+    options = GradeOptions(lesson="shop", lessons_root=course / "exercises")
+    for email, score in ((ada, 2.0), (bob, 1.0)):  # bob submitting ada's notebook is graded on bob's numbers
+        (root / "submission_metadata.json").write_text(json.dumps({"users": [{"email": email}]}), encoding="utf-8")
+        results = grade_for_gradescope(root, options)
+        assert results["score"] == score, results
+    assert "released to 'ada'" in results["output"]

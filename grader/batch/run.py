@@ -30,7 +30,7 @@ from grader.batch.rows import BatchSummary as BatchSummary  # what run_batch ret
 from grader.batch.rows import Row
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
-from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable, lessons_root
+from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
 from grader.errors import GraderError, UsageError
 from grader.execute.runner import check_settings
 from grader.lessons import load_lesson
@@ -242,7 +242,7 @@ def _with_secret(batch: _BatchLesson, choices: dict[str, Choice], options: Grade
     if not batch.lesson.params:
         return batch
     read = [c.read.submission for c in choices.values() if c.read.submission is not None]
-    return replace(batch, secret=needs_secret(batch.lesson, read, options.lessons_root or lessons_root()))
+    return replace(batch, secret=needs_secret(batch.lesson, read, batch.lesson.root.parent))
 
 
 def _graded_on(
