@@ -32,12 +32,12 @@ import hmac
 import itertools
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from grader.errors import CourseSecretMissing, LessonError
-from grader.model import Lesson, LessonParam, Params, ParamValue, Submission
+from grader.model import Lesson, LessonParam, Params, ParamValue, Submission, TestOutcome
 
 SECRET_ENV = "GRADER_COURSE_SECRET"
 #: The file, in the lessons folder, that holds the course secret when ``$GRADER_COURSE_SECRET`` is not set.
@@ -297,6 +297,38 @@ def self_graded_note(lesson: Lesson, submission: Submission, graded: Params) -> 
         f"Graded on {which} ({describe(graded)}); your instructor's grade recomputes your numbers from who you "
         "are, so work Part 1 in the notebook released to you."
     )
+
+
+#: At most this many other sets of numbers are tried when a notebook's answers that use them are all wrong.
+MAX_OTHER_SETS = 64
+
+
+def other_numbers_note(
+    lesson: Lesson,
+    graded: Params,
+    outcomes: Sequence[TestOutcome],
+    rerun: Callable[[frozenset[str], Params], Sequence[TestOutcome]],
+) -> str | None:
+    """A flag when every answer that uses the numbers is wrong for the learner's and all right for one other set
+    the lesson gives (the page's, or another learner's: a copied or swapped Part 1), else None.
+
+    Only then: a slip leaves the other answers right on the learner's own numbers, so it is never called a copy.
+    ``rerun`` runs the suites of some questions on other numbers (the same notebook, the same worker)."""
+    using = frozenset(q for p in lesson.params for q in p.questions)
+    mine = [o for o in outcomes if o.question in using]
+    if not using or not mine or any(o.status not in ("passed", "failed") for o in mine):
+        return None
+    if any(all(o.status == "passed" for o in mine if o.question == q) for q in using):
+        return None  # some answer is right for the learner's own numbers
+    for other in [p for p in every_params(lesson) if p != graded][:MAX_OTHER_SETS]:
+        if all(o.status == "passed" for o in rerun(using, other)):
+            whose = "the lesson page's numbers" if other == default_params(lesson) else "another learner's numbers"
+            differ = tuple((f, v) for f, v in other if dict(graded).get(f) != v)
+            return (
+                f"Every answer that uses your numbers ({', '.join(sorted(using))}) is right for {whose} "
+                f"({describe(differ)}), not for yours ({describe(graded)}): work them on your own numbers."
+            )
+    return None
 
 
 def render(text: str, params: Params) -> str:

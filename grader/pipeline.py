@@ -17,7 +17,7 @@ from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
-from grader.params import graded_params, self_graded_note, swap_note
+from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
 from grader.read import read_submission
 from grader.score import score
 
@@ -135,10 +135,12 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     params = graded_params(lesson, submission)
     try:
         outcomes = suites.run(target, params=params)
+        copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
     finally:
         target.close()
     report = score(lesson, submission, execution, outcomes)
-    notes = tuple(n for n in (swap_note(lesson, submission, params), self_graded_note(lesson, submission, params)) if n)
+    flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
+    notes = tuple(n for n in flags if n)
     return replace(report, errors=(*report.errors, *notes)) if notes else report
 
 

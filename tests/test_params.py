@@ -319,6 +319,8 @@ def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_no
     assert rows[ada]["score"] == 2 and rows[cy]["score"] == 2 and rows[bob]["score"] == 1, rows
     assert not any("other numbers" in e for e in rows[ada]["errors"] + rows[cy]["errors"])
     assert any(f"released to '{cy}'" in e and f"items = {drawn[bob]['items']}" in e for e in rows[bob]["errors"])
+    whose = "the lesson page's" if drawn[cy] == dict(default_params(lesson)) else "another learner's"
+    assert any(f"right for {whose} numbers" in e for e in rows[bob]["errors"]), rows[bob]["errors"]
     again = _batch(course, submitted, course / "results-again")
     assert {n: r["score"] for n, r in again.items()} == {n: r["score"] for n, r in rows.items()}
     monkeypatch.delenv(SECRET_ENV)
@@ -436,3 +438,28 @@ def test_gradescope_grades_the_submitter_on_their_own_numbers(course: Path, monk
         results = grade_for_gradescope(root, options)
         assert results["score"] == score, results
     assert "released to 'ada'" in results["output"]
+
+
+def test_answers_right_only_for_other_numbers_are_flagged_and_a_slip_is_not(course: Path) -> None:
+    from grader.model import TestOutcome
+    from grader.params import other_numbers_note
+
+    lesson = _lesson(course)
+    mine = draw(lesson, "ada", SECRET.encode())
+    page = default_params(lesson)
+    assert mine != page
+    failed = (TestOutcome("total", "t", 1, "failed"), TestOutcome("unit_price", "u", 1, "passed"))
+    tried: list[Any] = []
+
+    def right_for_the_page(questions: frozenset[str], other: Any) -> list[TestOutcome]:
+        tried.append(other)
+        return [TestOutcome("total", "t", 1, "passed" if other == page else "failed")]
+
+    note = other_numbers_note(lesson, mine, failed, right_for_the_page)
+    assert note is not None and "the lesson page's numbers" in note and "(total)" in note
+    assert mine not in tried
+    assert other_numbers_note(lesson, mine, failed, lambda q, o: [TestOutcome("total", "t", 1, "failed")]) is None
+    untouched = (TestOutcome("total", "t", 1, "not-attempted"),)
+    assert other_numbers_note(lesson, mine, untouched, right_for_the_page) is None
+    passed = (TestOutcome("total", "t", 1, "passed"),)
+    assert other_numbers_note(lesson, mine, passed, right_for_the_page) is None
