@@ -250,3 +250,29 @@ def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSes
         )
         assert outcome.status == "failed" and "in seconds" in outcome.message, (params, outcome.message)
         assert f"{dict(params)['tb_per_s']:g} TB/s" in outcome.message  # the learner's own accelerator
+
+
+def test_the_class_report_counts_one_misconception_across_everyones_numbers(decode_suites: SuiteSession) -> None:
+    """The same slip on six learners' different models and accelerators is one row of the class report, with
+    six learners, for each of Part 1's known mistakes that names the learner's own numbers."""
+    from grader.batch.class_report import misconceptions
+    from grader.batch.rows import Row
+    from grader.model import Report
+    from grader.params import spread
+    from grader.score import score_question
+    from grader.suites.namespace import NamespaceTarget
+
+    lesson = decode_suites.lesson
+    slips = {
+        "two bytes": lambda n: {"gb_per_step": float(n["params_b"]) * 2},  # type: ignore[arg-type]
+        "1 TB/s": lambda n: {"ms_per_token": float(n["params_b"]) * float(n["bytes_per_param"])},  # type: ignore[arg-type]
+    }
+    for name, answer in slips.items():
+        rows = []
+        for k, params in enumerate(spread(lesson)):
+            ((qid, value),) = answer(dict(params)).items()
+            outcomes = decode_suites.run(NamespaceTarget({qid: value}), frozenset({qid}), params)
+            result = score_question(lesson.question(qid), list(outcomes))
+            rows.append(Row.of(f"learner{k}", Report("decode", "x.ipynb", 0, 1, (result,))))
+        found = misconceptions(rows)
+        assert len(found) == 1 and len(found[0].learners) == len(rows), (name, [m.text for m in found])

@@ -46,13 +46,15 @@ class Part1:
 
     @property
     def stored(self):
-        return f"this model is stored in {self.precision}, {self.bytes_per_param:g} byte per parameter"
+        # What differs from learner to learner stays in parentheses: the class report counts one misconception
+        # across everyone's numbers (grader/batch/class_report.py leaves parentheses out).
+        return f"your model is not stored in BF16 (yours is {self.precision}, {self.bytes_per_param:g} byte per parameter)"
 
     def gb_mistakes(self):
         return [
-            ("2 bytes per parameter", f"{self.stored} (the worked example's is BF16).", 2 * self.params / 1e9),
-            ("the worked example's model", f"Part 1 is about another model: {self.params / 1e9:g}e9 "
-             f"parameters in {self.precision}.", WORKED[0]),
+            ("2 bytes per parameter", f"{self.stored}, the worked example's is.", 2 * self.params / 1e9),
+            ("the worked example's model", f"Part 1 is about another model (yours: {self.params / 1e9:g}e9 "
+             f"parameters in {self.precision}).", WORKED[0]),
             ("counting in GiB (2**30 bytes)", "the lesson uses decimal GB, 10**9 bytes.", self.gb * 1e9 / 2**30),
             ("counting bytes", "the question asks for gigabytes: divide by 10**9.", self.gb * 1e9),
             ("counting megabytes", "the question asks for gigabytes.", self.gb * 1e3),
@@ -65,8 +67,8 @@ class Part1:
             ("bandwidth / bytes in tokens per millisecond", "the formula is upside down: time = bytes / bandwidth.",
              1 / self.ms),
             ("the step time in microseconds", "the question asks for milliseconds.", self.ms * 1e3),
-            ("the worked example's 1 TB/s", f"this accelerator, an {self.gpu}, reads {self.tb_per_s:g} TB/s.",
-             self.gb),
+            ("the worked example's 1 TB/s", f"your accelerator is another one (yours: the {self.gpu}, "
+             f"{self.tb_per_s:g} TB/s).", self.gb),
             ("2 bytes per parameter", f"{self.stored}.", 2 * self.params / self.bandwidth * 1e3),
             ("the worked example's model", "Part 1 is about another model and accelerator.", WORKED[1]),
         ]
