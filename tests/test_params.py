@@ -463,3 +463,20 @@ def test_answers_right_only_for_other_numbers_are_flagged_and_a_slip_is_not(cour
     assert other_numbers_note(lesson, mine, untouched, right_for_the_page) is None
     passed = (TestOutcome("total", "t", 1, "passed"),)
     assert other_numbers_note(lesson, mine, passed, right_for_the_page) is None
+
+
+@pytest.mark.slow
+def test_the_audit_grades_the_solution_on_every_set_of_numbers(course: Path) -> None:
+    """The mutants are graded on the page's numbers; the solution built on each other set must keep full marks,
+    and the report says it did, set by set."""
+    from grader.audit.report import format_text
+    from grader.audit.run import audit_lesson
+
+    report = audit_lesson(_lesson(course))
+    assert [numbers for numbers, _ in report.on_numbers] == [
+        "items = 7, shop = the market, price = 0.8",
+        "items = 9, shop = the corner shop, price = 1.25",
+        "items = 3, shop = the market, price = 0.8",
+    ]
+    assert all(why is None for _, why in report.on_numbers), report.on_numbers
+    assert "the solution on items = 3, shop = the market, price = 0.8: full marks" in format_text(report)
