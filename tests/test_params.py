@@ -516,3 +516,22 @@ def test_learner_code_cannot_read_the_course_secret(course: Path) -> None:
     total = next(q for q in report["questions"] if q["id"] == "total")
     assert total["score"] == 0 and "None" in " ".join(total["feedback"]), total  # the probe ran, and saw nothing
     assert SECRET not in result.stdout and "nobody-may-read" not in result.stdout
+
+
+def test_grade_params_shows_a_learners_numbers_as_the_rule_draws_them(course: Path) -> None:
+    import os
+    import subprocess
+
+    from grader.params import describe
+
+    def grade_params(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        command = ["grade", "params", "shop", "--lessons", str(course / "exercises"), *args]
+        environment = {k: v for k, v in os.environ.items() if k != SECRET_ENV} | env
+        return subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+
+    lesson = _lesson(course)
+    shown = grade_params("--learner", "ada", "--identity", "ada@example.org", **{SECRET_ENV: SECRET})
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == f"ada: {describe(draw(lesson, 'ada@example.org', SECRET.encode()))}"
+    missing = grade_params("--learner", "ada")
+    assert missing.returncode != 0 and SECRET_ENV in missing.stderr and SECRET_FILE in missing.stderr
