@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,7 +43,8 @@ import nbformat
 from grader.config import SKIP_TAG
 from grader.errors import LessonError
 from grader.integrations.nbgrader import grade_cell_id
-from grader.model import Lesson
+from grader.model import Lesson, Params
+from grader.params import as_dict, default_params, render
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -237,21 +238,57 @@ def _ids(src: LessonSource) -> list[str]:
     return ids
 
 
-def _notebook(lesson: Lesson, cells: list[Notebook]) -> Notebook:
+def _notebook(lesson: Lesson, cells: list[Notebook], owner: Owner | None = None) -> Notebook:
     nb = _nbf.v4.new_notebook(cells=cells)
-    nb.metadata = {"grader": {"lesson": lesson.id}, **_NB_METADATA}
+    grader: dict[str, Any] = {"lesson": lesson.id}
+    if owner is not None:  # a release: whose notebook it is, and a display copy of their numbers
+        grader.update(learner=owner.learner, params=as_dict(owner.params))
+    nb.metadata = {"grader": grader, **_NB_METADATA}
     nb.nbformat_minor = 5
     return nb
 
 
-def build_notebooks(src: LessonSource) -> Artefacts:
-    """The learner, solution and nbgrader notebooks of one lesson source."""
+@dataclass(frozen=True)
+class Owner:
+    """The learner a released notebook is for, and their numbers (grader/params.py)."""
+
+    learner: str
+    params: Params
+
+
+def rendered(src: LessonSource, params: Params) -> LessonSource:
+    """The source with the learner parameters filled in: in the text, and in the answer cells of the questions
+    that use them (the solution computes from them). Every other cell is left as written."""
+    if not params:
+        return src
+    using = {q for p in src.lesson.params for q in p.questions}
+    cells = tuple(
+        replace(cell, source=render(cell.source, params)) if cell.kind == "markdown" or cell.question in using else cell
+        for cell in src.cells
+    )
+    return replace(src, cells=cells)
+
+
+def _connected(source: str, lesson: Lesson, params: Params) -> str:
+    """The self-check setup cell of a released notebook: ``connect`` told the learner's numbers (a display copy)."""
+    call = f'connect("{lesson.id}", globals())'
+    return source.replace(call, f'connect("{lesson.id}", globals(), params={as_dict(params)!r})')
+
+
+def build_notebooks(src: LessonSource, owner: Owner | None = None) -> Artefacts:
+    """The learner, solution and nbgrader notebooks of one lesson source, with the page's numbers, or with the
+    numbers of ``owner`` (a release). Cell ids come from the source as written, so every learner's are the same."""
     lesson = src.lesson
+    ids = _ids(src)
+    params = owner.params if owner is not None else default_params(lesson)
+    src = rendered(src, params)
     learner: list[Notebook] = []
     solution: list[Notebook] = []
     graded: list[Notebook] = []
     locked = {"grade": False, "solution": False, "locked": True}
-    for cell, cell_id in zip(src.cells, _ids(src), strict=False):
+    for cell, cell_id in zip(src.cells, ids, strict=False):
+        if owner is not None and SKIP_TAG in cell.tags:
+            cell = replace(cell, source=_connected(cell.source, lesson, params))
         if cell.question is None:
             for out in (learner, solution):
                 out.append(_cell(cell.kind, cell.source, cell_id, cell.tags, hidden=cell.hidden))
@@ -278,7 +315,9 @@ def build_notebooks(src: LessonSource) -> Artefacts:
         graded.append(
             _cell("code", test_cell_source(lesson, question.id), grade_cell_id(question.id), (SKIP_TAG,), test)
         )
-    return Artefacts(_notebook(lesson, learner), _notebook(lesson, solution), _notebook(lesson, graded))
+    return Artefacts(
+        _notebook(lesson, learner, owner), _notebook(lesson, solution, owner), _notebook(lesson, graded, owner)
+    )
 
 
 def notebook_text(nb: Notebook) -> str:

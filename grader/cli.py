@@ -661,20 +661,70 @@ def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> 
     show_default=True,
     help="Where to write the Gradescope autograder zip (not committed: it holds the package).",
 )
-def build_command(lesson_dir: Path, bundle_dir: Path) -> None:
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Release instead: a CSV of learners (`learner`, optional `identity`), one notebook each on their own numbers.",
+)
+@click.option(
+    "--out",
+    "release_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("released"),
+    show_default=True,
+    help="With --roster: where each learner's notebook goes (<out>/<learner>/<notebook>.ipynb; not committed).",
+)
+def build_command(lesson_dir: Path, bundle_dir: Path, roster: Path | None, release_dir: Path) -> None:
     """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
 
     \b
+    With --roster, release it instead: one learner notebook per learner, each with
+    their own numbers (a lesson with [params]; needs the course secret).
     Example:
       grade build exercises/decode
+      grade build exercises/decode --roster roster.csv --out released
     """
     from grader.build import build_lesson
     from grader.lessons import load_lesson
 
+    root = lesson_dir.resolve().parent
     with _reported():
-        written = build_lesson(load_lesson(lesson_dir.resolve().name, lesson_dir.resolve().parent), bundle_dir)
+        lesson = load_lesson(lesson_dir.resolve().name, root)
+        if roster is not None:
+            from grader.release import release
+
+            written = release(lesson, roster, release_dir, root)
+            click.echo(f"Released {len(written)} notebook(s) of {lesson.id} under {release_dir}")
+            return
+        written = build_lesson(lesson, bundle_dir)
     for path in written:
         click.echo(f"Wrote {path}")
+
+
+@main.command("params")
+@click.argument("lesson")
+@click.option("--learner", required=True, help="The learner id a batch knows them by.")
+@click.option("--identity", default="", help="Their LMS identity, when their numbers were drawn from it.")
+@_lessons_option()
+def params_command(lesson: str, learner: str, identity: str, lessons_root: Path | None) -> None:
+    """Show one learner's numbers for LESSON, as release and grading draw them (needs the course secret).
+
+    \b
+    Example:
+      grade params decode --learner ada
+    """
+    from grader.config import lessons_root as default_root
+    from grader.lessons import load_lesson
+    from grader.params import describe, draw, identity_of, require_secret
+
+    with _reported():
+        root = lessons_root or default_root()
+        found = load_lesson(lesson, root)
+        if not found.params:
+            click.echo(f"Lesson {found.id} gives every learner the same numbers (it declares no [params]).")
+            return
+        who = identity_of(learner, identity)
+        click.echo(f"{learner}: {describe(draw(found, who, require_secret(found, root)))}")
 
 
 @main.command("daemon")

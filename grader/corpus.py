@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from grader.config import MISTAKES_FOLDER
 from grader.errors import CorpusError
 from grader.lessons import load_lesson
-from grader.model import Lesson
+from grader.model import Lesson, Params
+from grader.params import default_params, describe, render, spread
 from grader.variants import Variant, grade_variants
 
 Kind = Literal["wrong", "correct"]
@@ -102,6 +103,9 @@ class CorpusReport:
     correct_answers: int
     correct_kept: int
     by_misconception: tuple[Misconception, ...] = ()
+    by_params: tuple[tuple[str, CorpusReport], ...] = ()
+    """For a lesson with learner parameters: the same figures on each set of numbers the corpus ran on (each
+    answer that uses them, or is about a question that does, runs on every set; the others on the page's)."""
 
     @property
     def ok(self) -> bool:
@@ -126,6 +130,11 @@ class CorpusReport:
             f"({self.named_share:.0%} named right, {self.named_wrong} named wrong)",
             f"  correct answers kept:   {self.correct_kept}/{self.correct_answers}",
             *self.misconception_lines(),
+            *(
+                f"  on {numbers}: caught {r.wrong_caught}/{r.wrong_answers}, named "
+                f"{r.misconceptions_named}/{r.misconceptions}, kept {r.correct_kept}/{r.correct_answers}"
+                for numbers, r in self.by_params
+            ),
         ]
         if not self.problems:
             return out + ["  no problems."]
@@ -424,7 +433,38 @@ def check_lesson(lesson: Lesson | str, *, lessons_root: Path | None = None, jobs
 def grade_corpus(
     lesson: Lesson, entries: Sequence[Entry], *, lessons_root: Path | None = None, jobs: int | None = None
 ) -> CorpusReport:
-    """Grade ``entries`` (from files or built in memory) in one batch and compare each with its declarations."""
-    variants = [Variant(entry.name, entry.code) for entry in entries]
+    """Grade ``entries`` (from files or built in memory) in one batch and compare each with its declarations.
+
+    For a lesson with learner parameters, each entry that uses them (its code names a field, ``{params_b}``, or
+    it is about a question that uses them) is graded on every set of :func:`grader.params.spread`, written for
+    those numbers, as ``<name>@<k>`` (the page's numbers keep the plain name); the report adds each set's figures.
+    """
+    sets = spread(lesson)
+    runs = [
+        (entry, k, numbers) for entry in entries for k, numbers in enumerate(sets) if k == 0 or _uses(lesson, entry)
+    ]
+    graded = [_on(entry, k, numbers) for entry, k, numbers in runs]
+    variants = [Variant(entry.name, entry.code, numbers) for entry, (_, _, numbers) in zip(graded, runs, strict=True)]
     results = grade_variants(lesson, variants, lessons_root=lessons_root or lesson.root.parent, jobs=jobs)
-    return compare(lesson, entries, results)
+    report = compare(lesson, graded, results)
+    if len(sets) < 2:
+        return report
+    by_params = tuple(
+        (describe(numbers), compare(lesson, [g for g, (_, j, _) in zip(graded, runs, strict=True) if j == k], results))
+        for k, numbers in enumerate(sets)
+    )
+    return replace(report, by_params=by_params)
+
+
+def _uses(lesson: Lesson, entry: Entry) -> bool:
+    """Whether an entry depends on the learner's numbers: it names one, or is about a question that uses them."""
+    using = {q for p in lesson.params for q in p.questions}
+    return render(entry.code, default_params(lesson)) != entry.code or any(
+        e.question in using for e in entry.expectations
+    )
+
+
+def _on(entry: Entry, k: int, numbers: Params) -> Entry:
+    """The entry written for ``numbers``: its fields filled in, named ``<name>@<k>`` off the page's numbers."""
+    name = entry.name if k == 0 else f"{entry.name}@{k}"
+    return replace(entry, name=name, code=render(entry.code, numbers), about=render(entry.about, numbers))

@@ -34,3 +34,7 @@ class WorkerCrashed(GraderError):
 
 class CorpusError(LessonError):
     """A file of a lesson's mistakes corpus has a malformed header: the lesson's author must fix it."""
+
+
+class CourseSecretMissing(GraderError):
+    """A lesson gives each learner their own numbers and the course secret that draws them is missing or weak."""

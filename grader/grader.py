@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from grader.config import cache_dir
 from grader.execute.runner import Runner
 from grader.execute.upkeep import keep_to_one_cpu
 from grader.lessons import load_lesson, suites_fingerprint
-from grader.model import Lesson, Report, Submission
+from grader.model import Lesson, Params, Report, Submission
 from grader.pipeline import GradeOptions, failed_report, grade_submission, lent_solution, read_for_lesson
 
 if TYPE_CHECKING:
@@ -125,10 +126,15 @@ class Grader:
         self.close()
 
 
-def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
-    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input."""
+def grade_notebook(path: Path, options: GradeOptions | None = None, params: Params | None = None) -> Report:
+    """Grade one notebook file. Raises :class:`grader.errors.GraderError` subclasses for unreadable input.
+
+    ``params``: the learner parameters to grade it on, when the caller knows whose it is (Gradescope); None
+    grades it on the numbers it states (:func:`grader.params.graded_params`)."""
     options = options or GradeOptions()
     submission, lesson_id = read_for_lesson(path, options)
+    if params is not None:
+        submission = replace(submission, params=params)
     with Grader.cold(options) as grader:
         return grader._grade(submission, lesson_id, contain=False)
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from grader.config import lessons_root
 from grader.errors import LessonError
 from grader.model import KINDS, REVEAL_POLICIES, Lesson, Outline, OutlineLesson, Question
+from grader.params import parse_params
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,6 +68,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
             solution=(folder / data["solution"]).resolve(),
             notebook=(folder / data["notebook"]).resolve(),
         )
+        params = data.get("params", {})
     except (KeyError, TypeError, ValueError) as err:
         raise LessonError(f"The lesson definition {where} is missing or has a bad field ({err!r}).") from None
     bad = [q.id for q in questions if q.kind not in KINDS or q.points < 0]
@@ -87,6 +90,9 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
             f"In {where}, {later[0][0]!r} `uses` {later[0][1]!r}, which does not come before it: "
             "a later question's reference is never lent while a question is tested. Put the question it uses first."
         )
+    if not isinstance(params, dict):
+        raise LessonError(f"In {where}, `params` must be tables: [params.<name>] with `values` or `range`.")
+    lesson = replace(lesson, params=parse_params(params, where, ids))
     if not lesson.suites.is_dir():
         raise LessonError(f"The hidden suites for lesson {lesson.id!r} are not at {lesson.suites}.")
     return lesson

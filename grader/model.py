@@ -25,6 +25,29 @@ KINDS: dict[QuestionKind, Reveal] = {"value": "never", "choice": "never", "funct
 TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
 QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
 ReportStatus = Literal["graded", "timed-out", "crashed", "unreadable"]
+ParamValue = int | float | str
+"""One value of a learner parameter: a number, or a name shown in the text (an accelerator's)."""
+Params = tuple[tuple[str, ParamValue], ...]
+"""A learner's numbers: each field of the lesson's parameters and its value, in declaration order."""
+
+
+@dataclass(frozen=True)
+class LessonParam:
+    """One learner parameter a lesson declares (``[params.<name>]`` in lesson.toml): the values it may take.
+
+    Each choice is a set of fields drawn together (an accelerator's name and its bandwidth); a parameter with
+    plain values has one field, its own name. ``default`` is the choice the lesson's own pages show.
+    """
+
+    name: str
+    choices: tuple[Params, ...]
+    default: int = 0
+    questions: tuple[str, ...] = ()
+    """The questions whose answers depend on this parameter."""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(field for field, _ in self.choices[0])
 
 
 @dataclass(frozen=True)
@@ -54,6 +77,8 @@ class Lesson:
     suites: Path
     solution: Path
     notebook: Path
+    params: tuple[LessonParam, ...] = ()
+    """Learner parameters (grader/params.py): each learner's own numbers for the questions that use them."""
 
     @property
     def max_score(self) -> float:
@@ -99,6 +124,13 @@ class Submission:
     cells: tuple[Cell, ...]
     lesson_id: str | None
     digest: str
+    params: Params | None = None
+    """The learner parameters this notebook is graded on, set by the caller that knows whose it is (a batch from
+    the learner's identity); None: the display copy below, else the lesson's defaults (grader/params.py)."""
+    shown_params: Params = ()
+    """The display copy of its learner's numbers that the release wrote into the notebook's metadata."""
+    shown_learner: str | None = None
+    """Whose notebook the release says it is (``metadata.grader.learner``); never trusted for grading."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
+from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
 from grader.read import read_submission
 from grader.score import score
 
@@ -131,11 +132,16 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
     target = workers.target(submission, worker, lent_solution(lesson))
+    params = graded_params(lesson, submission)
     try:
-        outcomes = suites.run(target)
+        outcomes = suites.run(target, params=params)
+        copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
     finally:
         target.close()
-    return score(lesson, submission, execution, outcomes)
+    report = score(lesson, submission, execution, outcomes)
+    flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
+    notes = tuple(n for n in flags if n)
+    return replace(report, errors=(*report.errors, *notes)) if notes else report
 
 
 def lent_solution(lesson: Lesson) -> Submission | None:

@@ -22,7 +22,8 @@ from typing import Any
 
 from grader.config import SKIP_TAG
 from grader.errors import NotebookUnreadable
-from grader.model import Cell, Submission
+from grader.model import Cell, Params, Submission
+from grader.params import from_mapping
 
 #: Larger files are refused rather than parsed (a notebook with big outputs is still far below this).
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
@@ -171,8 +172,14 @@ def parse_submission(raw: bytes, path: Path) -> Submission:
             raise NotebookUnreadable(
                 f"{name} is not a readable Jupyter notebook ({_why(err)}); {_what_to_do()}"
             ) from None
+    shown_params, shown_learner = _display_copy(nb)
     return Submission(
-        path=path, cells=_code_cells(nb, name), lesson_id=_lesson_id(nb), digest=hashlib.sha256(raw).hexdigest()
+        path=path,
+        cells=_code_cells(nb, name),
+        lesson_id=_lesson_id(nb),
+        digest=hashlib.sha256(raw).hexdigest(),
+        shown_params=shown_params,
+        shown_learner=shown_learner,
     )
 
 
@@ -229,8 +236,19 @@ def _code_cells(nb: Any, name: str) -> tuple[Cell, ...]:
     return tuple(out)
 
 
-def _lesson_id(nb: Any) -> str | None:
+def _grader_metadata(nb: Any) -> dict[str, Any]:
     meta = nb.get("metadata")
     grader_meta = meta.get("grader") if isinstance(meta, dict) else None
-    lesson = grader_meta.get("lesson") if isinstance(grader_meta, dict) else None
+    return grader_meta if isinstance(grader_meta, dict) else {}
+
+
+def _lesson_id(nb: Any) -> str | None:
+    lesson = _grader_metadata(nb).get("lesson")
     return lesson if isinstance(lesson, str) and lesson else None
+
+
+def _display_copy(nb: Any) -> tuple[Params, str | None]:
+    """The learner's numbers and identity the release wrote into the notebook: a display copy, never trusted."""
+    meta = _grader_metadata(nb)
+    learner = meta.get("learner")
+    return from_mapping(meta.get("params")), learner[:200] if isinstance(learner, str) and learner else None

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.model import Lesson, QuestionResult
+from grader.model import Lesson, Params, QuestionResult
+from grader.params import default_params, from_mapping, in_order, is_valid, render
 from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exported: integrations and tests use it
 from grader.text import plain
 
@@ -28,8 +29,13 @@ class SelfCheck:
     """The self-check helpers for one lesson, bound to one notebook namespace. Each call of a learner function
     has the per-call time limit of ``limits`` (``grade``'s defaults unless given), as in grading."""
 
-    def __init__(self, lesson: Lesson, namespace: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, lesson: Lesson, namespace: dict[str, Any], params: Params = (), limits: Limits = DEFAULT_LIMITS
+    ) -> None:
+        """``params``: the learner's numbers as their released notebook states them (a display copy: the
+        official grade recomputes them from who the learner is); the lesson's defaults when not one it can give."""
         self.lesson = lesson
+        self.params = in_order(lesson, params) if is_valid(lesson, params) else default_params(lesson)
         self._target = NamespaceTarget(namespace, limits.budget)
         self._error: BaseException | None = None
         self._loading = threading.Thread(target=self._load, name="self-check-suites", daemon=True)
@@ -45,7 +51,7 @@ class SelfCheck:
         self._loading.join()
         if self._error is not None:
             raise self._error
-        return question_results(self.lesson, self._target, ids)
+        return question_results(self.lesson, self._target, ids, self.params)
 
     def check(self, question_id: str) -> None:
         """Run the hidden checks of one question against your current answer and print the result."""
@@ -65,7 +71,8 @@ class SelfCheck:
     def hint(self, question_id: str) -> None:
         """Print the lesson author's hint for one question."""
         if self._known(question_id):
-            print(f"Hint for {question_id}: {self.lesson.question(question_id).hint or 'no hint for this one.'}")
+            text = render(self.lesson.question(question_id).hint, self.params)
+            print(f"Hint for {question_id}: {text or 'no hint for this one.'}")
 
     def _known(self, question_id: str) -> bool:
         ids = [q.id for q in self.lesson.questions]
@@ -117,8 +124,9 @@ def _warm_up(lesson: Lesson, session: SuiteSession) -> None:
         pass
 
 
-def question_results(lesson: Lesson, target: Any, ids: list[str]) -> list[QuestionResult]:
-    """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does.
+def question_results(lesson: Lesson, target: Any, ids: list[str], params: Params | None = None) -> list[QuestionResult]:
+    """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does, on the
+    learner parameters ``params`` (None: the lesson's defaults).
 
     When a passing test called the reference standing in for an earlier question, that question's tests run
     too, to know whether the learner's own answer passed (the feedback then says so, as ``grade`` does).
@@ -126,11 +134,11 @@ def question_results(lesson: Lesson, target: Any, ids: list[str]) -> list[Questi
     from grader.score import note_stand_ins, score_question
 
     session = shared_session(lesson)
-    outcomes = session.run(target, frozenset(ids))
+    outcomes = session.run(target, frozenset(ids), params)
     earlier = {n for o in outcomes if o.status == "passed" for n in o.stood_in} - set(ids)
     earlier &= {q.id for q in lesson.questions}
     if earlier:
-        outcomes += session.run(target, frozenset(earlier))
+        outcomes += session.run(target, frozenset(earlier), params)
     scored = [
         score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions
@@ -158,11 +166,18 @@ def describe(result: QuestionResult, detail: bool) -> str:
 
 
 def connect(
-    lesson_id: str, namespace: dict[str, Any], lessons: str | Path | None = None, limits: Limits = DEFAULT_LIMITS
+    lesson_id: str,
+    namespace: dict[str, Any],
+    lessons: str | Path | None = None,
+    params: dict[str, Any] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Callable[[str], None], Callable[[], None], Callable[[str], None]]:
-    """Bind the self-check helpers to this notebook: ``check, check_all, hint = connect("decode", globals())``
-    (``limits``: the course's, when it grades with other than ``grade``'s defaults)."""
+    """Bind the self-check helpers to this notebook: ``check, check_all, hint = connect("decode", globals())``.
+
+    A notebook released to one learner passes their numbers, ``params={...}`` (``grade build --roster``);
+    ``limits``: the course's, when it grades with other than ``grade``'s defaults."""
     from grader.lessons import load_lesson
 
-    helper = SelfCheck(load_lesson(lesson_id, Path(lessons) if lessons else None), namespace, limits)
+    lesson = load_lesson(lesson_id, Path(lessons) if lessons else None)
+    helper = SelfCheck(lesson, namespace, from_mapping(params), limits)
     return helper.check, helper.check_all, helper.hint

@@ -124,6 +124,7 @@ def test_stubs_are_the_authors_or_a_not_implemented_error_at_the_regions_indenta
     )
     solutions = {c.id: c.source for c in built.solution.cells}
     assert "STUB" not in solutions["gb_per_step"] and "gb_per_step = 13e9 * 1 / 1e9" in solutions["gb_per_step"]
+    assert "{" not in solutions["gb_per_step"]  # the page's numbers filled in
 
 
 def test_the_nbgrader_notebook_has_solution_regions_and_every_test_after_every_answer() -> None:
@@ -161,7 +162,7 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     return [
         ("7e9 parameters x 2 bytes = 14e9 bytes = **14 GB** read per step", "14", 7e9 * 2 / 1e9, 0),
         # Part 1's own model, stated in its text; the answers follow from these two (and are never on the page).
-        ("**13e9 parameters stored in FP8, 1 byte each**", "13e9", r.gb_per_step * 1e9 / 1, 1e-9),
+        ("**13e9 parameters stored in FP8, 1 byte per parameter**", "13e9", r.gb_per_step * 1e9 / 1, 1e-9),
         ("H100 SXM with **3.35 TB/s**", "3.35", r.gb_per_step / r.ms_per_token, 0),
         ("(3.35e12 bytes/s, from NVIDIA's H100 datasheet)", "3.35e12", r.gb_per_step * 1e12 / r.ms_per_token, 1e-9),
         ("14e9 / 1e12 = 0.014 s = **14 ms** per token", "14", r.decode_step_seconds(14e9, 1e12) * 1e3, 0),
@@ -388,19 +389,52 @@ def _by_hand_answers(r: Any) -> dict[str, list[str]]:
     }
 
 
-def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
-    """Part 1's points measure working the three steps out: none of its answers may be on the page (text, code,
-    outputs). The worked example's (14 GB, 14 ms, 71.4) are there on purpose, for another model."""
-    nb = _read(LESSON.notebook)
+def _answers_on_page(nb: Any, r: Any) -> dict[str, list[str]]:
     parts = [c.source for c in nb.cells]
     parts += [json.dumps(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
     page = " ".join(" ".join(p.split()) for p in parts)
-    answers = _by_hand_answers(_reference())
-    found = {
+    answers = _by_hand_answers(r)
+    return {
         q: [a for a in forms if re.search(rf"(?<![\d.]){re.escape(a)}(?![\d])", page)] for q, forms in answers.items()
     }
-    assert found == {q: [] for q in answers}
+
+
+def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
+    """Part 1's points measure working the three steps out: none of its answers may be on the page (text, code,
+    outputs). The worked example's (14 GB, 14 ms, 71.4) are there on purpose, for another model."""
+    found = _answers_on_page(_read(LESSON.notebook), _reference())
+    assert found == {q: [] for q in QUESTIONS if q in found} and len(found) == 3
     assert {float(_reference().gb_per_step), round(float(_reference().max_tokens_per_s), 1)}.isdisjoint({14.0, 71.4})
+
+
+def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers() -> None:
+    """Released on each set of numbers the lesson can give: the text states that learner's model and accelerator,
+    the solution built on them answers for them, and none of those answers is on the learner's page."""
+    from types import SimpleNamespace
+
+    from grader.build import Owner
+    from grader.params import every_params
+
+    src = read_source(LESSON)
+    sets = every_params(LESSON)
+    assert len(sets) == 48
+    for params in sets:
+        built = build_notebooks(src, Owner("ada", params))
+        numbers = dict(params)
+        namespace: dict[str, Any] = {}
+        for cell in built.solution.cells:
+            if cell.get("id") in ("gb_per_step", "ms_per_token", "max_tokens_per_s"):
+                exec(cell.source, namespace)
+        r = SimpleNamespace(**namespace)
+        assert math.isclose(r.gb_per_step, numbers["params_b"] * numbers["bytes_per_param"]), params
+        assert math.isclose(r.ms_per_token * r.max_tokens_per_s, 1000), params
+        text = " ".join(" ".join(c.source.split()) for c in built.learner.cells if c.cell_type == "markdown")
+        assert f"**{numbers['params_b']}e9 parameters stored in {numbers['precision']}," in text, params
+        assert f"{numbers['gpu']} with **{numbers['tb_per_s']:g} TB/s**" in text, params
+        assert _answers_on_page(built.learner, r) == {
+            q: [] for q in ("gb_per_step", "ms_per_token", "max_tokens_per_s")
+        }
+        assert built.learner.metadata["grader"]["params"] == numbers
 
 
 def _options(text: str) -> list[list[tuple[str, str]]]:

@@ -178,3 +178,101 @@ def test_a_cell_error_names_the_code_cell_as_jupyterlab_numbers_it(tmp_path: Pat
     assert report.errors == (
         f"Cell {number} raised ValueError: here (`raise ValueError('here')`); the cells after it still ran.",
     )
+
+
+# -- Part 1 on each learner's own numbers (lesson.toml's [params]) -----------------------------------------------
+
+PART1 = ("gb_per_step", "ms_per_token", "max_tokens_per_s")
+
+
+def _suite_module(name: str) -> object:
+    """A module of Decode's hidden suites, imported on its own (its catalogues are plain functions)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"decode_{name}", REPO / "exercises/decode/suites" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_mistake() -> None:
+    """A known mistake is named within 0.2 %: on every combination the lesson can give, the right answer and each
+    mistake differ by more than 1 %, so no learner's right answer is told a slip and no slip passes; and no
+    tokens/s is within 0.1 of a whole number, so rounding to one is always wrong."""
+    from grader.params import every_params
+
+    values: object = _suite_module("test_values")
+    sets = every_params(load_lesson("decode"))
+    for params in sets:
+        part1 = values.Part1.of(dict(params))  # type: ignore[attr-defined]
+        for expected, mistakes in (
+            (part1.gb, part1.gb_mistakes()),
+            (part1.ms, part1.ms_mistakes()),
+            (part1.tokens_per_s, part1.tokens_mistakes()),
+        ):
+            numbers = [expected, *(wrong for _, _, wrong in mistakes)]
+            closest = min(abs(a - b) / max(abs(a), abs(b)) for i, a in enumerate(numbers) for b in numbers[i + 1 :])
+            assert closest > 0.01, (params, numbers)
+        assert abs(part1.tokens_per_s - round(part1.tokens_per_s)) > 0.1, params
+
+
+def _part1(numbers: dict[str, object], slip: float = 1.0) -> dict[str, object]:
+    weight_bytes = float(numbers["params_b"]) * 1e9 * float(numbers["bytes_per_param"])  # type: ignore[arg-type]
+    ms = weight_bytes / (float(numbers["tb_per_s"]) * 1e12) * 1e3  # type: ignore[arg-type]
+    return {"gb_per_step": weight_bytes / 1e9, "ms_per_token": ms * slip, "max_tokens_per_s": 1e3 / ms}
+
+
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(decode_suites: SuiteSession) -> None:
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+
+    lesson = decode_suites.lesson
+    secret = b"a-course-secret-for-this-test-only"
+    ada, bob = draw(lesson, "ada", secret), draw(lesson, "bob", secret)
+    assert dict(ada)["params_b"] != dict(bob)["params_b"]
+    questions = frozenset(PART1)
+    for mine, theirs in ((ada, bob), (bob, ada)):
+        own = decode_suites.run(NamespaceTarget(_part1(dict(mine))), questions, mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = decode_suites.run(NamespaceTarget(_part1(dict(theirs))), questions, mine)
+        assert {o.status for o in copied} == {"failed"}, copied
+
+
+def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSession) -> None:
+    """ms_per_token given in seconds is told the factor of 1,000 whatever the model and accelerator."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+
+    for params in spread(decode_suites.lesson):
+        (outcome,) = decode_suites.run(
+            NamespaceTarget(_part1(dict(params), slip=1e-3)), frozenset({"ms_per_token"}), params
+        )
+        assert outcome.status == "failed" and "in seconds" in outcome.message, (params, outcome.message)
+        assert f"{dict(params)['tb_per_s']:g} TB/s" in outcome.message  # the learner's own accelerator
+
+
+def test_the_class_report_counts_one_misconception_across_everyones_numbers(decode_suites: SuiteSession) -> None:
+    """The same slip on six learners' different models and accelerators is one row of the class report, with
+    six learners, for each of Part 1's known mistakes that names the learner's own numbers."""
+    from grader.batch.class_report import misconceptions
+    from grader.batch.rows import Row
+    from grader.model import Report
+    from grader.params import spread
+    from grader.score import score_question
+    from grader.suites.namespace import NamespaceTarget
+
+    lesson = decode_suites.lesson
+    slips = {
+        "two bytes": lambda n: {"gb_per_step": float(n["params_b"]) * 2},  # type: ignore[arg-type]
+        "1 TB/s": lambda n: {"ms_per_token": float(n["params_b"]) * float(n["bytes_per_param"])},  # type: ignore[arg-type]
+    }
+    for name, answer in slips.items():
+        rows = []
+        for k, params in enumerate(spread(lesson)):
+            ((qid, value),) = answer(dict(params)).items()
+            outcomes = decode_suites.run(NamespaceTarget({qid: value}), frozenset({qid}), params)
+            result = score_question(lesson.question(qid), list(outcomes))
+            rows.append(Row.of(f"learner{k}", Report("decode", "x.ipynb", 0, 1, (result,))))
+        found = misconceptions(rows)
+        assert len(found) == 1 and len(found[0].learners) == len(rows), (name, [m.text for m in found])

@@ -148,31 +148,31 @@ answer_sequential = "A"  # No: token 2 is computed from a sequence that already 
 # ## Part 1: by hand
 #
 # Now the same three steps on another model and accelerator (the worked example above will not give these
-# answers): a model with **13e9 parameters stored in FP8, 1 byte each**, runs on an NVIDIA H100 SXM with
-# **3.35 TB/s** of memory bandwidth (3.35e12 bytes/s, from NVIDIA's H100 datasheet). You may type a number or an
-# arithmetic expression.
+# answers): a model with **{params_b}e9 parameters stored in {precision}, {bytes_per_param} byte per parameter**, runs on an
+# {gpu} with **{tb_per_s} TB/s** of memory bandwidth ({tb_per_s}e12 bytes/s, from {datasheet}). You may type a
+# number or an arithmetic expression.
 #
 # - `gb_per_step`: how many GB are read in one decode step (every weight once)?
-# - `ms_per_token`: how many milliseconds does one token take at 3.35 TB/s? Keep at least 2 decimal places.
+# - `ms_per_token`: how many milliseconds does one token take at {tb_per_s} TB/s? Keep at least 2 decimal places.
 # - `max_tokens_per_s`: the most tokens per second one stream can get, to at least 1 decimal place (a whole
 #   number is not precise enough).
 
 # %% question="gb_per_step"
 ### STUB gb_per_step = None  # your answer, in GB
 ### BEGIN SOLUTION
-gb_per_step = 13e9 * 1 / 1e9  # 13e9 parameters x 1 byte (FP8), in GB
+gb_per_step = {params_b}e9 * {bytes_per_param} / 1e9  # parameters x bytes per parameter, in GB
 ### END SOLUTION
 
 # %% question="ms_per_token"
 ### STUB ms_per_token = None  # your answer, in ms
 ### BEGIN SOLUTION
-ms_per_token = 13e9 / 3.35e12 * 1000  # bytes / (bytes per second) = seconds; x 1000 for ms
+ms_per_token = {params_b}e9 * {bytes_per_param} / {tb_per_s}e12 * 1000  # bytes / (bytes per second) = seconds; x 1000 for ms
 ### END SOLUTION
 
 # %% question="max_tokens_per_s"
 ### STUB max_tokens_per_s = None  # your answer, in tokens/s, to 1 decimal place
 ### BEGIN SOLUTION
-max_tokens_per_s = 3.35e12 / 13e9  # one token per step: 1 / (seconds per step)
+max_tokens_per_s = {tb_per_s}e12 / ({params_b}e9 * {bytes_per_param})  # one token per step: 1 / (seconds per step)
 ### END SOLUTION
 
 # %% [markdown]

@@ -34,6 +34,7 @@ def format_text(report: AuditReport) -> str:
         f"{total - sum(f.equivalent for f in report.functions)} non-equivalent mutants killed, "
         f"{len(report.unexplained)} unexplained survivor(s), in {report.seconds:.1f} s."
     )
+    lines += [f"  the solution on {numbers}: " + (why or "full marks") for numbers, why in report.on_numbers]
     for s in report.unexplained:
         lines += ["", _survivor(s).rstrip("\n")]
     explained = [s for f in report.functions for s in f.survivors if s.reason is not None]
@@ -90,6 +91,7 @@ def as_json(report: AuditReport) -> dict[str, Any]:
             }
             for f in report.functions
         ],
+        "on_numbers": [{"numbers": numbers, "problem": why} for numbers, why in report.on_numbers],
         "stale": [
             {"function": s.entry.function, "mutant": s.entry.mutant, "reason": s.entry.reason, "why": s.why}
             for s in report.stale

@@ -19,6 +19,7 @@ from grader.audit.mutants import Mutant, diff, function_source, generate_mutants
 from grader.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
 from grader.errors import LessonError
 from grader.model import Lesson
+from grader.params import describe, spread
 from grader.read import read_submission
 from grader.variants import Variant, grade_variants
 
@@ -100,6 +101,10 @@ class AuditReport:
     functions: tuple[FunctionAudit, ...]
     stale: tuple[StaleEntry, ...]
     seconds: float
+    on_numbers: tuple[tuple[str, str | None], ...] = ()
+    """For a lesson with learner parameters: each set of numbers of :func:`grader.params.spread` past the page's,
+    and why the solution built on it does not get full marks (None: it does). The mutants are graded on the
+    page's numbers: they are of function questions, which the lesson's numbers do not reach."""
 
     @property
     def unexplained(self) -> tuple[Survivor, ...]:
@@ -112,8 +117,13 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        """Every function audited and no survivor the lesson has not explained: ``grade audit``'s exit status."""
-        return not self.unexplained and not any(f.unaudited for f in self.functions)
+        """Every function audited, no survivor the lesson has not explained, and the solution right on every set of
+        numbers: ``grade audit``'s exit status."""
+        return (
+            not self.unexplained
+            and not any(f.unaudited for f in self.functions)
+            and not any(why for _, why in self.on_numbers)
+        )
 
 
 @dataclass(frozen=True)
@@ -138,8 +148,11 @@ def audit_lesson(
     cells = read_submission(lesson.solution).cells
     plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function"]
     control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
-    variants = [control] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
+    numbers = spread(lesson)[1:] if lesson.params else []
+    controls = [Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1)]
+    variants = [control, *controls] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
     rows = grade_variants(lesson, variants, lessons_root=lesson.root.parent, jobs=jobs, progress=progress)
+    on_numbers = tuple((describe(n), _not_full(rows[c.name])) for c, n in zip(controls, numbers, strict=True))
     reasons = {(e.function, e.mutant): e.reason for e in spec.equivalents}
     functions = tuple(_judge(p, rows, reasons) for p in plans)
     return AuditReport(
@@ -148,7 +161,16 @@ def audit_lesson(
         functions=functions,
         stale=_stale(spec, plans, functions),
         seconds=time.monotonic() - started,
+        on_numbers=on_numbers,
     )
+
+
+def _not_full(row: dict[str, Any]) -> str | None:
+    """Why the solution does not get full marks on these numbers (the questions it lost), or None."""
+    lost = [str(q["id"]) for q in row.get("questions", ()) if float(q["score"]) < float(q["max_score"])]
+    if not lost and row.get("status", "graded") == "graded":
+        return None
+    return f"the solution loses points on {', '.join(lost) or row.get('status')}"
 
 
 def _plan(function: str, source: str, spec: AuditSpec) -> _Plan:

@@ -8,6 +8,7 @@ learner's notebook: those become rows with a status and a reason.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ from grader.errors import GraderError, UsageError
 from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
+from grader.params import describe, identity_of, learner_params, needs_secret
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
 
 
@@ -86,6 +88,8 @@ class _BatchLesson:
 
     lesson: Lesson
     suites_hash: str
+    secret: bytes | None = None
+    """The course secret that draws each learner's numbers, for a lesson with learner parameters (grader/params.py)."""
 
     @classmethod
     def load(cls, options: GradeOptions) -> _BatchLesson:
@@ -125,6 +129,7 @@ def run_batch(
         policy = remember(out, options.late)
         with Gradebook(out / FILE_NAME) as book:
             choices = _choose_all(found, batch.lesson)
+            batch = _with_secret(batch, choices, options.grading)
             learners = list(choices)
             alone = found.layout == ONE_NOTEBOOK
             everyone = "--regrade was given" if options.regrade else "their notebook was given alone" if alone else None
@@ -231,6 +236,27 @@ def _grade_all(
     return graded, skipped
 
 
+def _with_secret(batch: _BatchLesson, choices: dict[str, Choice], options: GradeOptions) -> _BatchLesson:
+    """The batch with the course secret its learners' numbers are drawn with (none needed for a lesson without
+    parameters); :class:`CourseSecretMissing` before any grading when released notebooks need one."""
+    if not batch.lesson.params:
+        return batch
+    read = [c.read.submission for c in choices.values() if c.read.submission is not None]
+    return replace(batch, secret=needs_secret(batch.lesson, read, batch.lesson.root.parent))
+
+
+def _graded_on(
+    learner: str, entry: Entry, submission: Submission, batch: _BatchLesson, digest: str
+) -> tuple[Submission, str]:
+    """The submission with the numbers of the learner whose it is (never the notebook's own copy), and the hash
+    that decides whether to grade it again: the notebook's, with the numbers when the lesson has some."""
+    if not batch.lesson.params:
+        return submission, digest
+    params = learner_params(batch.lesson, identity_of(learner, entry.identity.lms_id), batch.secret)
+    keyed = hashlib.sha256(f"{digest}\0{describe(params)}".encode()).hexdigest()
+    return replace(submission, params=params), keyed
+
+
 def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchLesson) -> _Prepared:
     """A learner's chosen submission, already read: its hash decides whether to grade it, and a reason
     (not a notebook, another lesson's, several candidates) whether it may be.
@@ -244,8 +270,9 @@ def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchL
         stub = submission or Submission(Path(entry.shown), (), None, choice.digest)
         row = Row.of(learner, failed_report(lesson, stub, choice.reason, "unreadable"), entry.late)
         return _Prepared(entry, choice.digest, suites_hash, row=row)
+    submission, digest = _graded_on(learner, entry, submission, batch, choice.digest)
     task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()))
-    return _Prepared(entry, choice.digest, suites_hash, task=task, lesson=lesson, submission=submission)
+    return _Prepared(entry, digest, suites_hash, task=task, lesson=lesson, submission=submission)
 
 
 def _row(prepared: _Prepared, result: Result) -> Row:

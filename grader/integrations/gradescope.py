@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from grader.config import GRADESCOPE_VISIBILITY
 from grader.files import write_atomic
 from grader.lessons import load_lesson
-from grader.model import Lesson, QuestionResult, Report
+from grader.model import Lesson, Params, QuestionResult, Report
 from grader.text import for_json, for_markdown_spans, plain
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def grade_for_gradescope(root: Path, options: GradeOptions, visibility: str = GR
     lesson = _known_lesson(options)
     try:
         path = find_notebook(root / "submission")
-        report = grade_notebook(path, options)
+        report = grade_notebook(path, options, gradescope_params(root, path, options))
         lesson = load_lesson(report.lesson, options.lessons_root, options.suites)
         return results_from_report(report, lesson, time.monotonic() - start, visibility)
     except (SubmissionProblem, GraderError) as err:
@@ -156,6 +156,38 @@ def grade_for_gradescope(root: Path, options: GradeOptions, visibility: str = GR
     except Exception as err:  # a bug of ours must still leave the learner a readable result
         reason = f"The autograder itself failed ({type(err).__name__}: {err}); please tell your instructor."
         return ungraded_results(reason, lesson, time.monotonic() - start, visibility)
+
+
+#: Gradescope's description of the submission, beside ``submission/`` (its ``users``: email, id, name).
+SUBMISSION_METADATA = "submission_metadata.json"
+
+
+def gradescope_identity(root: Path) -> str | None:
+    """Who submitted, to Gradescope: the first user's email, in lower case (a group shares its first member's
+    numbers); None when ``submission_metadata.json`` is missing or names nobody."""
+    try:
+        data = json.loads((root / SUBMISSION_METADATA).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    users = data.get("users") if isinstance(data, dict) else None
+    first = users[0] if isinstance(users, list) and users and isinstance(users[0], dict) else {}
+    email = first.get("email")
+    return email.strip().lower() if isinstance(email, str) and email.strip() else None
+
+
+def gradescope_params(root: Path, path: Path, options: GradeOptions) -> Params | None:
+    """The learner parameters of whoever submitted (grader/params.py): drawn from their Gradescope email when the
+    lesson has parameters; None (the numbers the notebook states) when Gradescope named nobody."""
+    from grader.params import identity_of, learner_params, needs_secret
+    from grader.pipeline import read_for_lesson
+
+    submission, lesson_id = read_for_lesson(path, options)
+    lesson = load_lesson(lesson_id, options.lessons_root, options.suites)
+    identity = gradescope_identity(root)
+    if not lesson.params or identity is None:
+        return None
+    secret = needs_secret(lesson, [submission], lesson.root.parent)
+    return learner_params(lesson, identity_of(identity), secret)
 
 
 def _known_lesson(options: GradeOptions) -> Lesson | None:

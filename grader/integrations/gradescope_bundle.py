@@ -25,6 +25,7 @@ from grader.files import atomic_path
 from grader.integrations.constraints import FILE_NAME as CONSTRAINTS
 from grader.integrations.constraints import constraints_text
 from grader.model import Lesson
+from grader.params import SECRET_FILE, course_secret
 
 #: The repository (or unpacked sdist) this package was imported from.
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -143,6 +144,9 @@ def build_bundle(
         _add(zf, CONSTRAINTS, constraints_text(package_root / "pyproject.toml").encode(), executable=False)
         for name, path in sorted(files.items()):
             _add(zf, name, path.read_bytes(), executable=False)
+        secret = course_secret(lesson.root.parent) if lesson.params else None
+        if secret is not None:  # so Gradescope draws each learner's numbers as release and a batch do
+            _add(zf, f"exercises/{SECRET_FILE}", secret + b"\n", executable=False)
         names = zf.namelist()
     return names
 

@@ -31,7 +31,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.model import Lesson, QuestionResult, Report
+from grader.model import Lesson, Params, QuestionResult, Report
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
@@ -51,10 +51,31 @@ def cell_result(
 
     lesson = load_lesson(lesson_id, Path(lessons) if lessons else None)
     lesson.question(question_id)  # an unknown id is an instructor's mistake: fail loudly
+    params = student_params(lesson, Path.cwd())
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-        (result,) = question_results(lesson, NamespaceTarget(namespace), [question_id])
+        (result,) = question_results(lesson, NamespaceTarget(namespace), [question_id], params)
     return result
+
+
+#: The folder ``nbgrader autograde`` runs each notebook in: ``autograded/<student id>/<assignment>/``.
+AUTOGRADED = "autograded"
+
+
+def autograded_student(cwd: Path) -> str | None:
+    """The student id of the notebook ``nbgrader autograde`` is running, from the folder it runs in; None elsewhere."""
+    return cwd.parent.name if cwd.parent.parent.name == AUTOGRADED and cwd.parent.name else None
+
+
+def student_params(lesson: Lesson, cwd: Path) -> Params | None:
+    """The learner parameters of the student being autograded (their nbgrader student id is their learner id, as
+    in a batch of nbgrader's folders); None (the lesson page's numbers) outside ``nbgrader autograde``."""
+    student = autograded_student(cwd)
+    if not lesson.params or student is None:
+        return None
+    from grader.params import course_secret, learner_params
+
+    return learner_params(lesson, student, course_secret(lesson.root.parent))
 
 
 def nbgrader_cell_score(

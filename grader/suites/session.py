@@ -14,18 +14,19 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, Literal, cast
 
 import pytest
 
 from grader.errors import LessonError
 from grader.files import write_atomic
-from grader.model import Lesson, TestOutcome
+from grader.model import Lesson, Params, ParamValue, TestOutcome
+from grader.params import default_params
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.reference import load_reference, solution_namespace
 from grader.suites.replay import ExampleReplay
@@ -54,6 +55,8 @@ class _Job:
     result: Future[tuple[TestOutcome, ...]]
     notes: dict[str, Any] = field(default_factory=dict)
     """What ``Learner.once`` keeps while this job's tests run: one notebook's, never another's."""
+    params: Params = ()
+    """The learner parameters this notebook is graded on (the ``params`` fixture); () for a lesson with none."""
 
 
 class _Plugin:
@@ -66,6 +69,7 @@ class _Plugin:
         self.ready: Future[list[Any]] = Future()
         self.current: Target | None = None
         self.current_notes: dict[str, Any] = {}
+        self.current_params: Params = ()
         self.current_learner: Learner | None = None
         """The ``learner`` fixture of the test running now: it knows which stand-ins were called."""
         self.collect_errors: list[str] = []
@@ -88,6 +92,12 @@ class _Plugin:
     @pytest.fixture
     def reference(self) -> SimpleNamespace:
         return self._reference
+
+    @pytest.fixture
+    def params(self) -> Mapping[str, ParamValue]:
+        """The learner's numbers (grader/params.py), read-only: expected values and diagnoses are computed from
+        them. A lesson without parameters gets an empty mapping."""
+        return MappingProxyType(dict(self.current_params))
 
     # -- hooks ----------------------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -158,6 +168,7 @@ class _Plugin:
             try:
                 selected = [(i, m) for i, m in items if job.questions is None or m[0] in job.questions]
                 self.current_notes = job.notes
+                self.current_params = job.params
                 job.result.set_result(
                     tuple(self._run(item, qid, weight, job.target) for item, (qid, weight) in selected)
                 )
@@ -398,9 +409,12 @@ class SuiteSession:
                 LessonError(f"The hidden suites in {self.lesson.suites} did not start (pytest exit {code}).")
             )
 
-    def run(self, target: Target, questions: frozenset[str] | None = None) -> tuple[TestOutcome, ...]:
-        """Run the selected questions' tests (all by default) against ``target``."""
-        job = _Job(target, questions, Future())
+    def run(
+        self, target: Target, questions: frozenset[str] | None = None, params: Params | None = None
+    ) -> tuple[TestOutcome, ...]:
+        """Run the selected questions' tests (all by default) against ``target``, on the learner parameters
+        ``params`` (None: the lesson's defaults, the numbers on its pages)."""
+        job = _Job(target, questions, Future(), params=default_params(self.lesson) if params is None else params)
         self._plugin.jobs.put(job)
         return job.result.result()
 

@@ -2,4 +2,4 @@
 # about: divides bandwidth by bytes: answers tokens per second, not ms per token
 # expect ms_per_token: wrong /reciprocal|upside down|invert|flipped|tokens per second|tokens/s/
 
-ms_per_token = 3.35e12 / 13e9
+ms_per_token = {tb_per_s}e12 / ({params_b}e9 * {bytes_per_param})

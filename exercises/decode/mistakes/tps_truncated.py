@@ -1,5 +1,5 @@
 # kind: wrong
-# about: int(...) chops the decimals off: 257
+# about: int(...) chops the decimals off
 # expect max_tokens_per_s: wrong /you (rounded|truncated)|rounded (it )?(down )?to (a|the nearest) whole|(drops?|dropped|lost|lose) the decimals?|truncat|int\(\)|cut to a whole|without (a|any) decimals?/
 
-max_tokens_per_s = int(3.35e12 / 13e9)
+max_tokens_per_s = int({tb_per_s}e12 / ({params_b}e9 * {bytes_per_param}))

@@ -1,17 +1,87 @@
 """Value and multiple-choice answers: Part 1's model worked by hand, and three choices.
 
 Part 1 is not the page's worked example (7e9 parameters x 2 bytes at 1 TB/s: 14 GB, 14 ms, 71.4 tokens/s, all
-on the page): it is a 13e9-parameter model in FP8 (1 byte per parameter) on an NVIDIA H100 SXM, 3.35 TB/s, so
-no answer can be copied from the text. The worked example's numbers are among the known mistakes.
+on the page), and each learner's is their own: a model size, a precision and an accelerator drawn from their
+identity (lesson.toml's [params]; the ``params`` fixture). The page's own Part 1 is 13e9 parameters in FP8 on an
+NVIDIA H100 SXM at 3.35 TB/s. Expected values and the known mistakes are computed from the learner's numbers, so
+a slip is named on any of them; the worked example's numbers are among the known mistakes.
 """
+
+from dataclasses import dataclass
 
 from grader.testing import question
 
-PARAMS, BYTES_PER_PARAM, BANDWIDTH = 13e9, 1, 3.35e12  # Part 1's model, as the notebook states it
-EXPECTED_GB = PARAMS * BYTES_PER_PARAM / 1e9  # 13 GB
-EXPECTED_MS = PARAMS * BYTES_PER_PARAM / BANDWIDTH * 1e3  # 3.88 ms
-EXPECTED_TOKENS_PER_S = 1e3 / EXPECTED_MS  # 257.7 tokens/s
 WORKED = (14, 14, 1000 / 14)  # the page's worked example: GB, ms, tokens/s
+
+
+@dataclass(frozen=True)
+class Part1:
+    """One learner's Part 1: their model and accelerator, and what follows from them."""
+
+    params: float
+    bytes_per_param: float
+    bandwidth: float
+    precision: str
+    gpu: str
+    tb_per_s: float
+
+    @classmethod
+    def of(cls, numbers):
+        return cls(
+            numbers["params_b"] * 1e9, numbers["bytes_per_param"], numbers["tb_per_s"] * 1e12,
+            numbers["precision"], numbers["gpu"], numbers["tb_per_s"],
+        )
+
+    @property
+    def gb(self):
+        return self.params * self.bytes_per_param / 1e9
+
+    @property
+    def ms(self):
+        return self.params * self.bytes_per_param / self.bandwidth * 1e3
+
+    @property
+    def tokens_per_s(self):
+        return 1e3 / self.ms
+
+    @property
+    def stored(self):
+        # What differs from learner to learner stays in parentheses: the class report counts one misconception
+        # across everyone's numbers (grader/batch/class_report.py leaves parentheses out).
+        return f"your model is not stored in BF16 (yours is {self.precision}, {self.bytes_per_param:g} byte per parameter)"
+
+    def gb_mistakes(self):
+        return [
+            ("2 bytes per parameter", f"{self.stored}, the worked example's is.", 2 * self.params / 1e9),
+            ("the worked example's model", f"Part 1 is about another model (yours: {self.params / 1e9:g}e9 "
+             f"parameters in {self.precision}).", WORKED[0]),
+            ("counting in GiB (2**30 bytes)", "the lesson uses decimal GB, 10**9 bytes.", self.gb * 1e9 / 2**30),
+            ("counting bytes", "the question asks for gigabytes: divide by 10**9.", self.gb * 1e9),
+            ("counting megabytes", "the question asks for gigabytes.", self.gb * 1e3),
+        ]
+
+    def ms_mistakes(self):
+        return [
+            ("bandwidth / bytes, the tokens per second", "the question asks for the time per token.", self.tokens_per_s),
+            ("the step time in seconds", "the question asks for milliseconds: multiply by 1000.", self.ms / 1e3),
+            ("bandwidth / bytes in tokens per millisecond", "the formula is upside down: time = bytes / bandwidth.",
+             1 / self.ms),
+            ("the step time in microseconds", "the question asks for milliseconds.", self.ms * 1e3),
+            ("the worked example's 1 TB/s", f"your accelerator is another one (yours: the {self.gpu}, "
+             f"{self.tb_per_s:g} TB/s).", self.gb),
+            ("2 bytes per parameter", f"{self.stored}.", 2 * self.params / self.bandwidth * 1e3),
+            ("the worked example's model", "Part 1 is about another model and accelerator.", WORKED[1]),
+        ]
+
+    def tokens_mistakes(self):
+        return [
+            ("the milliseconds per token", "tokens per second is 1000 / ms_per_token.", self.ms),
+            ("the seconds per token", "tokens per second is 1 / seconds_per_token.", self.ms / 1e3),
+            ("tokens per millisecond (1 / ms_per_token)", "multiply by 1000 ms per second.", 1 / self.ms),
+            ("1000 / (the seconds per token)", "mixed units: 1 / seconds or 1000 / milliseconds.", 1e6 / self.ms),
+            ("2 bytes per parameter", f"{self.stored}.", self.bandwidth / (2 * self.params)),
+            ("the worked example's rate", "Part 1 is about another model and accelerator.", WORKED[2]),
+        ]
 
 
 # Why each wrong option is wrong, keyed by the letters of the solution notebook this was written against. They
@@ -63,51 +133,39 @@ def test_answer_sequential(learner, reference, decode):
 
 
 @question("gb_per_step")
-def test_gb_per_step(learner, decode):
+def test_gb_per_step(learner, decode, params):
+    part1 = Part1.of(params)
     decode.expect_value(
         "gb_per_step",
         learner.value("gb_per_step"),
-        EXPECTED_GB,
+        part1.gb,
         meaning="the gigabytes read per decode step (every step reads all of the model's weights once)",
         unit="GB",
-        mistakes=[
-            ("2 bytes per parameter", "this model is stored in FP8, 1 byte per parameter (the worked example's is BF16).",
-             2 * EXPECTED_GB),
-            ("the worked example's model", "Part 1 is about another model: 13e9 parameters in FP8.", WORKED[0]),
-            ("counting in GiB (2**30 bytes)", "the lesson uses decimal GB, 10**9 bytes.", EXPECTED_GB * 1e9 / 2**30),
-            ("counting bytes", "the question asks for gigabytes: divide by 10**9.", EXPECTED_GB * 1e9),
-            ("counting megabytes", "the question asks for gigabytes.", EXPECTED_GB * 1e3),
-        ],
+        mistakes=part1.gb_mistakes(),
     )
 
 
 @question("ms_per_token")
-def test_ms_per_token(learner, decode):
+def test_ms_per_token(learner, decode, params):
+    part1 = Part1.of(params)
     decode.expect_value(
         "ms_per_token",
         learner.value("ms_per_token"),
-        EXPECTED_MS,
-        meaning="the milliseconds per decode step (the weights' bytes read at 3.35 TB/s), to 2 decimal places",
+        part1.ms,
+        meaning=f"the milliseconds per decode step (the weights' bytes read at {part1.tb_per_s:g} TB/s), to 2 "
+        "decimal places",
         unit="ms",
         abs_tol=0.005,
-        mistakes=[
-            ("bandwidth / bytes, the tokens per second", "the question asks for the time per token.", EXPECTED_TOKENS_PER_S),
-            ("the step time in seconds", "the question asks for milliseconds: multiply by 1000.", EXPECTED_MS / 1e3),
-            ("bandwidth / bytes in tokens per millisecond", "the formula is upside down: time = bytes / bandwidth.",
-             1 / EXPECTED_MS),
-            ("the step time in microseconds", "the question asks for milliseconds.", EXPECTED_MS * 1e3),
-            ("the worked example's 1 TB/s", "this accelerator, an H100 SXM, reads 3.35 TB/s.", PARAMS * BYTES_PER_PARAM / 1e9),
-            ("2 bytes per parameter", "this model is stored in FP8, 1 byte per parameter.", 2 * EXPECTED_MS),
-            ("the worked example's model", "Part 1 is about another model and accelerator.", WORKED[1]),
-        ],
+        mistakes=part1.ms_mistakes(),
     )
 
 
 @question("max_tokens_per_s")
-def test_max_tokens_per_s(learner, decode):
+def test_max_tokens_per_s(learner, decode, params):
+    part1 = Part1.of(params)
     value = learner.value("max_tokens_per_s")
     hint = ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - EXPECTED_TOKENS_PER_S) < 1:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - part1.tokens_per_s) < 1:
         whole = float(value).is_integer()
         hint = (
             "Close, but not precise enough: keep at least one correct decimal place"
@@ -117,18 +175,11 @@ def test_max_tokens_per_s(learner, decode):
     decode.expect_value(
         "max_tokens_per_s",
         value,
-        EXPECTED_TOKENS_PER_S,
+        part1.tokens_per_s,
         meaning="the decode steps per second of one stream (1000 ms divided by the milliseconds per step)",
         unit="tokens/s",
         abs_tol=0.05,
-        mistakes=[
-            ("the milliseconds per token", "tokens per second is 1000 / ms_per_token.", EXPECTED_MS),
-            ("the seconds per token", "tokens per second is 1 / seconds_per_token.", EXPECTED_MS / 1e3),
-            ("tokens per millisecond (1 / ms_per_token)", "multiply by 1000 ms per second.", 1 / EXPECTED_MS),
-            ("1000 / (the seconds per token)", "mixed units: 1 / seconds or 1000 / milliseconds.", 1e6 / EXPECTED_MS),
-            ("2 bytes per parameter", "this model is stored in FP8, 1 byte per parameter.", EXPECTED_TOKENS_PER_S / 2),
-            ("the worked example's rate", "Part 1 is about another model and accelerator.", WORKED[2]),
-        ],
+        mistakes=part1.tokens_mistakes(),
         hint=hint,
     )
 
