@@ -107,8 +107,8 @@ check, check_all, hint = connect("batching", globals())
 #   doubles, and the replica writes 64 / 0.01603 = **3,993 tokens/s**, about 30 times the single stream's.
 # - Memory-bound? At B = 64 the weights' arithmetic is 2 x 70e9 x 64 FLOPs per 153.9 GB read, about 58 FLOPs per
 #   byte, far below the H200's FP8 ridge point of 412 (lesson *Prefill*). Memory holds the batch too:
-#   2 x 141 - 70 = 212 GB is left for the caches, room for about 161 sequences of 1.31 GB (lesson 5 counts
-#   what else that space must hold).
+#   with lesson 5's 10% of the memory kept for activations and the framework, 2 x 141 x 0.9 - 70 = 183.8 GB is
+#   left for the caches, room for 140 sequences of 1.31 GB.
 # - An ITL target of **20 ms**: (0.020 x 9.6e12 - 70e9) / 1.31e9 = 93.08, so B_max = **93** (93 sequences take
 #   19.99 ms a step, 94 take 20.13 ms), and the fleet rate there is **4,652 tokens/s**. A target of **7 ms**:
 #   0.007 x 9.6e12 = 67.2e9 bytes, less than the 70 GB of weights alone, so B_max = **0**: one user already
@@ -408,7 +408,7 @@ answer_little = "B"  # in flight = arrival rate x latency = 105 > 93
 # ## Going further
 #
 # - **Two limits on the batch, then a third.** The ITL target caps B (93 at 20 ms here), and so does memory
-#   (about 161 sequences of 4,000 tokens fit beside the weights). Far enough up, the weights' arithmetic, 2B / b
+#   (140 sequences of 4,000 tokens fit beside the weights, lesson 5's way). Far enough up, the weights' arithmetic, 2B / b
 #   FLOPs per byte, reaches the ridge point, at B ≈ 412 x 1 / 2 = 206 sequences in FP8 on this replica: beyond
 #   it a step is compute-bound and adding sequences no longer comes almost free (lesson *Prefill vs decode on
 #   one accelerator*). Long contexts hit the memory and ITL limits long before.
