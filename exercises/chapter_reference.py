@@ -76,36 +76,38 @@
 # the datasheet figures, so you can change one and see what follows.
 
 # %% tags=["self-check"]
-def _chapter_replica(gpus=2, hbm_gb=141, tb_per_s=4.8, fp8_dense_tflops=1979, params=70e9, bytes_per_weight=1,
-                     prompt=4000, utilisation=0.28, achieved_bandwidth=0.73, reply=500):
+def _chapter_replica(gpus=2, hbm_gb=141, tb_per_s=4.8, fp8_dense_tflops=1979, params=70e9,
+                     bytes_per_weight=1, prompt=4000, utilisation=0.28, achieved=0.73, reply=500):
     """The chapter's worked example, every number computed from the datasheet figures and the model's shape."""
     peak = gpus * fp8_dense_tflops * 1e12  # FLOP/s, dense: half the datasheet's sparse headline
     bandwidth = gpus * tb_per_s * 1e12  # bytes/s
     weights = params * bytes_per_weight  # bytes
-    kv_per_token = 2 * 80 * 8 * 128 * 2  # K and V x layers x KV heads x head dim x 2 bytes (BF16)
+    ridge = peak / bandwidth  # FLOPs per byte
     flops = 2 * params * prompt
-    ttft = flops / (peak * utilisation)
-    floor = weights / bandwidth
-    itl = weights / (bandwidth * achieved_bandwidth)
+    itl = weights / (bandwidth * achieved)  # s, at the achieved share of the peak bandwidth
+    kv_per_token = 2 * 80 * 8 * 128 * 2  # K and V x layers x KV heads x head dim x 2 bytes (BF16)
+    kv_prompt = kv_per_token * prompt  # bytes
+    step_kv = (weights + kv_prompt) / bandwidth  # s, a decode step at the prompt's context
+    latency = 0.5 + (reply - 1) * 0.010  # s, with the rounded TTFT and ITL
     rows = [
         ("weights", "params x bytes per weight", f"{weights / 1e9:.0f} GB"),
         ("memory left for the KV cache", "gpus x HBM - weights", f"{gpus * hbm_gb - weights / 1e9:.0f} GB"),
-        ("ridge point", "peak / bandwidth", f"{peak / bandwidth:.0f} FLOPs per byte"),
+        ("ridge point", "peak / bandwidth", f"{ridge:.0f} FLOPs/byte"),
         ("prefill FLOPs", "2 x params x prompt", f"{flops:.2g} FLOPs"),
-        ("prefill intensity", "2 x prompt / bytes per weight", f"{2 * prompt / bytes_per_weight:.0f} FLOPs per byte"),
+        ("prefill intensity", "2 x prompt / bytes per weight", f"{2 * prompt / bytes_per_weight:.0f} FLOPs/byte"),
         ("TTFT at the full peak", "FLOPs / peak", f"{flops / peak:.3f} s"),
-        ("TTFT at the utilisation", "FLOPs / (peak x utilisation)", f"{ttft:.2f} s"),
-        ("decode step, at least", "weights / bandwidth", f"{floor * 1e3:.1f} ms"),
+        ("TTFT at the utilisation", "FLOPs / (peak x utilisation)", f"{flops / (peak * utilisation):.2f} s"),
+        ("decode step, at least", "weights / bandwidth", f"{weights / bandwidth * 1e3:.1f} ms"),
         ("decode step, achieved", "weights / (bandwidth x achieved)", f"{itl * 1e3:.1f} ms"),
         ("one stream's steady rate", "1 / ITL", f"{1 / itl:.0f} tokens/s"),
-        ("compute-bound decode batch", "ridge x bytes per weight / 2", f"{peak / bandwidth * bytes_per_weight / 2:.0f}"),
+        ("compute-bound decode batch", "ridge x bytes per weight / 2", f"{ridge * bytes_per_weight / 2:.0f}"),
         ("KV cache per token", "2 x layers x KV heads x head dim x 2", f"{kv_per_token:,} bytes"),
-        ("KV cache of the prompt", "per token x prompt", f"{kv_per_token * prompt / 1e9:.2f} GB"),
-        ("decode step at that context", "(weights + KV) / bandwidth", f"{(weights + kv_per_token * prompt) / bandwidth * 1e3:.1f} ms"),
-        ("request latency (0.5 s, 10 ms)", "TTFT + (reply - 1) x ITL", f"{0.5 + (reply - 1) * 0.010:.2f} s"),
-        ("request output rate", "reply / T", f"{reply / (0.5 + (reply - 1) * 0.010):.1f} tokens/s"),
+        ("KV cache of the prompt", "per token x prompt", f"{kv_prompt / 1e9:.2f} GB"),
+        ("decode step at that context", "(weights + KV) / bandwidth", f"{step_kv * 1e3:.1f} ms"),
+        ("request latency (0.5 s, 10 ms)", "TTFT + (reply - 1) x ITL", f"{latency:.2f} s"),
+        ("request output rate", "reply / T", f"{reply / latency:.1f} tokens/s"),
     ]
-    width = [max(len(row[i]) for row in rows) for i in range(3)]
+    width = [max(len(row[i]) for row in rows) for i in range(2)]
     for name, formula, value in rows:
         print(f"{name:<{width[0]}}  {formula:<{width[1]}}  {value}")
 
