@@ -19,7 +19,12 @@ REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "examples" / "class"
 
 #: Canvas's download names: <sortable name>[_LATE]_<user id>_<submission id>_<file name>.
-LEARNERS = {"ada": "lovelaceada_101", "grace": "hoppergrace_102", "alan": "turingalan_103", "katherine": "johnsonkatherine_104"}
+LEARNERS = {
+    "ada": "lovelaceada_101",
+    "grace": "hoppergrace_102",
+    "alan": "turingalan_103",
+    "katherine": "johnsonkatherine_104",
+}
 #: (learner, lesson) -> the corpus files whose answers they gave, and the questions they left as the stub.
 PLAN: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
     ("ada", "request"): ((), ()),
