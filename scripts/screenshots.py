@@ -127,7 +127,8 @@ def run_one(page, notebook: Path, port: int, token: str, out: Path) -> list[str]
         text if c["cell_type"] == "code" else "" for text, c in zip(texts, cells)
     ]
     page.set_default_timeout(120_000)  # a screenshot on a loaded machine can take longer than playwright's 30 s
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}")
+    # A workspace of its own per notebook: JupyterLab would otherwise restore the last one, the previous notebook's tab.
+    page.goto(f"http://127.0.0.1:{port}/lab/workspaces/{notebook.stem}/tree/{notebook.name}?token={token}&reset")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
     page.wait_for_function(f"() => !({BUSY})()", timeout=120_000)
