@@ -56,8 +56,8 @@
 # as Llama-3-70B: 80 layers, 8 KV heads of 64 query heads, head dimension 128 (Meta, "The Llama 3 Herd of
 # Models", 2024, Table 3), its KV cache in BF16. The pair has 282 GB, 9.6 TB/s and 3.958e15 FLOP/s.
 #
-# - Weights: 70e9 x 1 byte = 70 GB, leaving 212 GB of the 282 GB for the KV cache (before activations and
-#   the runtime's own memory).
+# - Weights: 70e9 x 1 byte = 70 GB, leaving 212 GB of the 282 GB for the KV cache at most: activations and
+#   the serving engine's own reserve take some of it (lesson 5 works out the budget a server really has).
 # - Ridge point: 1.979e15 / 4.8e12 ≈ 412 FLOPs per byte per GPU, the same for the pair.
 # - Prefill of a 4,000-token prompt: 2 x 70e9 x 4,000 = 5.6e14 FLOPs at an intensity of 2 x 4,000 / 1 =
 #   8,000 FLOPs per byte, far above the ridge: compute-bound. At the full dense peak it would take
