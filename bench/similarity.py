@@ -15,6 +15,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the class fixture lives in tests/
 
 
 def main(learners: int = 117, copies: int = 6, seed: int = 0) -> dict[str, object]:

@@ -8,6 +8,7 @@ costs once) and says so in its feedback.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -15,6 +16,7 @@ from grader.model import Execution, Lesson, Question, QuestionResult, Report, Su
 from grader.reveal import learner_view, staff_view
 
 MAX_FEEDBACK_LINES = 3
+MAX_PARSED_CHARS = 20_000
 
 
 def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes: tuple[TestOutcome, ...]) -> Report:
@@ -26,6 +28,7 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
         for q in lesson.questions
     )
     results = note_stand_ins(results, outcomes)
+    results = tuple(_note_raised_cell(r, submission, execution) for r in results)
     errors = tuple(
         f"Cell {code_cell_number(submission, e.index)} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after "
         "it still ran."
@@ -41,6 +44,52 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
         isolation=execution.isolation,
         digest=submission.digest,
     )
+
+
+def _note_raised_cell(result: QuestionResult, submission: Submission, execution: Execution) -> QuestionResult:
+    """Say why an answer is missing when the cell that defines it raised: "does not define" alone sends a
+    learner looking for a renamed variable, when the fix is the error in that cell (a NameError on a name
+    defined further down, a typo). Said only when a cell that raised is the one that assigns or defines the
+    name: positive evidence, never a guess."""
+    if result.status != "missing":
+        return result
+    sources = {cell.index: cell.source for cell in submission.cells}
+    notes = tuple(
+        f"Cell {code_cell_number(submission, e.index)}, which defines `{result.id}`, raised {e.ename}: {e.evalue}; "
+        f"so `{result.id}` was never defined. Fix that error and run the cell again."
+        for e in execution.cell_errors
+        if _defines(sources.get(e.index, ""), result.id)
+    )[:1]
+    if not notes:
+        return result
+    staff = result.staff_feedback + notes if result.staff_feedback else ()
+    return replace(result, feedback=result.feedback + notes, staff_feedback=staff)
+
+
+def _defines(source: str, name: str) -> bool:
+    """Whether a cell's top level assigns ``name`` or defines a function or class of that name.
+
+    Only cells that raised are parsed, and none longer than :data:`MAX_PARSED_CHARS`: this runs on the trusted
+    side, which has no memory limit, and an answer cell is a few lines."""
+    if len(source) > MAX_PARSED_CHARS:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
+        if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+            return True
+    return False
 
 
 def code_cell_number(submission: Submission, index: int) -> int:

@@ -134,3 +134,11 @@ def test_one_input_that_fits_two_slips_names_neither_without_a_second() -> None:
 def test_the_same_factor_twice_is_said_once() -> None:
     sentence = explain(4.0, 1.0)
     assert "the same slip twice" in sentence and sentence.count("counted twice") == 1, sentence
+
+
+def test_a_zero_is_never_called_the_right_value_rounded() -> None:
+    from grader.diagnose import rounded
+
+    assert rounded(0.0, 0.3) == ""  # 0 is what integer division, `return 0` and a stub-like answer give
+    assert rounded(0, 0.004) == ""
+    assert "whole number" in rounded(71.0, 71.43)  # a real rounding is still named

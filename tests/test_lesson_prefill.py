@@ -6,51 +6,38 @@ comparison)."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import json
 import math
 import re
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import nbformat
-
 from grader.lessons import load_lesson
-from tests.conftest import REPO
+from tests.lesson_support import (
+    Claim,
+    choice_options,
+    learner_page,
+    notebook,
+    reference,
+    suite_module,
+    unclaimed_bold_numbers,
+    wrong_claims,
+)
 
 LESSON = load_lesson("prefill")
-SUITES = REPO / "exercises" / "prefill" / "suites"
-
-
-def _read(path: Path) -> Any:
-    return nbformat.read(path, as_version=4)
-
-
-def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"prefill_suite_{name}", SUITES / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _reference() -> Any:
-    from grader.suites.reference import load_reference
-
-    return load_reference(LESSON.solution)
+    return reference(LESSON)
 
 
-def _text() -> str:
-    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
-    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
+def _module(name: str) -> Any:
+    return suite_module(LESSON, name)
 
 
 # -- every number in the text is the lesson's own -----------------------------------------------------------------
 
 
-def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+def _claims(r: Any) -> list[Claim]:
     """(a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit
     of the last digit shown)."""
     flops = r.prefill_flops(70e9, 4000)
@@ -100,16 +87,8 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
-def _half_unit(shown: str) -> float:
-    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
-
-
 def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
-    text = _text()
-    for passage, shown, computed, rel in _claims(_reference()):
-        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
-        tolerance = rel * abs(computed) if rel else _half_unit(shown)
-        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+    assert wrong_claims(LESSON, _claims(_reference())) == []
 
 
 #: Bold text that starts with a digit but states a formula or a given, not a computed number.
@@ -123,9 +102,7 @@ FORMULAS = (
 
 
 def test_every_bold_number_in_the_text_has_a_claim() -> None:
-    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())
-    assert bold and [b for b in bold if b not in claimed and b not in FORMULAS] == []
+    assert unclaimed_bold_numbers(LESSON, _claims(_reference()), FORMULAS) == []
 
 
 def test_the_chapter_replica_agrees_with_decodes_check_yourself_question() -> None:
@@ -139,7 +116,7 @@ def test_the_chapter_replica_agrees_with_decodes_check_yourself_question() -> No
 def test_every_docstring_example_is_what_the_solution_returns() -> None:
     r = _reference()
     names = []
-    for cell in _read(LESSON.solution).cells:
+    for cell in notebook(LESSON.solution).cells:
         for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
             names.append(name)
             value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
@@ -167,19 +144,9 @@ def _renderings(value: float) -> set[str]:
     return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
 
 
-def _everything_the_learner_sees() -> str:
-    nb = _read(LESSON.notebook)
-    parts = []
-    for cell in nb.cells:
-        parts.append(cell.source)
-        for output in cell.get("outputs", []):
-            parts.append(json.dumps(output))
-    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))  # 5,400 is 5400
-
-
 def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
     r = _reference()
-    seen = _everything_the_learner_sees()
+    seen = learner_page(LESSON)
     by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
     assert by_hand
     for name in by_hand:
@@ -189,30 +156,17 @@ def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
 
 def test_the_check_catches_an_answer_left_on_the_page() -> None:
     """The search above can fail: 54.6 ms written into the text would be found."""
-    seen = _everything_the_learner_sees() + "\nthat takes 54.6 ms"
+    seen = learner_page(LESSON) + "\nthat takes 54.6 ms"
     assert any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen) for s in _renderings(float(_reference().ttft_ms)))
 
 
 # -- choices -----------------------------------------------------------------------------------------------------------
 
 
-def _options() -> dict[str, dict[str, str]]:
-    """Each choice question's options, from the markdown cell just above its answer cell."""
-    cells = _read(LESSON.notebook).cells
-    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
-    found = {}
-    for before, cell in itertools.pairwise(cells):
-        if cell.get("id") in choices:
-            text = " ".join(before.source.split())
-            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
-    assert set(found) == choices
-    return found
-
-
 def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
     r = _reference()
     letters = []
-    for question, options in _options().items():
+    for question, options in choice_options(LESSON).items():
         right = getattr(r, question).strip().upper()
         letters.append(right)
         others = [len(text) for letter, text in options.items() if letter != right]

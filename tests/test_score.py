@@ -41,3 +41,24 @@ def test_total_is_the_sum() -> None:
     outcomes = (TestOutcome("f", "a", 1, "passed"), TestOutcome("v", "b", 1, "passed"))
     report = score(LESSON, SUB, Execution(), outcomes)
     assert (report.score, report.max_score) == (5.0, 5.0)
+
+
+def _missing_with_cell_error(source: str, ename: str = "NameError") -> tuple[str, ...]:
+    from grader.model import Cell, CellError
+
+    lesson = Lesson("l", "L", Path("."), (Question("gb_per_step", "value", 1.0),), Path("."), Path("."), Path("."))
+    submission = Submission(Path("nb.ipynb"), (Cell(0, "x = 1"), Cell(2, source)), None, "d")
+    execution = Execution(cell_errors=(CellError(2, ename, "name 'param_byts' is not defined", source[:20]),))
+    missing = TestOutcome("gb_per_step", "t", 1, "missing", "Your notebook does not define `gb_per_step`.")
+    return score(lesson, submission, execution, (missing,)).questions[0].feedback
+
+
+def test_a_missing_answer_whose_own_cell_raised_is_told_that_cells_error() -> None:
+    feedback = _missing_with_cell_error("gb_per_step = param_byts / 1e9")
+    assert any("Cell 2, which defines `gb_per_step`, raised NameError" in line for line in feedback), feedback
+
+
+def test_a_missing_answer_is_not_blamed_on_another_cells_error() -> None:
+    for source in ("other = param_byts / 1e9", "print(gb_per_step)", "x" * 30_000 + " = 1\ngb_per_step = 1"):
+        feedback = _missing_with_cell_error(source)
+        assert not any("which defines" in line for line in feedback), (source[:40], feedback)

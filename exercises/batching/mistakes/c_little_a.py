@@ -1,0 +1,5 @@
+# kind: wrong
+# about: compares a rate with a count
+# expect answer_little: wrong /different units/
+
+answer_little = "A"

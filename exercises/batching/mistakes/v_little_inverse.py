@@ -1,0 +1,5 @@
+# kind: wrong
+# about: divides the time by the rate
+# expect requests_in_flight: wrong /time divided by the rate/
+
+requests_in_flight = 4.2 / 15

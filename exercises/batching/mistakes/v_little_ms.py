@@ -1,0 +1,5 @@
+# kind: wrong
+# about: uses the time in ms
+# expect requests_in_flight: wrong /milliseconds/
+
+requests_in_flight = 15 * 4200

@@ -1,0 +1,81 @@
+"""max_batch_for_itl: the largest whole batch whose memory-bound step meets the ITL target, 0 when none does.
+
+The spec's special points are the ties (a step exactly at the target meets it), the fractions (round down) and
+the targets no batch meets (0, never 1 or a negative number). The ties are tried on a replica of small dyadic
+numbers, on which every way of writing the formula computes exactly; generated replicas then try targets that
+fit a non-whole number of sequences, well away from a tie, so that float rounding cannot decide the answer.
+"""
+
+import math
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from grader.testing import NO_SHRINK, magnitudes, question
+
+
+def _panel(batching, fits):
+    weights, per_token, context, bandwidth = batching.PANEL_REPLICA
+    return {
+        "param_bytes": weights, "kv_bytes_per_token": per_token, "context_len": context,
+        "itl_target": batching.panel_target(fits), "bandwidth": bandwidth,
+    }
+
+
+@question("max_batch_for_itl")
+def test_worked_example(learner, batching):
+    """The notebook's example: 93 sequences of 4,000 tokens meet 20 ms on the replica; at 7 ms none does."""
+    for target in (0.020, 0.007):
+        batching.check_count(
+            learner, param_bytes=70e9, kv_bytes_per_token=327_680, context_len=4000, itl_target=target,
+            bandwidth=9.6e12,
+        )
+
+
+@question("max_batch_for_itl", weight=2)
+def test_at_the_target_exactly(learner, batching):
+    """A step that takes exactly the target meets it: 90, 7 and 1 sequences fill a step exactly."""
+    for fits in (90, 7, 1):
+        batching.check_count(learner, **_panel(batching, fits))
+
+
+@question("max_batch_for_itl")
+def test_fractions_round_down(learner, batching):
+    for fits in (21.25, 24.625, 1.75):
+        batching.check_count(learner, **_panel(batching, fits))
+
+
+@question("max_batch_for_itl", weight=2)
+def test_when_no_batch_meets_the_target(learner, batching):
+    """Not even one sequence fits (0.75, 0.25), exactly the weights fit (0), or not even those (-0.5, -2.5)."""
+    for fits in (0.75, 0.25, 0, -0.5, -2.5):
+        batching.check_count(learner, **_panel(batching, fits))
+
+
+@question("max_batch_for_itl", weight=2)
+@settings(max_examples=10, phases=NO_SHRINK)
+@given(
+    param_bytes=magnitudes(8, 12),
+    kv=st.sampled_from([16_384, 65_536, 131_072, 163_840, 327_680, 524_288]),
+    context_len=st.integers(1, 130_000),
+    bandwidth=magnitudes(11, 14),
+    fits=st.floats(-5.0, 400.0),
+)
+def test_generated(learner, batching, param_bytes, kv, context_len, bandwidth, fits):
+    target = (param_bytes + fits * context_len * kv) / bandwidth
+    assume(target > 0)
+    exact = batching.batches_that_fit(param_bytes, kv, context_len, target, bandwidth)
+    assume(abs(exact - round(exact)) > 1e-6)  # a float tie: how the formula is written could decide it
+    assume(math.isfinite(target))
+    batching.check_count(
+        learner, param_bytes=param_bytes, kv_bytes_per_token=kv, context_len=context_len, itl_target=target,
+        bandwidth=bandwidth,
+    )
+
+
+@question("max_batch_for_itl")
+def test_keywords(learner, batching):
+    batching.check_count(
+        learner, keywords=True, bandwidth=3.35e12, itl_target=0.025, context_len=8192, kv_bytes_per_token=131_072,
+        param_bytes=8e9,
+    )

@@ -1,0 +1,5 @@
+# kind: wrong
+# about: copies the worked example's 80 layers
+# expect token_bytes: wrong /80 layers/
+
+token_bytes = 2 * 80 * 8 * 128 * 2

@@ -1,0 +1,325 @@
+"""The Batching lesson (lesson 6 of the chapter) held to its own checks: every number its text shows is what its
+functions compute, its step is lesson 3's ``kv_step_seconds`` at a batch of 1 and its fleet rate lesson 1's, no
+by-hand answer is on the learner's page, its choices do not give themselves away, and the suites' diagnosis can
+tell its slips apart (a probe per function, a panel for the count). The generic gates (fresh build, full marks
+and zero, corpus, audit) are tests/test_lesson_gates.py's."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import nbformat
+import pytest
+
+from grader.lessons import load_lesson
+from tests.conftest import REPO
+
+LESSON = load_lesson("batching")
+SUITES = REPO / "exercises" / "batching" / "suites"
+
+#: The chapter's replica (CHAPTER.md): 70 GB of FP8 weights, Llama-3-70B's BF16 cache, two H200s.
+W, KV, BW = 70e9, 2 * 80 * 8 * 128 * 2, 9.6e12
+
+
+def _read(path: Path) -> Any:
+    return nbformat.read(path, as_version=4)
+
+
+def _module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"batching_suite_{name}", SUITES / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _reference(lesson_id: str = "batching") -> Any:
+    from grader.suites.reference import load_reference
+
+    return load_reference(load_lesson(lesson_id).solution)
+
+
+def _text() -> str:
+    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
+    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
+
+
+# -- every number in the text is the lesson's own -----------------------------------------------------------------
+
+
+def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+    """(a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit
+    of the last digit shown)."""
+
+    def step(batch: int) -> float:
+        return float(r.batch_step_seconds(W, KV, 4000, batch, BW))
+
+    def fleet(batch: int) -> float:
+        return float(r.fleet_tokens_per_s(W, KV, 4000, batch, BW))
+
+    def gb(batch: int) -> float:
+        return (W + batch * 4000 * KV) / 1e9
+
+    fits = (0.020 * BW - W) / (4000 * KV)
+    b20 = r.max_batch_for_itl(W, KV, 4000, 0.020, BW)
+    latency = 0.5 + 499 * 0.020
+    dense_pair = 2 * 1.979e15
+    return [
+        ("at best a token about every 7.4 ms", "7.4", step(1) * 1e3, 0),
+        ("k = 2 x 80 x 8 x 128 x 2 = 327,680 bytes per token", "327680", KV, 0),
+        ("a 4,000-token sequence holds **1.31 GB** of cache", "1.31", 4000 * KV / 1e9, 0),
+        ("(70e9 + 1.31e9) / 9.6e12 = **7.43 ms** per step", "7.43", step(1) * 1e3, 0),
+        ("**134.6 tokens/s** in all", "134.6", fleet(1), 0),
+        ("(70e9 + 64 x 1.31e9) / 9.6e12 = 153.9e9 / 9.6e12", "153.9", gb(64), 0),
+        ("153.9e9 / 9.6e12 = **16.03 ms**", "16.03", step(64) * 1e3, 0),
+        ("each user's ITL more than doubles", "2", step(64) / step(1), 0.1),
+        ("64 / 0.01603 = **3,993 tokens/s**", "3993", fleet(64), 0),
+        ("about 30 times the single stream's", "30", fleet(64) / fleet(1), 0.02),
+        ("about 58 FLOPs per byte", "58", 2 * 70e9 * 64 / (gb(64) * 1e9), 0),
+        ("far below the H200's FP8 ridge point of 412", "412", 1.979e15 / 4.8e12, 0),
+        ("2 x 141 - 70 = 212 GB", "212", 2 * 141 - 70, 0),
+        ("room for about 161 sequences of 1.31 GB", "161", math.floor(212e9 / (4000 * KV)), 0),
+        ("(0.020 x 9.6e12 - 70e9) / 1.31e9 = 93.08", "93.08", fits, 0),
+        ("so B_max = **93**", "93", b20, 0),
+        ("93 sequences take 19.99 ms a step", "19.99", step(93) * 1e3, 0),
+        ("94 take 20.13 ms", "20.13", step(94) * 1e3, 0),
+        ("the fleet rate there is **4,652 tokens/s**", "4652", fleet(93), 0),
+        ("0.007 x 9.6e12 = 67.2e9 bytes", "67.2", 0.007 * BW / 1e9, 0),
+        ("so B_max = **0**", "0", r.max_batch_for_itl(W, KV, 4000, 0.007, BW), 0),
+        ("one user already waits 7.3 ms a token for the weights", "7.3", W / BW * 1e3, 0),
+        ("0.5 + 499 x 0.020 = **10.48 s**", "10.48", latency, 0),
+        ("8 x 10.48 = **83.84** are in flight", "83.84", r.in_flight(8, 10.48), 0),
+        ("fewer than 93, so the replica keeps up", "93", b20, 0),
+        ("93 / 10.48 = **8.87 requests per second**", "8.87", b20 / latency, 0),
+        ("The one-user step reads 71.3 GB for one token", "71.3", gb(1), 0),
+        ("the 64-user step reads 153.9 GB for 64 tokens", "153.9", gb(64), 0),
+        ("70e9 / 9.6e12 = 7.3 ms a token", "7.3", W / BW * 1e3, 0),
+        ("/ 7.43 ms / 3.958e15 = **0.48%** at B = 1", "0.48", 2 * 70e9 / step(1) / dense_pair * 100, 0),
+        ("and **14.1%** at B = 64", "14.1", 2 * 70e9 * 64 / step(64) / dense_pair * 100, 0),
+        ("a batch of 93.08 does not exist, and 94 misses the target", "93.08", fits, 0),
+        ("the step grows from about 11.7 to 16.0 ms", "11.7", step(32) * 1e3, 0),
+        ("71 GB for one token at night, 154 GB for 64 at noon", "154", gb(64), 0),
+        ("The night user is only about 2 times faster", "2", step(64) / step(1), 0.1),
+        ("10 x 10.5 = 105 requests", "105", r.in_flight(10, 10.5), 0),
+        ("more than its 93 places", "93", b20, 0),
+        ("The ITL target caps B (93 at 20 ms here)", "93", b20, 0),
+        ("at B ≈ 412 x 1 / 2 = 206 sequences", "206", 1.979e15 / 4.8e12 * 1 / 2, 0),
+    ]
+
+
+def _half_unit(shown: str) -> float:
+    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
+
+
+def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
+    text = _text() + " " + _suite_texts()
+    for passage, shown, computed, rel in _claims(_reference()):
+        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
+        tolerance = rel * abs(computed) if rel else _half_unit(shown)
+        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+
+
+def _suite_texts() -> str:
+    """The suites' feedback sentences (one claim, the step at a batch of 32, is in a wrong option's explanation)."""
+    return " ".join((SUITES / "test_values.py").read_text(encoding="utf-8").split())
+
+
+#: Bold text that starts with a digit but states a given, not a computed number.
+GIVENS = ("**70B-parameter model in FP8**", "**20 ms**", "**7 ms**")
+
+
+def test_every_bold_number_in_the_text_has_a_claim() -> None:
+    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
+    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())
+    assert bold and [b for b in bold if b not in claimed and b not in GIVENS] == []
+
+
+def test_the_step_builds_on_decodes_kv_step_seconds_and_the_fleet_rate_is_requests() -> None:
+    """At a batch of 1 the step is lesson 3's kv_step_seconds; the fleet rate is lesson 1's sum of 1 / ITL over
+    the batch's streams, every one of which waits one step."""
+    r, decode, request = _reference(), _reference("decode"), _reference("request")
+    for context in (1, 4000, 32_768):
+        assert math.isclose(r.batch_step_seconds(W, KV, context, 1, BW), decode.kv_step_seconds(W, KV, context, BW))
+    for batch in (1, 7, 64):
+        step = r.batch_step_seconds(W, KV, 4000, batch, BW)
+        fleet = r.fleet_tokens_per_s(W, KV, 4000, batch, BW)
+        assert math.isclose(fleet, request.fleet_tokens_per_second([step] * batch))
+
+
+def test_the_replica_is_memory_bound_and_holds_the_batches_the_text_uses() -> None:
+    """At every batch the plot draws (up to 160) a step's FLOPs per byte read stay below the H200's FP8 ridge point,
+    so the memory-bound model holds; and the caches of the 20 ms target's batch fit beside the weights."""
+    r = _reference()
+    ridge = 1.979e15 / 4.8e12
+    for batch in (1, 64, 93, 160):
+        bytes_read = r.batch_step_seconds(W, KV, 4000, batch, BW) * BW
+        assert 2 * 70e9 * batch / bytes_read < ridge
+    assert r.max_batch_for_itl(W, KV, 4000, 0.020, BW) * 4000 * KV <= 2 * 141e9 - W
+
+
+def test_every_docstring_example_is_what_the_solution_returns() -> None:
+    r = _reference()
+    names = []
+    for cell in _read(LESSON.solution).cells:
+        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
+            names.append(name)
+            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
+            if shown.endswith("..."):
+                assert str(value).startswith(shown.rstrip(".")), (name, value, shown)
+            else:
+                assert value == eval(shown), (name, value, shown)
+    assert sorted(names) == sorted(q.id for q in LESSON.questions if q.kind == "function")
+
+
+# -- no by-hand answer on the learner's page -------------------------------------------------------------------------
+
+
+def _renderings(value: float) -> set[str]:
+    """How a number may be written: 3 to 5 significant figures, plain or with an exponent, whole digits."""
+    out = set()
+    for digits in (3, 4, 5):
+        short = f"{value:.{digits}g}"
+        out.add(short.replace("e+", "e").replace("e0", "e"))
+        mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
+        out.add(f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}")
+    if value >= 1:
+        out.add(f"{value:.0f}")
+    return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
+
+
+def _everything_the_learner_sees() -> str:
+    nb = _read(LESSON.notebook)
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for output in cell.get("outputs", []):
+            parts.append(json.dumps(output))
+    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))  # 4,652 is 4652
+
+
+def _on_page(seen: str, value: float) -> list[str]:
+    return [s for s in _renderings(value) if re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen)]
+
+
+def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
+    r = _reference()
+    seen = _everything_the_learner_sees()
+    by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
+    assert len(by_hand) == 4
+    for name in by_hand:
+        assert _on_page(seen, float(getattr(r, name))) == [], name
+
+
+def test_the_check_catches_an_answer_left_on_the_page() -> None:
+    """The search above can fail: the Part 1 count written into the text would be found."""
+    seen = _everything_the_learner_sees() + f"\nat most {_reference().max_batch} sequences"
+    assert _on_page(seen, float(_reference().max_batch))
+
+
+# -- choices -----------------------------------------------------------------------------------------------------------
+
+
+def _options() -> dict[str, dict[str, str]]:
+    """Each choice question's options, from the markdown cell just above its answer cell."""
+    cells = _read(LESSON.notebook).cells
+    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
+    found = {}
+    for before, cell in itertools.pairwise(cells):
+        if cell.get("id") in choices:
+            text = " ".join(before.source.split())
+            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
+    assert set(found) == choices
+    return found
+
+
+def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
+    r = _reference()
+    letters = []
+    for question, options in _options().items():
+        right = getattr(r, question).strip().upper()
+        letters.append(right)
+        others = [len(text) for letter, text in options.items() if letter != right]
+        assert len(options) == 4 and len(options[right]) < max(others), (question, options[right])
+    assert sorted(letters) == ["A", "B", "C", "D"]
+
+
+# -- the suites can tell the slips apart ----------------------------------------------------------------------------
+
+
+def test_each_probe_separates_every_slip_of_its_function() -> None:
+    suite = _module("conftest")
+    for name, slips in suite.SLIPS.items():
+        probe = suite.PROBES[name]
+        args = [probe[p] for p in suite.PARAMS[name]]
+        values = [suite.SPEC[name](**probe)] + [rule(*args) for _, rule in slips]
+        for (i, a), (j, b) in itertools.combinations(enumerate(values), 2):
+            assert not math.isclose(a, b, rel_tol=1e-4), (name, slips[i - 1][0] if i else "right", slips[j - 1][0])
+
+
+def test_the_panel_tells_every_wrong_count_from_the_others_and_from_the_right_one() -> None:
+    suite = _module("conftest")
+    weights, per_token, context, bandwidth = suite.PANEL_REPLICA
+    right = tuple(
+        float(suite.max_batch_for_itl(weights, per_token, context, suite.panel_target(fits), bandwidth))
+        for fits in suite.PANEL
+    )
+    answers = [right] + [tuple(float(a) for a in suite.panel_answers(rule)) for _, rule in suite.WRONG_COUNTS]
+    assert len(set(answers)) == len(answers)
+
+
+def test_the_panel_targets_are_exact() -> None:
+    """Every panel target is a dyadic number, so the ties are ties however the learner writes the formula."""
+    suite = _module("conftest")
+    weights, per_token, context, bandwidth = suite.PANEL_REPLICA
+    for fits in suite.PANEL:
+        target = suite.panel_target(fits)
+        assert (target * bandwidth - weights) / (context * per_token) == fits
+        assert suite.batches_that_fit(weights, per_token, context, target, bandwidth) == fits
+
+
+def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
+    values = _module("test_values")
+    r = _reference()
+    for name, (expected, rel, _, _) in values.VALUES.items():
+        assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
+        known = [v for _, v in values.KNOWN[name]]
+        assert all(abs(v / expected - 1) > rel + 2e-3 for v in known), name  # accepted, then named within 0.2%
+        for a, b in itertools.combinations(known, 2):
+            assert abs(a / b - 1) > 4e-3, (name, a, b)
+
+
+# -- nbgrader and grade agree ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
+    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
+    (in the isolated worker), question by question, for every answer of the corpus."""
+    from grader.config import SKIP_TAG
+    from grader.corpus import load_corpus
+    from grader.integrations.nbgrader import cell_result
+    from grader.variants import Variant, grade_variants
+
+    entries = load_corpus(LESSON)
+    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
+    solution = [
+        c.source
+        for c in _read(LESSON.solution).cells
+        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
+    ]
+    disagree = []
+    for entry in entries:
+        namespace: dict[str, Any] = {}
+        exec("\n\n".join([*solution, entry.code]), namespace)
+        for row in graded[entry.name]["questions"]:
+            score = cell_result("batching", row["id"], namespace).score
+            if not math.isclose(score, row["score"], abs_tol=1e-9):
+                disagree.append((entry.name, row["id"], score, row["score"]))
+    assert disagree == []

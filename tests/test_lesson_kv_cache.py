@@ -1,0 +1,211 @@
+"""The KV cache lesson (lesson 5 of the chapter) held to its own gates: every number its text shows is what its
+functions compute, its formulas are Prefill's and Decode's (same names, same argument order), no by-hand answer
+is on the learner's page, its choices do not give themselves away, and the suites' diagnosis can tell its slips
+apart (every function's probes, every by-hand question's known slips). The generic gates (fresh build, full marks
+and zero, corpus, audit) are tests/test_lesson_gates.py's."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import itertools
+import math
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from grader.lessons import load_lesson
+from tests import lesson_support as page
+from tests.conftest import REPO
+
+LESSON = load_lesson("kv_cache")
+SUITES = REPO / "exercises" / "kv_cache" / "suites"
+
+
+def _module(name: str, suites: Path = SUITES) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"{suites.parent.name}_suite_{name}", suites / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- every number in the text is the lesson's own -----------------------------------------------------------------
+
+
+def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+    """(a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit
+    of the last digit shown)."""
+    per = r.kv_bytes_per_token(80, 8, 128, 2)
+    mha = r.kv_bytes_per_token(80, 64, 128, 2)
+    budget = r.kv_budget_bytes(282e9, 70e9, 0.1)
+    seq = per * 8192
+    long = per * 128 * 1024
+    step = r.kv_step_seconds(70e9, per, 8192, 9.6e12)
+    weights_only = r.kv_step_seconds(70e9, per, 0, 9.6e12)
+    even = 70e9 / per
+    return [
+        ("2 x 80 x 8 x 128 x 2 = **327,680 bytes**", "327680", per, 0),
+        ("0.328 MB (exactly 0.3125 MiB)", "0.328", per / 1e6, 0),
+        ("0.328 MB (exactly 0.3125 MiB)", "0.3125", per / 2**20, 1e-12),
+        ("2 x 80 x 64 x 128 x 2 = **2,621,440 bytes**", "2621440", mha, 0),
+        ("2.62 MB per token: 64 / 8 = 8 times as much", "2.62", mha / 1e6, 0),
+        ("2.62 MB per token: 64 / 8 = 8 times as much", "8", mha / per, 1e-12),
+        ("2 x 141 = 282 GB on the replica (262.6 GiB)", "262.6", 282e9 / 2**30, 0),
+        ("282 x 0.9 = 253.8 GB is usable", "253.8", r.kv_budget_bytes(282e9, 0, 0.1) / 1e9, 0),
+        ("a KV budget of **183.8 GB** (171.2 GiB)", "183.8", budget / 1e9, 0),
+        ("a KV budget of **183.8 GB** (171.2 GiB)", "171.2", budget / 2**30, 0),
+        ("183.8e9 / 327,680 = 560,913.09", "560913.09", budget / per, 0),
+        ("so **560,913 tokens**", "560913", r.max_tokens(budget, per), 1e-12),
+        ("327,680 x 8,192 = 2,684,354,560 bytes", "2684354560", seq, 1e-12),
+        ("2,684,354,560 bytes, **2.68 GB**, which is exactly 2.5 GiB", "2.68", seq / 1e9, 0),
+        ("2,684,354,560 bytes, **2.68 GB**, which is exactly 2.5 GiB", "2.5", seq / 2**30, 1e-12),
+        ("183.8e9 / 2,684,354,560 = 68.47", "68.47", budget / seq, 0),
+        ("so **68 sequences** fit", "68", r.max_sequences(budget, per, 8192), 1e-12),
+        ("With multi-head attention only 8 would", "8", r.max_sequences(budget, mha, 8192), 1e-12),
+        ("one sequence needs 42.9 GB", "42.9", long / 1e9, 0),
+        ("and only **4** fit", "4", r.max_sequences(budget, per, 128 * 1024), 1e-12),
+        ("that is **7.57 ms**, against 7.29 ms", "7.57", step * 1e3, 0),
+        ("that is **7.57 ms**, against 7.29 ms", "7.29", weights_only * 1e3, 0),
+        ("the cache is 3.7% of the bytes", "3.7", seq / (70e9 + seq) * 100, 0),
+        ("about 10 ms, as lesson *Decode* says", "10", 70e9 / (0.73 * 9.6e12) * 1e3, 0),
+        ("70e9 / 327,680 = **213,623 tokens**", "213623", even, 0),
+        ("where the cache is 61% of the weights' bytes", "61", long / 70e9 * 100, 0),
+        ("a step takes 11.8 ms", "11.8", r.kv_step_seconds(70e9, per, 128 * 1024, 9.6e12) * 1e3, 0),
+        (
+            "lesson 6 (*Batching and throughput*) shows what happens when 68 conversations",
+            "68",
+            r.max_sequences(budget, per, 8192),
+            1e-12,
+        ),
+        ("would make the cache 8 times too big", "8", mha / per, 1e-12),
+        ("2.68 GB but 2.5 GiB", "2.5", seq / 2**30, 1e-12),
+        ("Mixing them is a 7% error", "7", (2**30 / 1e9 - 1) * 100, 0),
+        ("70 GB of weights, a quarter of its memory", "0.25", 70e9 / 282e9, 0.02),
+        ("is 2.68 GB and exactly 2.5 GiB", "2.68", seq / 1e9, 0),
+        ("about 0.34 GB per sequence", "0.34", seq / 8 / 1e9, 0),
+        ("2^30 = 1,073,741,824 bytes", "1073741824", 2**30, 0),
+        ("81,559 MiB, about 85.5 GB", "85.5", 81_559 * 2**20 / 1e9, 0),
+    ]
+
+
+def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
+    assert page.wrong_claims(page.prose(LESSON), _claims(page.reference(LESSON))) == []
+
+
+#: Bold text that starts with a digit but states a formula, a shape or an assumption, not a computed number.
+FORMULAS = (
+    "**80 layers, 64 query heads, 8 KV heads, head dimension 128**",
+    "**10%**",
+)
+
+
+def test_every_bold_number_in_the_text_has_a_claim() -> None:
+    claims = _claims(page.reference(LESSON))
+    assert page.unclaimed_bold_numbers(page.prose(LESSON), claims, FORMULAS) == []
+
+
+def test_the_chapter_replica_and_shapes_agree_with_prefill_and_decode() -> None:
+    """The same formula and argument order as Prefill's kv_bytes_written (per token) and the same kv_step_seconds
+    as Decode's, on the chapter's replica (about 10 ms a token at about 73% of 9.6 TB/s)."""
+    r = page.reference(LESSON)
+    prefill, decode = (
+        _module("conftest", REPO / "exercises/prefill/suites"),
+        _module("conftest", REPO / "exercises/decode/suites"),
+    )
+    shape = (80, 8, 128, 2)
+    assert r.kv_bytes_per_token(*shape) * 4000 == prefill.kv_bytes_written(4000, *shape) == 1_310_720_000
+    assert (
+        list(inspect.signature(r.kv_bytes_per_token).parameters)
+        == list(inspect.signature(prefill.kv_bytes_written).parameters)[1:]
+    )
+    assert list(inspect.signature(r.kv_step_seconds).parameters) == list(
+        inspect.signature(decode.kv_step_seconds).parameters
+    )
+    for args in ((70e9, 327_680, 8192, 9.6e12), (14e9, 5e5, 1000, 1e12), (16e9, 131_072, 0, 3.35e12)):
+        assert r.kv_step_seconds(*args) == decode.kv_step_seconds(*args)
+    assert 0.009 <= r.kv_step_seconds(70e9, 327_680, 0, 0.73 * 9.6e12) <= 0.011
+
+
+def test_every_docstring_example_is_what_the_solution_returns() -> None:
+    assert page.wrong_docstring_examples(LESSON, page.reference(LESSON)) == []
+
+
+# -- no by-hand answer on the learner's page -------------------------------------------------------------------------
+
+
+def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
+    r = page.reference(LESSON)
+    seen = page.learner_page(LESSON)
+    by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
+    assert len(by_hand) == 4
+    for name in by_hand:
+        assert page.on_page(float(getattr(r, name)), seen) == [], name
+
+
+def test_the_check_catches_an_answer_left_on_the_page() -> None:
+    """The search above can fail: 52 sequences written into the text would be found."""
+    seen = page.learner_page(LESSON) + "\nso 52 sequences fit"
+    assert page.on_page(float(page.reference(LESSON).sequences_fit), seen) == ["52"]
+
+
+# -- choices -----------------------------------------------------------------------------------------------------------
+
+
+def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
+    assert all(len(o) == 4 for o in page.choice_options(LESSON).values())
+    assert page.longest_right_options(LESSON, page.reference(LESSON)) == []
+
+
+# -- the suites can tell the slips apart ----------------------------------------------------------------------------
+
+
+def _apart(suite: ModuleType, name: str, x: float, y: float) -> bool:
+    """Told apart by the suites' own comparison (exact for a count), and for other numbers by ten times its
+    tolerance, so float noise cannot blur them."""
+    return not suite.same(name, x, y) and (name in suite.COUNTS or not math.isclose(x, y, rel_tol=1e-5))
+
+
+def test_the_probes_separate_every_slip_of_each_function() -> None:
+    """On each function's probes, the right answer and every slip give different results (as a whole: a slip
+    may be right on one probe, as rounding to nearest is below a half)."""
+    suite = _module("conftest")
+    for name, slips in suite.SLIPS.items():
+        probes = suite.PROBES[name]
+        rows = [tuple(suite.SPEC[name](**p) for p in probes)]
+        rows += [tuple(suite.slip_value(rule, p) for p in probes) for _, rule in slips]
+        for (i, a), (j, b) in itertools.combinations(enumerate(rows), 2):
+            assert any(_apart(suite, name, x, y) for x, y in zip(a, b, strict=True)), (name, i, j)
+
+
+def test_a_slip_is_named_only_when_every_result_fits_it() -> None:
+    """Rounding to nearest is named from a wrong result plus the probes (right below a half, wrong above); a result
+    no slip explains gets no name."""
+    suite = _module("conftest")
+    name = "max_sequences"
+    first = {"budget_bytes": 7 * 2**29 + 3 * 2**29 // 4, "kv_bytes_per_token": 131_072, "context_len": 4096}  # 7.75
+    rounding = next(rule for sentence, rule in suite.SLIPS[name] if sentence.startswith("rounded to the nearest"))
+    seen = [(rounding(**first), first)] + [(rounding(**p), p) for p in suite.PROBES[name]]
+    assert [s[:30] for s in suite.consistent_slips(name, seen)] == ["rounded to the nearest whole n"]
+    odd = [(12345.0, first)] + [(suite.SPEC[name](**p), p) for p in suite.PROBES[name]]
+    assert suite.consistent_slips(name, odd) == []
+
+
+def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
+    values = _module("test_values")
+    r = page.reference(LESSON)
+    for name, (expected, rel, _, _) in values.VALUES.items():
+        assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
+        known = [v for _, v in values.KNOWN[name]]
+        assert all(abs(v / expected - 1) > max(rel, 2e-3) for v in known), name
+        for a, b in itertools.combinations(known, 2):
+            assert abs(a / b - 1) > 4e-3, (name, a, b)
+
+
+@pytest.mark.slow
+def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
+    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
+    worker), question by question, for every answer of the corpus."""
+    assert page.nbgrader_disagreements(LESSON) == []
