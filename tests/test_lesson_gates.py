@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import re
 import shutil
@@ -35,6 +34,7 @@ from grader.corpus import Entry, compare, load_corpus
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Lesson
 from tests.conftest import FIXTURE_LESSONS, REPO, run_grade
+from tests.lesson_support import graded_corpus, nbgrader_disagreements
 
 ROOT = lessons_root()
 LESSONS = available_lessons(ROOT)
@@ -86,11 +86,7 @@ def test_the_corpus_has_wrong_answers_for_every_question_and_right_ones(lesson_i
 @functools.cache
 def _graded_corpus(lesson_id: str) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
     """The lesson's corpus and what ``grade`` gives each answer, graded once for the two gates that read it."""
-    from grader.variants import Variant, grade_variants
-
-    lesson = _lesson(lesson_id)
-    entries = load_corpus(lesson)
-    return entries, grade_variants(lesson, [Variant(e.name, e.code) for e in entries], lessons_root=ROOT)
+    return graded_corpus(_lesson(lesson_id))
 
 
 @pytest.mark.slow
@@ -120,27 +116,7 @@ NBGRADER_KNOWN = {
 def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: str) -> None:
     """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
     (in the isolated worker), question by question, for every answer of the corpus."""
-    import nbformat
-
-    from grader.config import SKIP_TAG
-    from grader.integrations.nbgrader import cell_result
-
-    lesson = _lesson(lesson_id)
-    entries, graded = _graded_corpus(lesson_id)
-    solution = [
-        c.source
-        for c in nbformat.read(lesson.solution, as_version=4).cells
-        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
-    ]
-    disagree = []
-    for entry in entries:
-        namespace: dict[str, Any] = {}
-        exec("\n\n".join([*solution, entry.code]), namespace)  # the corpus is the course's own, trusted code
-        for row in graded[entry.name]["questions"]:
-            score = cell_result(lesson_id, row["id"], namespace, ROOT).score
-            if not math.isclose(score, row["score"], abs_tol=1e-9):
-                disagree.append((entry.name, row["id"], score, row["score"]))
-    assert disagree == []
+    assert nbgrader_disagreements(_lesson(lesson_id), _graded_corpus(lesson_id)) == []
 
 
 @pytest.mark.slow
