@@ -5,7 +5,8 @@
 Each notebook is the lesson's learner notebook with the learner's answers in its answer cells: the solution's,
 except where the plan below gives the learner a mistake from the lesson's corpus (``exercises/<id>/mistakes/``,
 the header comments left out) or leaves the stub. Decode's are copies of ``examples/submissions/``. Some
-learners hand nothing in for a lesson, and one hands Decode in late (Canvas's ``_LATE_`` flag). Run it again
+learners hand nothing in for a lesson (Katherine no Decode and no KV cache, Alan no Prefill and no Roofline), and
+one hands Decode in late (Canvas's ``_LATE_`` flag). Run it again
 after a lesson's source changes, so the examples are its current notebooks.
 """
 
@@ -34,6 +35,16 @@ PLAN: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
     ("alan", "request"): (("lat_n_out_gaps", "mean_is_median", "answer_tail_target_a"), ()),
     ("katherine", "request"): ((), ("percentile", "latency_summary")),
     ("katherine", "prefill"): (("kg_query_heads", "k_k_only"), ()),
+    ("ada", "roofline"): ((), ()),
+    ("grace", "roofline"): (("di_no_factor_two", "st_sum"), ()),
+    ("katherine", "roofline"): (("af_max",), ()),
+    ("ada", "kv_cache"): ((), ()),
+    ("grace", "kv_cache"): (("kp_gib", "bg_no_reserve"), ()),
+    ("alan", "kv_cache"): (("ks_ms",), ()),
+    ("ada", "batching"): ((), ()),
+    ("grace", "batching"): (("f_per_ms",), ()),
+    ("alan", "batching"): (("m_ceil", "c_little_a"), ()),
+    ("katherine", "batching"): (("s_no_kv",), ()),
 }
 #: Decode: the bundled submission of the same learner; Alan's is late; Katherine hands in no Decode.
 DECODE = {"ada": "", "grace": "", "alan": "_LATE"}
@@ -65,7 +76,7 @@ def notebook(lesson: str, mistakes: tuple[str, ...], stubs: tuple[str, ...]) -> 
 
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
-    for (who, lesson), (mistakes, stubs) in PLAN.items():
+    for (who, lesson), (mistakes, stubs) in sorted(PLAN.items(), key=lambda item: item[0][::-1]):
         name, _, user = LEARNERS[who].rpartition("_")
         path = OUT / lesson / f"{name}_{user}_{9000 + int(user)}_{lesson}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
