@@ -52,6 +52,7 @@ def test_a_hand_edit_of_a_built_notebook_is_caught(tmp_path: Path) -> None:
 def test_grade_build_in_a_fresh_folder_writes_the_committed_files_and_the_gradescope_zip(tmp_path: Path) -> None:
     for part in ("exercises/decode", "notebooks", "solutions"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "exercises" / CHAPTER_REFERENCE, tmp_path / "exercises")  # the section decode includes
     for built in (
         tmp_path / "notebooks" / "decode.ipynb",
         tmp_path / "solutions" / "decode.ipynb",
