@@ -11,6 +11,10 @@ makes the question id) filled in from the solution, filled in wrongly, or left a
 
 The same seed gives byte-identical files. Cells and their ids are kept. (The learner notebook carries no
 nbgrader metadata: nbgrader learners get the release of ``exercises/decode/nbgrader/decode.ipynb``.)
+
+Another lesson of the chapter (``generate(..., lesson="prefill")``, ``--lesson prefill``) is generated the same way
+from its own notebooks, its wrong answers taken from its mistakes corpus (``exercises/<id>/mistakes/``: each
+file that answers one question wrongly), so the bench of a new lesson needs no list written for it.
 """
 
 from __future__ import annotations
@@ -122,22 +126,37 @@ def _load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _answer_cells(nb: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _answer_cells(nb: dict[str, Any], lesson: str = "decode") -> dict[str, dict[str, Any]]:
     """Answer cells by question id (``grade build`` gives an answer cell its question's id)."""
     from grader.lessons import load_lesson
 
-    questions = {q.id for q in load_lesson("decode").questions}
+    questions = {q.id for q in load_lesson(lesson).questions}
     return {cell["id"]: cell for cell in nb["cells"] if cell["cell_type"] == "code" and cell.get("id") in questions}
 
 
-def plan(n: int, seed: int, questions: list[str] | None = None) -> list[Learner]:
+def corpus_wrong(lesson: str) -> dict[str, list[str]]:
+    """A lesson's wrong answers per question, from its corpus: each file expected wrong on one question only."""
+    from grader.corpus import load_corpus
+    from grader.lessons import load_lesson
+
+    loaded = load_lesson(lesson)
+    wrong: dict[str, list[str]] = {q.id: [] for q in loaded.questions}
+    for entry in load_corpus(loaded):
+        marked = [q for q in wrong if (x := entry.expected(q)) is not None and x.wrong]
+        if len(marked) == 1:
+            wrong[marked[0]].append(entry.code)
+    return wrong
+
+
+def plan(n: int, seed: int, questions: list[str] | None = None, wrong: dict[str, list[str]] | None = None) -> list[Learner]:
     """Who gets what: a seeded mix, with exactly one slow learner when ``n >= 2``.
 
     Each learner's kind, and each of their answers, is drawn from its own seeded stream, so adding a question
     to the lesson changes no other draw: a bench of a lesson that grew grades the same learners, with the
     same answers to the questions both versions share (an A/B against an older checkout stays fair).
     """
-    questions = list(WRONG) if questions is None else questions
+    wrong = WRONG if wrong is None else wrong
+    questions = list(wrong) if questions is None else questions
     rng = random.Random(seed)
     slow_at = rng.randrange(n) if n >= 2 else -1
     rolls = [rng.random() for _ in range(n)]
@@ -155,20 +174,24 @@ def plan(n: int, seed: int, questions: list[str] | None = None) -> list[Learner]
                 answers[q] = "stub"
             else:
                 r = draw.random()
-                answers[q] = "right" if r < 0.6 else f"wrong{draw.randrange(len(WRONG[q]))}" if r < 0.9 else "stub"
+                answers[q] = "right" if r < 0.6 else f"wrong{draw.randrange(len(wrong[q]))}" if r < 0.9 else "stub"
         learners.append(Learner(f"learner{i + 1:04d}", kind, answers))
     return learners
 
 
-def notebook_for(learner: Learner, template: dict[str, Any], solution: dict[str, Any]) -> dict[str, Any]:
+def notebook_for(
+    learner: Learner, template: dict[str, Any], solution: dict[str, Any], lesson: str = "decode",
+    wrong: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    wrong = WRONG if wrong is None else wrong
     nb = copy.deepcopy(template)
-    cells = _answer_cells(nb)
-    right = _answer_cells(solution)
+    cells = _answer_cells(nb, lesson)
+    right = _answer_cells(solution, lesson)
     for q, choice in learner.answers.items():
         if choice == "right":
             cells[q]["source"] = right[q]["source"]
         elif choice.startswith("wrong"):
-            cells[q]["source"] = WRONG[q][int(choice[5:])]
+            cells[q]["source"] = wrong[q][int(choice[5:])]
     if learner.kind == "slow":
         last = list(cells.values())[-1]
         source = last["source"] if isinstance(last["source"], str) else "".join(last["source"])
@@ -176,19 +199,26 @@ def notebook_for(learner: Learner, template: dict[str, Any], solution: dict[str,
     return nb
 
 
-def generate(n: int, out: Path, seed: int = 1) -> list[Learner]:
+def generate(n: int, out: Path, seed: int = 1, lesson: str = "decode") -> list[Learner]:
     """Write ``out/<learner>.ipynb`` for ``n`` learners and ``out/manifest.json``; return the plan."""
-    template, solution = _load(NOTEBOOK), _load(SOLUTION)
-    cells = set(_answer_cells(template))
-    if set(WRONG) != cells:  # a bench that skips questions would time less grading than a class gets
+    if lesson == "decode":
+        template, solution, wrong = _load(NOTEBOOK), _load(SOLUTION), WRONG
+    else:
+        template = _load(REPO / "notebooks" / f"{lesson}.ipynb")
+        solution, wrong = _load(REPO / "solutions" / f"{lesson}.ipynb"), corpus_wrong(lesson)
+        thin = sorted(q for q, answers in wrong.items() if not answers)
+        if thin:
+            raise SystemExit(f"bench: the {lesson} corpus has no single-question wrong answer for {thin}")
+    cells = set(_answer_cells(template, lesson))
+    if set(wrong) != cells:  # a bench that skips questions would time less grading than a class gets
         raise SystemExit(
-            f"bench: WRONG must cover exactly the lesson's questions: missing {sorted(cells - set(WRONG))}, "
-            f"unknown {sorted(set(WRONG) - cells)}"
+            f"bench: WRONG must cover exactly the lesson's questions: missing {sorted(cells - set(wrong))}, "
+            f"unknown {sorted(set(wrong) - cells)}"
         )
     out.mkdir(parents=True, exist_ok=True)
-    learners = plan(n, seed)
+    learners = plan(n, seed, wrong=wrong)
     for learner in learners:
-        nb = notebook_for(learner, template, solution)
+        nb = notebook_for(learner, template, solution, lesson, wrong)
         (out / f"{learner.id}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     manifest = {"seed": seed, "learners": [{"id": x.id, "kind": x.kind, "answers": x.answers} for x in learners]}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
@@ -202,6 +232,7 @@ if __name__ == "__main__":  # pragma: no cover
     parser.add_argument("n", type=int)
     parser.add_argument("out", type=Path)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--lesson", default="decode")
     args = parser.parse_args()
-    kinds = [x.kind for x in generate(args.n, args.out, args.seed)]
+    kinds = [x.kind for x in generate(args.n, args.out, args.seed, args.lesson)]
     print({k: kinds.count(k) for k in sorted(set(kinds))})

@@ -87,7 +87,9 @@ def ensure_kernel(python: Path) -> None:
 EMPTIED = "# emptied: this course times nbgrader running the notebook, not grading it\n"
 
 
-def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: bool = False) -> None:
+def lay_out_course(
+    course: Path, submissions: dict[str, Path], execution_only: bool = False, lesson: str = ASSIGNMENT
+) -> None:
     """``course/`` for nbgrader, with ``submissions`` (learner id -> notebook) as submitted files.
 
     ``execution_only`` empties the autograder test cells of the source notebook (nbgrader restores locked
@@ -95,17 +97,17 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
     grading, whose scores mean nothing.
     """
     shutil.rmtree(course, ignore_errors=True)
-    (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    source = json.loads((REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb").read_text(encoding="utf-8"))
+    (course / "source" / lesson).mkdir(parents=True)
+    source = json.loads((REPO / "exercises" / lesson / "nbgrader" / f"{lesson}.ipynb").read_text(encoding="utf-8"))
     if execution_only:
         for cell in source["cells"]:
             if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
                 cell["source"] = EMPTIED
-    (course / "source" / ASSIGNMENT / "decode.ipynb").write_text(json.dumps(source, indent=1) + "\n", encoding="utf-8")
+    (course / "source" / lesson / f"{lesson}.ipynb").write_text(json.dumps(source, indent=1) + "\n", encoding="utf-8")
     for learner, path in submissions.items():
-        target = course / "submitted" / learner / ASSIGNMENT
+        target = course / "submitted" / learner / lesson
         target.mkdir(parents=True)
-        (target / "decode.ipynb").write_text(json.dumps(as_nbgrader_submission(source, path), indent=1) + "\n", encoding="utf-8")
+        (target / f"{lesson}.ipynb").write_text(json.dumps(as_nbgrader_submission(source, path), indent=1) + "\n", encoding="utf-8")
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         "c.CourseDirectory.root = %r\n"
@@ -113,7 +115,7 @@ def lay_out_course(course: Path, submissions: dict[str, Path], execution_only: b
         "c.CourseDirectory.db_assignments = [dict(name=%r)]\n"
         "c.CourseDirectory.db_students = [%s]\n"
         "c.ExecutePreprocessor.timeout = 60\n"
-        % (str(course), ASSIGNMENT, ", ".join(f"dict(id={s!r})" for s in submissions))
+        % (str(course), lesson, ", ".join(f"dict(id={s!r})" for s in submissions))
     )
 
 
@@ -136,23 +138,23 @@ def nbgrader(python: Path, course: Path, *args: str) -> list[str]:
     return [str(python), "-m", "nbgrader", *args]
 
 
-def generate_assignment(python: Path, course: Path, log: Path) -> None:
+def generate_assignment(python: Path, course: Path, log: Path, lesson: str = ASSIGNMENT) -> None:
     with log.open("a") as out:
-        subprocess.run(nbgrader(python, course, "generate_assignment", ASSIGNMENT, "--force"),
+        subprocess.run(nbgrader(python, course, "generate_assignment", lesson, "--force"),
                        cwd=course, env=venv_env(), check=True, stdout=out, stderr=subprocess.STDOUT)
 
 
-def autograde_command(python: Path, course: Path, student: str | None = None) -> list[str]:
-    args = ["autograde", ASSIGNMENT, "--force"]
+def autograde_command(python: Path, course: Path, student: str | None = None, lesson: str = ASSIGNMENT) -> list[str]:
+    args = ["autograde", lesson, "--force"]
     if student:
         args += ["--student", student]
     return nbgrader(python, course, *args)
 
 
-def scores(python: Path, course: Path) -> dict[str, dict[str, object]]:
+def scores(python: Path, course: Path, lesson: str = ASSIGNMENT) -> dict[str, dict[str, object]]:
     """Per learner: nbgrader's total, max and per-cell scores from the course's gradebook."""
     result = subprocess.run(
-        [str(python), "-c", _DUMP_SCORES, f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT, "decode"],
+        [str(python), "-c", _DUMP_SCORES, f"sqlite:///{course / 'gradebook.db'}", lesson, lesson],
         cwd=course, env=venv_env(), check=True, capture_output=True, text=True,
     )
     return json.loads(result.stdout)

@@ -13,8 +13,11 @@ its question in the cell's metadata and marks the answer as nbgrader does::
 
 The learner gets the stub in place of the solution region: ``raise NotImplementedError(...)`` at the
 region's indentation, or the author's own ``### STUB <line>`` lines (``### STUB x = None  # in GB``), which
-the solution leaves out. Cells tagged ``self-check`` are for the learner and never graded. That is all an
-author writes; the builder adds the rest:
+the solution leaves out. Cells tagged ``self-check`` are for the learner and never graded. A cell that is only
+``# %% include="chapter"`` stands for the chapter's reference section, ``chapter_reference.py`` beside the
+lesson folders: authored once for the whole chapter, its cells are put there in every lesson that marks a
+place for them, so the section is the same on every lesson. That is all an author writes; the builder adds the
+rest:
 
 - the learner notebook (``lesson.notebook``): lesson text, stubs, and one ``check("<question>")`` cell after
   each answer cell; no grader internals;
@@ -51,6 +54,12 @@ END_SOLUTION = "### END SOLUTION"
 STUB = "### STUB"
 #: The folder, inside a lesson's, of its nbgrader source notebook.
 NBGRADER_FOLDER = "nbgrader"
+#: The value of a cell's ``include`` metadata that stands for the chapter's reference section, and its file,
+#: beside the lesson folders (and chapter.toml): one source, included by every lesson that marks the place.
+CHAPTER_INCLUDE = "chapter"
+CHAPTER_REFERENCE = "chapter_reference.py"
+#: The prefix of the included cells' ids, so a reader (and a test) can tell the chapter's cells from the lesson's.
+CHAPTER_ID_PREFIX = "chapter_"
 _NB_METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
@@ -75,6 +84,8 @@ class SourceCell:
     tags: tuple[str, ...]
     hidden: bool = False
     """The author's ``jupyter={"source_hidden": true}``: JupyterLab shows the cell's output, its code folded."""
+    chapter: bool = False
+    """Included from the chapter's reference section, not written in the lesson's own source."""
 
 
 @dataclass(frozen=True)
@@ -101,16 +112,18 @@ def nbgrader_path(lesson: Lesson) -> Path:
     return lesson.root / NBGRADER_FOLDER / lesson.notebook.name
 
 
-def read_source(lesson: Lesson) -> LessonSource:
-    """Read ``<lesson>/<id>.py`` with jupytext and check that it has one answer cell per question."""
+def chapter_reference_path(lesson: Lesson) -> Path:
+    """The chapter's reference section, beside the lesson folders (where ``chapter.toml`` is)."""
+    return lesson.root.parent / CHAPTER_REFERENCE
+
+
+def _read_cells(path: Path, reference: Path | None) -> list[SourceCell]:
+    """The cells of one percent-format file, each checked, the chapter's ``reference`` section in place of its
+    include cell; ``reference`` None: this is that section."""
     import jupytext
 
-    path = source_path(lesson)
-    if not path.is_file():
-        raise LessonSourceError(
-            f"Lesson {lesson.id!r} has no source notebook at {path}; write it in jupytext's percent format."
-        )
     nb = jupytext.read(path, fmt="py:percent")
+    chapter = reference is None
     cells: list[SourceCell] = []
     for index, cell in enumerate(nb.cells, 1):
         if cell.cell_type not in ("markdown", "code"):
@@ -120,8 +133,44 @@ def read_source(lesson: Lesson) -> LessonSource:
         question = cell.metadata.get("question")
         tags = tuple(str(t) for t in cell.metadata.get("tags", ()))
         hidden = bool(cell.metadata.get("jupyter", {}).get("source_hidden", False))
-        cells.append(SourceCell(cell.cell_type, cell.source, None if question is None else str(question), tags, hidden))
+        include = cell.metadata.get("include")
+        if chapter and (include is not None or question is not None):
+            raise LessonSourceError(
+                f"{path.name}, cell {index}: the chapter's reference section is the same on every lesson, so it "
+                "can hold neither a question nor an include; put those in a lesson's own source."
+            )
+        cells.append(
+            SourceCell(cell.cell_type, cell.source, None if question is None else str(question), tags, hidden, chapter)
+        )
         _check_cell(path.name, index, cells[-1])
+        if include is not None and reference is not None:
+            cells[-1:] = _included(f"{path.name}, cell {index}", cell.source, include, reference)
+    return cells
+
+
+def _included(where: str, source: str, include: object, reference: Path) -> list[SourceCell]:
+    """The chapter's reference cells in place of the marker cell ``# %% include="chapter"``."""
+    if include != CHAPTER_INCLUDE or source.strip():
+        raise LessonSourceError(
+            f'{where}: an include cell is the line # %% include="{CHAPTER_INCLUDE}" and nothing else '
+            f"(got include={include!r}{' and some text' if source.strip() else ''})."
+        )
+    if not reference.is_file():
+        raise LessonSourceError(
+            f"{where} includes the chapter's reference section, but there is no {reference}: write it there "
+            "(jupytext's percent format, like a lesson source), or remove the include cell."
+        )
+    return _read_cells(reference, None)
+
+
+def read_source(lesson: Lesson) -> LessonSource:
+    """Read ``<lesson>/<id>.py`` with jupytext (and the chapter section it includes); one answer cell per question."""
+    path = source_path(lesson)
+    if not path.is_file():
+        raise LessonSourceError(
+            f"Lesson {lesson.id!r} has no source notebook at {path}; write it in jupytext's percent format."
+        )
+    cells = _read_cells(path, chapter_reference_path(lesson))
     answered = [c.question for c in cells if c.question]
     expected = [q.id for q in lesson.questions]
     if sorted(answered) != sorted(expected):
@@ -230,10 +279,12 @@ def _cell(
 
 
 def _ids(src: LessonSource) -> list[str]:
-    """A stable id per cell: the question for an answer cell, else a digest of its text (numbered if repeated)."""
+    """A stable id per cell: the question for an answer cell, else a digest of its text (numbered if repeated),
+    ``chapter_``-prefixed for the chapter's included cells (so they have the same ids in every lesson)."""
     ids: list[str] = []
     for cell in src.cells:
         base = cell.question or f"{cell.kind[:2]}_{hashlib.sha256(cell.source.encode()).hexdigest()[:10]}"
+        base = CHAPTER_ID_PREFIX + base if cell.chapter else base
         ids.append(base if base not in ids else f"{base}_{ids.count(base) + 1}")
     return ids
 

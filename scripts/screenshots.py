@@ -1,11 +1,16 @@
-"""Open a lesson notebook in JupyterLab in headless Chromium, run it top to bottom, and take screenshots.
+"""Open lesson notebooks in JupyterLab in headless Chromium, run each top to bottom, and take screenshots.
 
 What a learner sees after ``pip install -e '.[learner]'`` and ``jupyter lab notebooks/decode.ipynb``,
-checked in a real browser: every cell runs without an error, each ``check(...)`` shows one result, the
-step-through's sliders and "next token" button update the text, and ``check_all()`` prints the total.
+checked in a real browser: every cell runs without an error, each ``check(...)`` shows one result, every
+other self-check cell (a plot, a step-through, the chapter's reference code) shows its output, a
+step-through's sliders and "next token" button update its text, and ``check_all()`` prints the total.
 
     python3 -m pip install -e '.[learner]' playwright
     python3 scripts/screenshots.py [--notebook notebooks/decode.ipynb] [--out build/screenshots]
+    python3 scripts/screenshots.py --notebook notebooks/request.ipynb --notebook notebooks/prefill.ipynb
+    python3 scripts/screenshots.py --all        # every lesson of exercises/chapter.toml, in its order
+
+One JupyterLab serves every notebook; with more than one, each notebook's screenshots go to ``OUT/<name>/``.
 
 Chromium: ``--chromium PATH`` (default ``/usr/bin/chromium``, Debian's package; ``--chromium playwright`` uses
 the browser ``python3 -m playwright install chromium`` downloads). The notebook is copied to a temporary
@@ -83,7 +88,8 @@ BUSY = """() => {
 }"""
 
 
-def run(notebook: Path, out: Path, chromium: str) -> list[str]:
+def run(notebooks: list[Path], out: Path, chromium: str) -> list[str]:
+    """Every notebook in one JupyterLab and one browser; the problems found, each naming its notebook."""
     from playwright.sync_api import sync_playwright
 
     problems: list[str] = []
@@ -91,34 +97,21 @@ def run(notebook: Path, out: Path, chromium: str) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="lab-") as tmp:
         folder, settings = Path(tmp) / "work", Path(tmp) / "settings"
         folder.mkdir()
-        shutil.copy(notebook, folder / notebook.name)
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-        _SOURCES[:] = [  # code cells' sources; "" for text cells, which mention code too
-            ("".join(c["source"]) if isinstance(c["source"], list) else c["source"]) if c["cell_type"] == "code" else ""
-            for c in cells
-        ]
+        for notebook in notebooks:
+            shutil.copy(notebook, folder / notebook.name)
         port, token = free_port(), secrets.token_hex(16)
         lab = start_lab(folder, settings, port, token, out / "jupyterlab.log")
         try:
             with sync_playwright() as p:
                 launch = {} if chromium == "playwright" else {"executable_path": chromium}
                 browser = p.chromium.launch(headless=True, **launch)
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}")
-                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-                page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
-                page.wait_for_function(f"() => !({BUSY})()", timeout=120_000)
-                page.screenshot(path=str(out / "01-opened.png"))
-                page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-                time.sleep(2)
-                page.wait_for_function(f"() => !({BUSY})()", timeout=300_000)
-                time.sleep(1)
-                problems += check_outputs(page)
-                shoot(page, out, "02-setup-and-first-check", "check(\"answer_sequential\")")
-                shoot(page, out, "03-step-through", "def _step_through")
-                problems += use_sliders(page, out)
-                shoot(page, out, "05-plot-cell", "_plot_decode_speeds()")
-                shoot(page, out, "06-check-all", "check_all()")
+                for notebook in notebooks:
+                    where = out / notebook.stem if len(notebooks) > 1 else out
+                    where.mkdir(parents=True, exist_ok=True)
+                    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                    found = run_one(page, notebook, port, token, where)
+                    problems += [f"{notebook.name}: {problem}" for problem in found]
+                    page.close()
                 browser.close()
         finally:
             lab.terminate()
@@ -126,12 +119,71 @@ def run(notebook: Path, out: Path, chromium: str) -> list[str]:
     return problems
 
 
+def run_one(page, notebook: Path, port: int, token: str, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
+    """Open one notebook, Run All, check what the learner sees and take its screenshots."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    texts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells]
+    _SOURCES[:] = [  # code cells' sources; "" for text cells, which mention code too
+        text if c["cell_type"] == "code" else "" for text, c in zip(texts, cells)
+    ]
+    page.set_default_timeout(120_000)  # a screenshot on a loaded machine can take longer than playwright's 30 s
+    # A workspace of its own per notebook: JupyterLab would otherwise restore the last one, the previous notebook's tab.
+    page.goto(f"http://127.0.0.1:{port}/lab/workspaces/{notebook.stem}/tree/{notebook.name}?token={token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_function(f"() => !({BUSY})()", timeout=120_000)
+    page.screenshot(path=str(out / "01-opened.png"))
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    time.sleep(2)
+    page.wait_for_function(f"() => !({BUSY})()", timeout=300_000)
+    time.sleep(1)
+    problems = check_outputs(page)
+    first_check = next(source for source in _SOURCES if source.startswith('check("'))
+    shoot(page, out, "02-setup-and-first-check", first_check)
+    number = 3
+    chapter = next((i for i, text in enumerate(texts) if text.startswith(CHAPTER_HEADING)), None)
+    if chapter is not None:  # the chapter's reference section, as every lesson includes it
+        page.locator(".jp-Notebook .jp-Cell").nth(chapter).evaluate("c => c.scrollIntoView({block: 'start'})")
+        time.sleep(0.5)
+        page.screenshot(path=str(out / f"{number:02d}-chapter-reference.png"))
+        number += 1
+    for name, marker in extra_cells():
+        shoot(page, out, f"{number:02d}-{name}", marker)
+        number += 1
+        if marker == "def _step_through":
+            problems += use_sliders(page, out, f"{number:02d}-step-through-token-3")
+            number += 1
+    shoot(page, out, f"{number:02d}-check-all", "check_all()")
+    return problems
+
+
+def extra_cells() -> list[tuple[str, str]]:
+    """The self-check cells other than setup, ``check(...)`` and ``check_all()``: (a name, a line that finds it).
+
+    A plot, a step-through, the chapter's reference code: each is named by the function its last line calls.
+    """
+    found = []
+    for source in _SOURCES:
+        lines = [line for line in source.strip().splitlines() if line.strip()]
+        if not lines or "connect(" in source or source.startswith(("check(", "check_all(")):
+            continue
+        last = lines[-1].strip()
+        if last.startswith("_") and last.endswith("()"):
+            name = last.strip("_()").replace("_", "-")
+            marker = "def _step_through" if last == "_step_through()" else last
+            found.append((name, marker))
+    return found
+
+
 _SOURCES: list[str] = []
+#: How the chapter's reference section (exercises/chapter_reference.py, in every lesson) starts.
+CHAPTER_HEADING = "## Chapter reference"
 
 
 def cell_with(page, text: str):  # type: ignore[no-untyped-def]
     """The notebook's first code cell whose source contains ``text`` (found in the file: folded code is not in the page)."""
-    index = next(i for i, source in enumerate(_SOURCES) if text in source)
+    exact = [i for i, source in enumerate(_SOURCES) if source.strip() == text]  # `check_all()` itself, not a cell naming it
+    index = exact[0] if exact else next(i for i, source in enumerate(_SOURCES) if text in source)
     return page.locator(".jp-Notebook .jp-Cell").nth(index)
 
 
@@ -161,12 +213,21 @@ def check_outputs(page) -> list[str]:  # type: ignore[no-untyped-def]
         problems.append(f"check_all() shows {total[-3:]!r}")
     else:
         print(f"check_all(): {total[-1]}")
-    plot = cell_with(page, "_plot_decode_speeds()").locator(".jp-Cell-outputArea")
-    print(f"plot cell: {'a plot' if plot.locator('img').count() else plot.inner_text().strip()[:200]!r}")
+    for name, marker in extra_cells():
+        shown = cell_with(page, marker).locator(".jp-Cell-outputArea")
+        if shown.locator("img").count():
+            print(f"{name} cell: a plot")
+        elif shown.locator(".widget-slider, .jupyter-widgets").count():
+            print(f"{name} cell: widgets")
+        else:
+            text = shown.inner_text().strip()
+            print(f"{name} cell: {text[:200]!r}")
+            if not text:
+                problems.append(f"the {name} cell shows nothing")
     return problems
 
 
-def use_sliders(page, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
+def use_sliders(page, out: Path, name: str) -> list[str]:  # type: ignore[no-untyped-def]
     """Press "next token" and move the bandwidth slider: the step-through's text must follow."""
     cell = cell_with(page, "def _step_through")
     output = cell.locator(".jp-Cell-outputArea")
@@ -186,18 +247,31 @@ def use_sliders(page, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
         page.keyboard.press("ArrowRight")
     time.sleep(1)
     cell.evaluate("c => c.scrollIntoView({block: 'start'})")
-    page.screenshot(path=str(out / "04-step-through-token-3.png"))
+    page.screenshot(path=str(out / f"{name}.png"))
     text = output.inner_text()
     return [] if "Token 3 of 5" in text and "uses the 2 tokens already produced" in text else [f"step-through text: {text[:300]!r}"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--notebook", type=Path, default=REPO / "notebooks" / "decode.ipynb")
+    parser.add_argument("--notebook", type=Path, action="append", help="repeat for several (default: decode's)")
+    parser.add_argument("--all", action="store_true", help="every lesson of the chapter outline, in its order")
     parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    problems = run(args.notebook.resolve(), args.out.resolve(), args.chromium)
+    if args.all:
+        sys.path.insert(0, str(REPO))
+        from grader.lessons import available_lessons, load_lesson, load_outline
+
+        outline = load_outline()
+        ids = [entry.id for entry in outline.lessons] if outline else available_lessons()
+        notebooks = [load_lesson(lesson_id).notebook for lesson_id in ids]
+    else:
+        notebooks = [path.resolve() for path in args.notebook or [REPO / "notebooks" / "decode.ipynb"]]
+    missing = [str(path) for path in notebooks if not path.is_file()]
+    if missing:
+        raise SystemExit(f"No notebook at {', '.join(missing)}.")
+    problems = run(notebooks, args.out.resolve(), args.chromium)
     for problem in problems:
         print(f"PROBLEM: {problem}")
     print(f"Screenshots in {args.out}")

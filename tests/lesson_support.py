@@ -19,6 +19,7 @@ from typing import Any
 
 import nbformat
 
+from grader.corpus import Entry
 from grader.model import Lesson
 
 #: (a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit of
@@ -153,16 +154,25 @@ def longest_right_options(lesson: Lesson, r: Any) -> list[str]:
     return longest
 
 
-def nbgrader_disagreements(lesson: Lesson) -> list[tuple[str, str, float, float]]:
-    """(corpus answer, question, nbgrader's score, grade's score) wherever an nbgrader test cell (in the kernel's
-    namespace, ``cell_result``) scores an answer of the corpus otherwise than ``grade`` (in the isolated worker)."""
-    from grader.config import SKIP_TAG
+def graded_corpus(lesson: Lesson) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
+    """The lesson's corpus and what ``grade`` gives each of its answers (one batch)."""
     from grader.corpus import load_corpus
-    from grader.integrations.nbgrader import cell_result
     from grader.variants import Variant, grade_variants
 
     entries = load_corpus(lesson)
-    graded = grade_variants(lesson, [Variant(e.name, e.code) for e in entries], lessons_root=lesson.root.parent)
+    return entries, grade_variants(lesson, [Variant(e.name, e.code) for e in entries], lessons_root=lesson.root.parent)
+
+
+def nbgrader_disagreements(
+    lesson: Lesson, graded: tuple[tuple[Entry, ...], dict[str, dict[str, Any]]] | None = None
+) -> list[tuple[str, str, float, float]]:
+    """(corpus answer, question, nbgrader's score, grade's score) wherever an nbgrader test cell (in the kernel's
+    namespace, ``cell_result``) scores an answer of the corpus otherwise than ``grade`` (in the isolated worker).
+    ``graded``: :func:`graded_corpus`'s result when the caller has it already (it is the slow part)."""
+    from grader.config import SKIP_TAG
+    from grader.integrations.nbgrader import cell_result
+
+    entries, graded = graded or graded_corpus(lesson)
     solution = [
         c.source
         for c in notebook(lesson.solution).cells
@@ -173,7 +183,7 @@ def nbgrader_disagreements(lesson: Lesson) -> list[tuple[str, str, float, float]
         namespace: dict[str, Any] = {}
         exec("\n\n".join([*solution, entry.code]), namespace)
         for row in graded[entry.name]["questions"]:
-            score = cell_result(lesson.id, row["id"], namespace).score
+            score = cell_result(lesson.id, row["id"], namespace, lesson.root.parent).score
             if not math.isclose(score, row["score"], abs_tol=1e-9):
                 disagree.append((entry.name, row["id"], score, row["score"]))
     return disagree

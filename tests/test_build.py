@@ -16,6 +16,8 @@ import nbformat
 import pytest
 
 from grader.build import (
+    CHAPTER_ID_PREFIX,
+    CHAPTER_REFERENCE,
     LessonSourceError,
     artefact_texts,
     build_notebooks,
@@ -50,6 +52,7 @@ def test_a_hand_edit_of_a_built_notebook_is_caught(tmp_path: Path) -> None:
 def test_grade_build_in_a_fresh_folder_writes_the_committed_files_and_the_gradescope_zip(tmp_path: Path) -> None:
     for part in ("exercises/decode", "notebooks", "solutions"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "exercises" / CHAPTER_REFERENCE, tmp_path / "exercises")  # the section decode includes
     for built in (
         tmp_path / "notebooks" / "decode.ipynb",
         tmp_path / "solutions" / "decode.ipynb",
@@ -458,3 +461,157 @@ def test_the_right_option_is_not_systematically_the_longest() -> None:
     for options, answer in zip(lists, right, strict=True):  # and no distractor is a stub beside the answer
         lengths = {letter: len(text) for letter, text in options}
         assert min(lengths.values()) >= 0.6 * lengths[answer], (answer, lengths)
+
+
+# -- the chapter's reference section: authored once, included by every lesson ----------------------------------------
+
+
+def _chapter_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, str]]:
+    return [(c.id, c.cell_type, c.source) for c in nb.cells if c.id.startswith(CHAPTER_ID_PREFIX)]
+
+
+def _chapter_lessons() -> list[str]:
+    from grader.lessons import load_outline
+
+    outline = load_outline()
+    assert outline is not None
+    return [entry.id for entry in outline.lessons]
+
+
+def test_the_chapter_section_is_the_same_in_every_lesson_and_every_built_notebook() -> None:
+    """Every lesson of the chapter outline marks the place; its learner, solution and nbgrader notebooks then hold
+    the chapter file's cells, in one block, in its order, with the same ids: the section is the same everywhere."""
+    import jupytext
+
+    authored = [(c.cell_type, c.source) for c in jupytext.read(REPO / "exercises" / CHAPTER_REFERENCE).cells]
+    sections = {}
+    for lesson_id in _chapter_lessons():
+        lesson = load_lesson(lesson_id)
+        assert 'include="chapter"' in source_path(lesson).read_text(encoding="utf-8"), lesson_id
+        built = {"learner": lesson.notebook, "solution": lesson.solution, "nbgrader": nbgrader_path(lesson)}
+        for which, path in built.items():
+            nb = _read(path)
+            cells = _chapter_cells(nb)
+            ids = [c.id for c in nb.cells]
+            at = ids.index(cells[0][0])
+            assert ids[at : at + len(cells)] == [c[0] for c in cells], (lesson_id, which)  # one block
+            sections[lesson_id, which] = cells
+    first = next(iter(sections.values()))
+    assert [(kind, source) for _, kind, source in first] == authored
+    assert all(cells == first for cells in sections.values()), sorted(sections)
+
+
+def _without_the_marker(tmp_path: Path) -> Path:
+    folder = tmp_path / "exercises"
+    shutil.copytree(REPO / "exercises" / "request", folder / "request", ignore=shutil.ignore_patterns("__pycache__"))
+    source = folder / "request" / "request.py"
+    source.write_text(source.read_text(encoding="utf-8").replace('# %% include="chapter"\n\n', ""), encoding="utf-8")
+    return folder
+
+
+def test_a_lesson_without_the_marker_builds_as_before_and_needs_no_chapter_file(tmp_path: Path) -> None:
+    """No marker, no chapter cells, and every other cell as the built notebook has it; no chapter file needed."""
+    built = build_notebooks(read_source(load_lesson("request", _without_the_marker(tmp_path))))
+    committed = _read(load_lesson("request").notebook)
+    assert _chapter_cells(built.learner) == []
+    assert [(c.id, c.source) for c in built.learner.cells] == [
+        (c.id, c.source) for c in committed.cells if not c.id.startswith(CHAPTER_ID_PREFIX)
+    ]
+
+
+def test_a_missing_chapter_file_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "exercises"
+    shutil.copytree(REPO / "exercises" / "request", folder / "request", ignore=shutil.ignore_patterns("__pycache__"))
+    with pytest.raises(LessonSourceError, match=rf"request.py, cell \d+ includes the chapter's reference section, but "
+                       rf"there is no {re.escape(str(folder / CHAPTER_REFERENCE))}: write it there"):  # fmt: skip
+        read_source(load_lesson("request", folder))
+
+
+@pytest.mark.parametrize(
+    ("marker", "chapter", "says"),
+    [
+        ('# %% include="chapters"\n', "", r"an include cell is the line # %% include=\"chapter\" and nothing else"),
+        ('# %% include="chapter"\nx = 1\n', "", "and some text"),
+        ('# %% include="chapter"\n', '# %% question="latency_s"\nlatency_s = 1\n', "can hold neither a question"),
+        ('# %% include="chapter"\n', '# %% include="chapter"\n', "can hold neither a question nor an include"),
+    ],
+)
+def test_a_wrong_include_or_chapter_file_is_refused_with_what_to_do(
+    tmp_path: Path, marker: str, chapter: str, says: str
+) -> None:
+    folder = _without_the_marker(tmp_path)
+    (folder / CHAPTER_REFERENCE).write_text("# %% [markdown]\n# ## Chapter\n\n" + chapter, encoding="utf-8")
+    source = folder / "request" / "request.py"
+    text = source.read_text(encoding="utf-8")
+    end = "# %% [markdown]\n# ## All together"
+    source.write_text(text.replace(end, marker + "\n" + end), encoding="utf-8")
+    with pytest.raises(LessonSourceError, match=says):
+        read_source(load_lesson("request", folder))
+
+
+def _chapter_text() -> str:
+    nb = _read(LESSON.notebook)
+    return " ".join(" ".join(c.source.split()) for c in nb.cells if c.id.startswith(CHAPTER_ID_PREFIX))
+
+
+def _chapter_table() -> dict[str, str]:
+    """What the section's reference code prints: each quantity's value, as a learner who runs it sees it."""
+    import contextlib
+    import io
+
+    (code,) = [c.source for c in _read(LESSON.notebook).cells if c.id.startswith(CHAPTER_ID_PREFIX + "co_")]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {})
+    return {line[:32].strip(): line.split("  ")[-1].strip() for line in out.getvalue().splitlines()}
+
+
+def test_the_chapter_sections_numbers_are_its_reference_codes_and_the_lessons_functions() -> None:
+    """Each number of the worked example is what the section's own code prints and what the lessons' graded
+    functions compute (request, prefill and decode's solutions), so the chapter and its lessons agree."""
+    from grader.suites.reference import load_reference
+
+    request, prefill = (load_reference(load_lesson(name).solution) for name in ("request", "prefill"))
+    decode = _reference()
+    text, table = _chapter_text(), _chapter_table()
+    kv = prefill.kv_bytes_written(1, 80, 8, 128, 2)
+    claims = [  # (passage, the number it shows, the table's row that prints it, the lessons' functions' value)
+        ("70e9 x 1 byte = 70 GB", "70", "weights", decode.decode_step_seconds(70e9, 1e9)),
+        ("leaving 212 GB of the 282 GB", "212", "memory left for the KV cache", 2 * 141 - 70),
+        ("1.979e15 / 4.8e12 ≈ 412 FLOPs per byte", "412", "ridge point", prefill.ridge_point(1.979e15, 4.8e12)),
+        ("2 x 70e9 x 4,000 = 5.6e14 FLOPs", "5.6e14", "prefill FLOPs", prefill.prefill_flops(70e9, 4000)),
+        ("2 x 4,000 / 1 = 8,000 FLOPs per byte", "8000", "prefill intensity", prefill.prefill_intensity(4000, 1)),
+        (
+            "5.6e14 / 3.958e15 ≈ 0.141 s",
+            "0.141",
+            "TTFT at the full peak",
+            prefill.ttft_seconds(70e9, 4000, 3.958e15, 1),
+        ),
+        ("TTFT ≈ 0.51 s", "0.51", "TTFT at the utilisation", prefill.ttft_seconds(70e9, 4000, 3.958e15, 0.28)),
+        ("70e9 / 9.6e12 ≈ 7.3 ms", "7.3", "decode step, at least", decode.decode_step_seconds(70e9, 9.6e12) * 1e3),
+        ("about 10 ms per token", "10", "decode step, achieved", decode.decode_step_seconds(70e9, 0.73 * 9.6e12) * 1e3),
+        (
+            "about 100 tokens/s for one stream",
+            "100",
+            "one stream's steady rate",
+            decode.tokens_per_second(70e9, 7.008e12),
+        ),
+        ("412 x 1 / 2 ≈ 206 sequences", "206", "compute-bound decode batch", prefill.ridge_point(1.979e15, 4.8e12) / 2),
+        ("2 x 80 x 8 x 128 x 2 = 327,680 bytes per token", "327680", "KV cache per token", kv),
+        ("4,000 positions hold about 1.31 GB", "1.31", "KV cache of the prompt", kv * 4000 / 1e9),
+        ("at least 7.4 ms", "7.4", "decode step at that context", decode.kv_step_seconds(70e9, kv, 4000, 9.6e12) * 1e3),
+        (
+            "T ≈ 0.5 + 499 x 0.010 = 5.49 s",
+            "5.49",
+            "request latency (0.5 s, 10 ms)",
+            request.request_latency(0.5, 0.01, 500),
+        ),
+        ("500 / 5.49 ≈ 91.1 tokens/s", "91.1", "request output rate", request.output_rate(500, 0.5, 0.01)),
+    ]
+    assert sorted(row for *_, row, _ in claims) == sorted(table)  # every printed row is claimed, and only those
+    for passage, shown, row, computed in claims:
+        assert passage in text, f"the chapter section no longer says {passage!r}: update the claim with the text"
+        printed = float(table[row].split()[0].replace(",", "").replace("e+", "e"))
+        tolerance = 1e-9 * abs(computed) if "e" in shown else _half_unit(shown)  # 5.6e14 is exact
+        assert abs(float(shown) - computed) <= tolerance, (passage, computed)
+        assert math.isclose(printed, float(shown), rel_tol=0.01), (row, table[row], shown)

@@ -16,7 +16,6 @@ from types import ModuleType
 from typing import Any
 
 import nbformat
-import pytest
 
 from grader.lessons import load_lesson
 from tests.conftest import REPO
@@ -294,33 +293,3 @@ def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutio
         assert all(abs(v / expected - 1) > rel + 2e-3 for v in known), name  # accepted, then named within 0.2%
         for a, b in itertools.combinations(known, 2):
             assert abs(a / b - 1) > 4e-3, (name, a, b)
-
-
-# -- nbgrader and grade agree ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
-    (in the isolated worker), question by question, for every answer of the corpus."""
-    from grader.config import SKIP_TAG
-    from grader.corpus import load_corpus
-    from grader.integrations.nbgrader import cell_result
-    from grader.variants import Variant, grade_variants
-
-    entries = load_corpus(LESSON)
-    graded = grade_variants(LESSON, [Variant(e.name, e.code) for e in entries], lessons_root=LESSON.root.parent)
-    solution = [
-        c.source
-        for c in _read(LESSON.solution).cells
-        if c.cell_type == "code" and SKIP_TAG not in c.metadata.get("tags", [])
-    ]
-    disagree = []
-    for entry in entries:
-        namespace: dict[str, Any] = {}
-        exec("\n\n".join([*solution, entry.code]), namespace)
-        for row in graded[entry.name]["questions"]:
-            score = cell_result("batching", row["id"], namespace).score
-            if not math.isclose(score, row["score"], abs_tol=1e-9):
-                disagree.append((entry.name, row["id"], score, row["score"]))
-    assert disagree == []

@@ -3,8 +3,10 @@
 A lesson is held to them the day it lands, with no test to write: its committed notebooks are a fresh
 ``grade build`` of its source; its mistakes corpus (``<lesson>/mistakes/``, the one wrong-answer corpus every
 test reads) is well formed, has wrong answers for every question and right ones, and passes ``grade corpus``;
-``grade audit`` explains every survivor; and the quickstart works for it (``grade`` gives its solution full
-marks and its untouched notebook nothing, every question "not attempted").
+``grade audit`` explains every survivor; the quickstart works for it (``grade`` gives its solution full
+marks and its untouched notebook nothing, every question "not attempted"); nbgrader's test cells score every
+corpus answer as ``grade`` does; and its Gradescope bundle, unzipped as Gradescope does, grades the solution
+full and the untouched notebook zero through ``run_autograder``.
 
 The lessons are those of :func:`grader.config.lessons_root` (``$GRADER_LESSONS``, else the course folder the
 tests run in), so the same gates run on any course: the last test copies the squares fixture into a
@@ -13,22 +15,26 @@ temporary course as a second lesson and checks that every gate here picks it up.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from grader.build import artefact_texts, build_lesson, source_path
 from grader.config import lessons_root
-from grader.corpus import check_lesson, load_corpus
+from grader.corpus import Entry, compare, load_corpus
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Lesson
 from tests.conftest import FIXTURE_LESSONS, REPO, run_grade
+from tests.lesson_support import graded_corpus, nbgrader_disagreements
 
 ROOT = lessons_root()
 LESSONS = available_lessons(ROOT)
@@ -77,11 +83,40 @@ def test_the_corpus_has_wrong_answers_for_every_question_and_right_ones(lesson_i
     assert sum(e.kind == "correct" for e in entries) >= RIGHT_ANSWERS, "the corpus has no correct answer"
 
 
+@functools.cache
+def _graded_corpus(lesson_id: str) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
+    """The lesson's corpus and what ``grade`` gives each answer, graded once for the two gates that read it."""
+    return graded_corpus(_lesson(lesson_id))
+
+
 @pytest.mark.slow
 @by_lesson
 def test_the_corpus_is_caught_and_named_and_its_right_answers_keep_full_marks(lesson_id: str) -> None:
-    report = check_lesson(_lesson(lesson_id), lessons_root=ROOT)
+    report = compare(_lesson(lesson_id), *_graded_corpus(lesson_id))
     assert report.ok, "\n" + "\n".join(report.lines())
+
+
+#: Lessons whose nbgrader cells are known to disagree with ``grade``, and why (strict: the gate fails once fixed).
+NBGRADER_KNOWN = {
+    "decode": "4 call_order_is_sequential answers (order_*) get less partial credit from grade (replaying the "
+    "examples kept in the cache, recorded by one run of the solution through every suite) than from nbgrader's "
+    "in-kernel session (hypothesis's own draws): test_order_generated draws other examples in the two (reported "
+    "by the chapter-ref helper; an engine issue, not the lesson's)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "lesson_id",
+    [
+        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=NBGRADER_KNOWN[i])) if i in NBGRADER_KNOWN else i
+        for i in LESSONS
+    ],
+)
+def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: str) -> None:
+    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
+    (in the isolated worker), question by question, for every answer of the corpus."""
+    assert nbgrader_disagreements(_lesson(lesson_id), _graded_corpus(lesson_id)) == []
 
 
 @pytest.mark.slow
@@ -108,6 +143,36 @@ def test_grade_gives_the_solution_full_marks_and_the_untouched_notebook_nothing(
     assert reports["solution"]["score"] == reports["solution"]["max_score"] == lesson.max_score, reports["solution"]
     assert reports["notebook"]["score"] == 0
     assert {q["status"] for q in reports["notebook"]["questions"]} == {"not-attempted"}
+
+
+@pytest.mark.slow
+@by_lesson
+def test_the_gradescope_bundle_grades_the_solution_full_and_the_untouched_notebook_zero(
+    lesson_id: str, tmp_path: Path
+) -> None:
+    """The bundle end to end, as cheaply as it can be: unzipped as Gradescope does, its ``run_autograder`` (with
+    no virtual environment: this Python) grades a submission folder twice, the solution then the notebook."""
+    from grader.integrations.gradescope_bundle import VENV_ENV, build_bundle
+
+    lesson = _lesson(lesson_id)
+    root = tmp_path / "autograder"
+    build_bundle(lesson, tmp_path / "bundle.zip")
+    with zipfile.ZipFile(tmp_path / "bundle.zip") as zf:
+        zf.extractall(root / "source")
+    (root / "source" / "run_autograder").chmod(0o755)  # zipfile does not restore permissions; Gradescope does
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_LESSONS"}
+    env |= {"AUTOGRADER_ROOT": str(root), VENV_ENV: str(tmp_path / "no-venv"), "GRADER_DAEMON": "off"}
+    for path, expected in ((lesson.solution, lesson.max_score), (lesson.notebook, 0.0)):
+        shutil.rmtree(root / "submission", ignore_errors=True)
+        (root / "submission").mkdir()
+        shutil.copy(path, root / "submission" / path.name)
+        run = subprocess.run(
+            [str(root / "source" / "run_autograder")], capture_output=True, text=True, env=env, timeout=600
+        )
+        assert run.returncode == 0, run.stderr
+        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        assert results["score"] == pytest.approx(expected), (path.name, results["output"])
+        assert len(results["tests"]) == len(lesson.questions)
 
 
 # -- a new lesson is held to every gate ----------------------------------------------------------------------------

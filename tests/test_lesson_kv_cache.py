@@ -14,8 +14,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 from grader.lessons import load_lesson
 from tests import lesson_support as page
 from tests.conftest import REPO
@@ -202,10 +200,3 @@ def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutio
         assert all(abs(v / expected - 1) > max(rel, 2e-3) for v in known), name
         for a, b in itertools.combinations(known, 2):
             assert abs(a / b - 1) > 4e-3, (name, a, b)
-
-
-@pytest.mark.slow
-def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
-    worker), question by question, for every answer of the corpus."""
-    assert page.nbgrader_disagreements(LESSON) == []

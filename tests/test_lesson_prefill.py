@@ -1,25 +1,21 @@
-"""The Prefill lesson (lesson 2 of the chapter) held to its own gates: every number its text shows is what its
-functions compute, no by-hand answer is on the learner's page, its choices do not give themselves away, and the
-suites' diagnosis can tell its slips apart (a probe per function, a panel for the comparison)."""
+"""The Prefill lesson (lesson 2 of the chapter) held to its own checks (tests/test_lesson_gates.py runs the gates
+every lesson passes: fresh build, full marks and zero, corpus, audit, nbgrader, Gradescope): every number its
+text shows is what its functions compute, no by-hand answer is on the learner's page, its choices do not give
+themselves away, and the suites' diagnosis can tell its slips apart (a probe per function, a panel for the
+comparison)."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from typing import Any
 
-import pytest
-
-from grader.build import artefact_texts, nbgrader_path
 from grader.lessons import load_lesson
-from tests.conftest import REPO, run_grade
 from tests.lesson_support import (
     Claim,
     choice_options,
     learner_page,
-    nbgrader_disagreements,
     notebook,
     reference,
     suite_module,
@@ -36,17 +32,6 @@ def _reference() -> Any:
 
 def _module(name: str) -> Any:
     return suite_module(LESSON, name)
-
-
-# -- the committed notebooks -------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("which", ["learner", "solution", "nbgrader"])
-def test_the_committed_notebooks_are_a_fresh_build(which: str) -> None:
-    path = {"learner": LESSON.notebook, "solution": LESSON.solution, "nbgrader": nbgrader_path(LESSON)}[which]
-    assert path.read_text(encoding="utf-8") == artefact_texts(LESSON)[path], (
-        f"{path.relative_to(REPO)} is stale: edit exercises/prefill/prefill.py, then run grade build exercises/prefill"
-    )
 
 
 # -- every number in the text is the lesson's own -----------------------------------------------------------------
@@ -217,41 +202,3 @@ def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutio
         assert all(abs(v / expected - 1) > max(rel, 2e-3) * 2 for v in known), name
         for a, b in itertools.combinations(known, 2):
             assert abs(a / b - 1) > 4e-3, (name, a, b)
-
-
-# -- the gates, graded for real ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_the_solution_gets_full_marks_and_the_untouched_notebook_zero() -> None:
-    for path, full in ((LESSON.solution, True), (LESSON.notebook, False)):
-        result = run_grade(str(path), "--json")
-        assert result.returncode == 0, result.stderr
-        report = json.loads(result.stdout)
-        assert report["score"] == (report["max_score"] if full else 0) and report["max_score"] == LESSON.max_score
-
-
-@pytest.mark.slow
-def test_the_prefill_corpus_is_caught_named_and_kept() -> None:
-    from grader.corpus import check_lesson
-
-    report = check_lesson("prefill")
-    assert report.wrong_answers >= 39 and report.correct_answers >= 6
-    assert report.ok, "\n".join(report.lines())
-
-
-@pytest.mark.slow
-def test_the_prefill_suites_kill_every_mutant() -> None:
-    from grader.audit import audit_lesson
-    from grader.audit.report import format_text
-
-    report = audit_lesson(LESSON)
-    assert sum(f.graded for f in report.functions) > 150
-    assert report.ok and not report.stale, format_text(report)
-
-
-@pytest.mark.slow
-def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
-    (in the isolated worker), question by question, for every answer of the corpus."""
-    assert nbgrader_disagreements(LESSON) == []

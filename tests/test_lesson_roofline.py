@@ -24,7 +24,6 @@ from tests.lesson_support import (
     Claim,
     choice_options,
     learner_page,
-    nbgrader_disagreements,
     notebook,
     reference,
     suite_module,
@@ -313,13 +312,3 @@ def test_the_roofline_cell_says_what_to_do_instead_of_drawing_from_stubs_or_wron
     as_max = _run_plot({**right, "attainable_flops": lambda i, p, w: max(p, i * w)}, without_matplotlib=True)
     assert "Fill in attainable_flops" in unfilled
     assert "goes above the peak" in as_max and "table" not in as_max
-
-
-# -- nbgrader ----------------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer() -> None:
-    """What an nbgrader test cell scores (in the kernel's namespace) is what ``grade`` scores (in the isolated
-    worker), question by question, for every answer of the corpus."""
-    assert nbgrader_disagreements(LESSON) == []

@@ -153,7 +153,14 @@ def test_a_runnable_block_runs(block: Block, tmp_path: Path) -> None:
         )
         out = re.search(r"--out (\S+)", step)
         if out:
-            missing = [p for p in results_files() if not list((where / out.group(1)).glob(p))]
+            klass = re.match(r"grade class (\S+)", step)  # a results folder per lesson, then the chapter's
+            lessons = sorted(p.name for p in (where / klass.group(1)).iterdir()) if klass else [""]
+            missing = [f"{lesson}/{p}" for lesson in lessons for p in results_files()]
+            missing = [m for m in missing if not list((where / out.group(1)).glob(m.lstrip("/")))]
+            if klass:
+                missing += [
+                    m for m in ("chapter/chapter.csv", "chapter/chapter.md") if not (where / out.group(1) / m).is_file()
+                ]
             assert not missing, f"`{step}` did not write what the README says it does: {missing}"
 
 

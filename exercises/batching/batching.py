@@ -428,6 +428,8 @@ answer_little = "B"  # in flight = arrival rate x latency = 105 > 93
 # must hold: arrival rate x latency. A replica's memory bandwidth is busy with one user or with a hundred: no
 # batch brings one user below weight bytes / bandwidth.
 
+# %% include="chapter"
+
 # %% [markdown]
 # ## All together
 #

@@ -615,18 +615,10 @@ def expected_tokens_per_pass(k, a):
 #
 # Once the first token has arrived, an interactive reply's latency is mostly its output tokens: n_out - 1
 # decode steps, each of which reads every weight (and the KV cache) to gain one token per sequence. Memory
-# bandwidth, bytes per parameter and the reply's length set it; peak FLOP/s barely matter.
-#
-# **More common mistakes**
-#
-# - Judging latency by its average. An average hides the tail: the slowest requests (long prompts, long
-#   replies, a busy batch) are what some users wait for, so look at percentiles such as p50 and p99 too.
-# - Calling prefill compute-bound and decode memory-bound because of the phase's name. The bottleneck depends
-#   on the batch and the shapes: compare the FLOPs per byte with the ridge point. A large decode batch can
-#   become compute-bound, and a short prompt's prefill can be memory-bound.
-# - Comparing engines by a number before comparing its definition. "Tokens/s" may be a steady decode rate, a
-#   request's output rate or a fleet's total throughput; compare like with like.
+# bandwidth, bytes per parameter and the reply's length set it; peak FLOP/s barely matter. The chapter's
+# common mistakes are in the chapter reference below.
 
+# %% include="chapter"
 
 # %% [markdown]
 # ## All together

@@ -393,6 +393,8 @@ answer_fp8_cache = "D"  # half the bytes per token: the budget and the weights b
 # conversations a replica can hold. Every decode step reads it all again, so its share of the step grows with the
 # context, reaching the weights' own bytes at param_bytes / kv_bytes_per_token positions.
 
+# %% include="chapter"
+
 # %% [markdown]
 # ## All together
 #

@@ -330,6 +330,8 @@ answer_longer_prompt = "D"  # FLOPs and KV bytes are both proportional to L (att
 # for 4,000 tokens of a 70B model on two H200s. It also writes the KV cache for every prompt position, which
 # every later decode step reads again.
 
+# %% include="chapter"
+
 # %% [markdown]
 # ## All together
 #

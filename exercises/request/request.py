@@ -370,6 +370,8 @@ answer_longer_reply = "A"  # TTFT is a fixed cost, amortised over the reply
 # - **A few samples make a noisy p99.** The p99 of 100 requests rests on the one or two slowest; report how
 #   many samples a percentile came from, and its method.
 
+# %% include="chapter"
+
 # %% [markdown]
 # ## All together
 #

@@ -472,6 +472,8 @@ answer_fp8_crossover = "B"  # b halves and the peak doubles: ridge x b / 2 is un
 # decoding user's next gap to the prefill's time; chunked prefill caps that gap at one chunk's pass, at the cost
 # of more iterations for the new prompt.
 
+# %% include="chapter"
+
 # %% [markdown]
 # ## All together
 #
