@@ -159,18 +159,7 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
                 return Slip(
                     ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}"
                 )
-            a, b = parts
-            if a == b:  # one slip made twice, said once
-                return Slip(
-                    ratio,
-                    f"It is {way} by a factor of {_amount(factor)} = {_amount(a)} x {_amount(a)}, the same slip twice: "
-                    f"{_factor_words(a, unit, bigger)}",
-                )
-            return Slip(
-                ratio,
-                f"It is {way} by a factor of {_amount(factor)} = {_amount(a)} x {_amount(b)}, two slips at once: "
-                f"{_factor_words(a, unit, bigger)[:-1]}, and {_factor_words(b, unit, bigger)}",
-            )
+            return Slip(ratio, _product_sentence(way, factor, parts))
     for bigger, target in ((True, _BINARY), (False, 1 / _BINARY)):
         if close(ratio, target, 1e-4):
             which = (
@@ -182,19 +171,44 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
     return None
 
 
-def reciprocal(got: float, expected: float, rel: float = 1e-6) -> str:
-    """The expected answer upside down (possibly with a unit factor as well)."""
+def _product_sentence(way: str, factor: float, parts: tuple[float, ...]) -> str:
+    """A factor that two of the course's factors multiply to. One number cannot say which slips made it: x 2
+    written for / 2 is one slip and gives 4, as do two different slips of 2 each; so the factor is stated and
+    the decomposition offered only as a place to look, never named as the cause."""
+    a, b = parts
+    return (
+        f"It is {way} by a factor of {_amount(factor)} exactly ({_amount(a)} x {_amount(b)}): one slip or two can "
+        "give that (a factor applied the wrong way round, x for /, is one), so check each factor and unit in "
+        "turn."
+    )
+
+
+def _off_by(ratio: float) -> str:
+    """'too big by a factor of 16': how far off a value is, without naming why."""
+    return f"too big by a factor of {_amount(ratio)}" if ratio > 1 else f"too small by a factor of {_amount(1 / ratio)}"
+
+
+def reciprocal(got: float, expected: float, rel: float = 1e-6, *, scaled: bool = False) -> str:
+    """The expected answer upside down; with ``scaled``, also upside down and off by a unit factor.
+
+    The scaled reading fits any two numbers whose product happens to be one of ~30 factors, so it is evidence
+    only when another input gives the same product: a caller that can check that (:func:`candidates`, whose
+    key carries the product) asks for it; one number alone never gets it.
+    """
     if not got or not expected:
         return ""
     product = got * expected
     if close(product, 1.0, rel):
         return "It is the reciprocal of the right answer: is the formula upside down (a / b instead of b / a)?"
+    if not scaled:
+        return ""
     for factor, _ in _scales():
-        if close(product, factor, rel) or close(product, 1 / factor, rel):
-            return (
-                "It is the reciprocal of the right answer, off by a unit factor as well: is the formula upside down, "
-                "and are the units converted?"
-            )
+        for target in (factor, 1 / factor):
+            if close(product, target, rel):
+                return (
+                    f"It is the reciprocal of the right answer times {target:g}: is the formula upside down, "
+                    "and are the units converted?"
+                )
     return ""
 
 
@@ -226,14 +240,15 @@ def rounded(got: float, expected: float) -> str:
 
 
 def near_miss(got: float, expected: float, rel: float) -> str:
-    """Close but outside the tolerance: an intermediate value rounded, or an approximate constant."""
+    """Close but outside the tolerance. No cause is guessed: a rounded constant, a count off by one among
+    thousands and a term left out that is small here all give a near miss, and one number cannot tell them apart."""
     if not expected:
         return ""
     off = abs(got / expected - 1)
     if rel < off < 0.02:
         return (
-            f"It is close ({off:.2%} off) but not within the tolerance: was a number rounded along the way, or "
-            "a constant typed approximately?"
+            f"It is close ({off:.2%} off) but not within the tolerance: something small is off, so check each "
+            "number and each term against the docstring."
         )
     return ""
 
@@ -309,8 +324,10 @@ def candidates(
     upside_down = reciprocal(got, expected, max(rel, 1e-6))
     for sentence, wrong in known:
         if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
-            if slip:  # say the factor too, in the generic words
-                found.append(Candidate(f"known:{sentence}", f"{sentence} ({slip.sentence.split(':')[0]}.)"))
+            # The lesson's slip is the cause; the factor it makes on these inputs is said as its effect only, so it
+            # does not read as a second slip (a factor of 1,000 is otherwise the cue for a unit slip).
+            if slip:
+                found.append(Candidate(f"known:{sentence}", f"{sentence} (That makes it {_off_by(slip.ratio)} here.)"))
             else:
                 found.append(
                     Candidate(
@@ -319,8 +336,10 @@ def candidates(
                 )
     if slip:
         found.append(Candidate(f"factor:{slip.ratio:.6g}", slip.sentence))
+    scaled = "" if slip or upside_down else reciprocal(got, expected, max(rel, 1e-6), scaled=True)
     for key, check in (
         ("reciprocal", "" if slip else upside_down),  # a plain factor is the likelier reading
+        (f"reciprocal x {got * expected:.3g}", scaled),  # the same product on another input confirms it
         ("rounded", rounded(got, expected)),
         ("sign", sign(got, expected)),
         ("near miss", near_miss(got, expected, rel)),
@@ -341,6 +360,12 @@ def candidates(
     return found
 
 
+def _needs_a_second(candidate: Candidate) -> bool:
+    """A scaled reciprocal fits too many pairs of numbers to be named from one answer: only a second input
+    giving the same product shows it."""
+    return candidate.key.startswith("reciprocal x")
+
+
 def confirmed(first: Sequence[Candidate], second: Sequence[Candidate] | None) -> Candidate | None:
     """The likeliest slip of ``first`` that ``second`` (the same function on other inputs) shows too, or None.
 
@@ -348,7 +373,7 @@ def confirmed(first: Sequence[Candidate], second: Sequence[Candidate] | None) ->
     then only a slip that is the one candidate of ``first`` is named.
     """
     if second is None:
-        return first[0] if len(first) == 1 else None
+        return first[0] if len(first) == 1 and not _needs_a_second(first[0]) else None
     keys = {c.key for c in second}
     return next((c for c in first if c.key in keys), None)
 
@@ -368,5 +393,5 @@ def explain(
     ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first. For a value
     that can be asked again on other inputs, prefer :func:`candidates` and :func:`confirmed`.
     """
-    found = candidates(value, expected, unit=unit, rel=rel, known=known)
+    found = [c for c in candidates(value, expected, unit=unit, rel=rel, known=known) if not _needs_a_second(c)]
     return found[0].sentence if found else ""

@@ -55,8 +55,10 @@ def _note_raised_cell(result: QuestionResult, submission: Submission, execution:
         return result
     sources = {cell.index: cell.source for cell in submission.cells}
     notes = tuple(
-        f"Cell {code_cell_number(submission, e.index)}, which defines `{result.id}`, raised {e.ename}: {e.evalue}; "
-        f"so `{result.id}` was never defined. Fix that error and run the cell again."
+        f"Cell {code_cell_number(submission, e.index)}, which defines `{result.id}`"
+        + (f" (`{e.preview}`)" if e.preview else "")  # Jupyter numbers no cell that has not run: show its start
+        + f", raised {e.ename}: {e.evalue}; so `{result.id}` was never defined. Fix that error and run the cell "
+        "again."
         for e in execution.cell_errors
         if _defines(sources.get(e.index, ""), result.id)
     )[:1]

@@ -55,7 +55,13 @@ def _missing_with_cell_error(source: str, ename: str = "NameError") -> tuple[str
 
 def test_a_missing_answer_whose_own_cell_raised_is_told_that_cells_error() -> None:
     feedback = _missing_with_cell_error("gb_per_step = param_byts / 1e9")
-    assert any("Cell 2, which defines `gb_per_step`, raised NameError" in line for line in feedback), feedback
+    assert any("Cell 2, which defines `gb_per_step`" in line and "raised NameError" in line for line in feedback)
+
+
+def test_the_raised_cell_is_quoted_so_a_learner_can_find_it() -> None:
+    """Jupyter shows no number on a cell that has not run: the note quotes the cell's start, as the errors do."""
+    feedback = _missing_with_cell_error("gb_per_step = param_byts / 1e9")
+    assert any("(`gb_per_step = param_`)" in line for line in feedback), feedback
 
 
 def test_a_missing_answer_is_not_blamed_on_another_cells_error() -> None:
