@@ -5,7 +5,10 @@ closes it. A submission that reads solutions/decode.ipynb and exec()s its answer
 
 Simulation: the bundle unzipped in ROOT/source (ROOT=/tmp/h5/ag), a venv of the system Python (world-readable,
 like /opt/inference-grader-venv) as GRADER_VENV, GRADER_ISOLATION=process as on Gradescope.
-Needs: /tmp/h5/gsvenv (see the report: /usr/bin/python3 -m venv --without-pip, site-packages hard-linked).
+Needs /tmp/h5/gsvenv, a venv of the system Python (world-readable, as on Gradescope):
+  /usr/bin/python3 -m venv --without-pip /tmp/h5/gsvenv && cp -al <pyenv 3.11 site-packages>/. /tmp/h5/gsvenv/lib/python3.11/site-packages/
+  then remove its __editable__.inference_grader*.pth, and build the bundle into /tmp/h5/ag/source
+  (grade gradescope-bundle --lesson decode -o /tmp/h5/ag.zip; unzip -q /tmp/h5/ag.zip -d /tmp/h5/ag/source).
 Usage: python3 attacks/gradescope_process_reads_solution.py
 """
 import sys, json, os, subprocess, shutil, pathlib
