@@ -51,6 +51,8 @@ __all__ = [
     "LearnerHung",
     "LearnerRaised",
     "Mismatch",
+    "MissingAnswer",
+    "NotAttempted",
     "Opaque",
     "close",
     "diagnose_number",

@@ -63,7 +63,16 @@ def tokens_per_second(param_bytes, bandwidth):
     return 1 / decode_step_seconds(param_bytes, bandwidth)
 """
 
+GENERATE_STUB = """
+def generate(next_token, prompt, n):
+    raise NotImplementedError  # left as the stub
+"""
+
+GENERATE_DELETED = "del generate  # the cell deleted, or tagged self-check"
+
 VARIANTS = {
+    "generate_stub": GENERATE_STUB,
+    "generate_deleted": GENERATE_DELETED,
     "wrong_tps": WRONG_TPS,
     "wrong_tps_unused": WRONG_TPS_UNUSED,
     "wrong_step": WRONG_STEP,
@@ -109,6 +118,16 @@ def test_a_right_function_on_a_wrong_earlier_one_keeps_its_points(reports: dict[
     assert scores(reports["wrong_tps"])["decode_time"] == 2.0
     assert list(lost(reports["wrong_step"])) == ["decode_step_seconds"]
     assert scores(reports["wrong_step"])["batch_throughput"] == 2.0
+
+
+@pytest.mark.slow
+def test_an_unwritten_or_missing_function_costs_only_its_own_question(reports: dict[str, Report]) -> None:
+    """A stub or a missing ``generate`` costs generate's points, never a check of the question built on it (seen
+    by a red team: 2.84 of 3 for call_order_is_sequential, whose own answer was right)."""
+    assert lost(reports["generate_stub"]) == {"generate": 0.0}
+    assert lost(reports["generate_deleted"]) == {"generate": 0.0}
+    stub_feedback = feedback(reports["generate_stub"], "call_order_is_sequential")
+    assert note("generate", "which is not written yet") in stub_feedback
 
 
 @pytest.mark.slow

@@ -8,7 +8,16 @@ its order, so a sequence passed in the wrong state gives the wrong tokens.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import NO_SHRINK, LearnerHung, LearnerRaised, Mismatch, question, show
+from grader.testing import (
+    NO_SHRINK,
+    LearnerHung,
+    LearnerRaised,
+    Mismatch,
+    MissingAnswer,
+    NotAttempted,
+    question,
+    show,
+)
 
 
 VOCAB = 50_000
@@ -183,7 +192,8 @@ def test_order_with_your_own_generate(learner, decode, reference):
     rec = decode.NextToken()
     try:
         decode.expect_generated(learner.call("generate", rec, list(prompt), n), prompt, n, rec)
-    except (Mismatch, LearnerRaised, LearnerHung):  # a wrong generate costs its own question's points only
+    except (Mismatch, LearnerRaised, LearnerHung, MissingAnswer, NotAttempted):
+        # a wrong, missing or unwritten generate costs its own question's points only: the stand-ins' checks decide
         _judge(learner, decode, _correct(decode, reference), prompt, n)
         return
     try:
