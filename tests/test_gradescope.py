@@ -4,6 +4,7 @@ and the bundle built by ``grade gradescope-bundle`` grades an /autograder-like t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -18,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from grader.errors import LessonError
 from grader.integrations.constraints import pinned, runtime_requirements
 from grader.integrations.gradescope import question_output, results_from_report
+from grader.integrations.gradescope_bundle import bundle_files
 from grader.lessons import load_lesson
 from grader.model import QuestionResult, Report
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
@@ -377,3 +380,11 @@ def test_the_bundle_keeps_no_answers_in_what_the_worker_may_read(bundle: Path) -
     assert opened and not [n for n in opened if n.endswith((".ipynb", ".json", ".toml")) or "/suites/test_" in n]
     private = [i for i in infos if i.filename.startswith(("exercises/", "solutions/"))]
     assert private and all(i.external_attr >> 16 & 0o077 == 0 for i in private)
+
+
+def test_a_solution_placed_in_the_grader_package_is_refused(tmp_path: Path) -> None:
+    """``grader/`` stays readable to the worker, so nothing of a lesson may land there in the zip."""
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    solution = lesson.root.parent.parent / "grader" / "squares.ipynb"
+    with pytest.raises(LessonError, match="learner code may read"):
+        bundle_files(dataclasses.replace(lesson, solution=solution), package_root=tmp_path)
