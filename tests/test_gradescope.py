@@ -4,10 +4,13 @@ and the bundle built by ``grade gradescope-bundle`` grades an /autograder-like t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 import stat
 import subprocess
+import tempfile
 import zipfile
 from collections.abc import Callable
 from importlib import metadata
@@ -16,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from grader.errors import LessonError
 from grader.integrations.constraints import pinned, runtime_requirements
 from grader.integrations.gradescope import question_output, results_from_report
+from grader.integrations.gradescope_bundle import bundle_files
 from grader.lessons import load_lesson
 from grader.model import QuestionResult, Report
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
@@ -306,3 +311,80 @@ def test_the_bundle_pins_every_runtime_dependency_at_the_version_that_built_it(b
         assert pins[name] == metadata.version(name), name
     assert pins == {**pinned(runtime_requirements(REPO / "pyproject.toml")), "pip": metadata.version("pip")}
     assert all(pins[name] == metadata.version(name) for name in pins)
+
+
+# -- the bundle keeps the answers from the learner's worker ------------------------------------------------------
+
+#: What the bundle holds that the learner's worker must not read, and what it must (it imports ``grader``).
+PRIVATE = (
+    "solutions/decode.ipynb",
+    "exercises/decode/lesson.toml",
+    "exercises/decode/suites",
+    ".grader-cache/examples",
+)
+OPEN = ("grader/__init__.py", "grader/suites/pytest.ini")
+OTHER_UID = 1_900_000_777  # as the worker at the process level: a uid of its own, in no group
+
+
+def readable_by_another_user(path: Path) -> bool:
+    """Whether a uid that is not the owner's can read ``path`` (list it, if a folder): tried as that uid when the
+    tests run as root, else read off the modes of ``path`` and of every folder above it."""
+    if os.geteuid() == 0:
+        reader = ["ls", "--", str(path)] if path.is_dir() else ["cat", "--", str(path)]
+        argv = ["setpriv", f"--reuid={OTHER_UID}", f"--regid={OTHER_UID}", "--clear-groups", *reader]
+        return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
+    folders_enterable = all(p.stat().st_mode & stat.S_IXOTH for p in path.parents)
+    wanted = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+    return folders_enterable and path.stat().st_mode & wanted == wanted
+
+
+@pytest.mark.slow
+def test_run_autograder_closes_the_solution_suites_and_cache_to_the_workers_uid(bundle: Path) -> None:
+    """Gradescope's worker runs at the process level as a uid of its own, which reads what every user may: before
+    grading, the solution, the lesson folder (suites) and the kept examples must be closed to it, ``grader/``
+    left open (it is imported there). Unzipped world-readable, as unzip makes the folders it creates."""
+    scratch = Path(tempfile.mkdtemp(prefix="gs-private-"))  # not under pytest's 0700 folder: reachable by all
+    try:
+        scratch.chmod(0o755)
+        source = scratch / "source"
+        with zipfile.ZipFile(bundle) as zf:
+            zf.extractall(source)
+        examples = source / ".grader-cache" / "examples"
+        examples.mkdir(parents=True)
+        (examples / "decode-0.json").write_text("{}")  # as setup.sh's grade of the solution leaves it
+        for path in sorted(source.rglob("*"), reverse=True):
+            path.chmod(0o755 if path.is_dir() or path.name in ("setup.sh", "run_autograder") else 0o644)
+        assert all(readable_by_another_user(source / name) for name in PRIVATE + OPEN)  # the test can fail
+        env = {k: v for k, v in os.environ.items() if k not in ("GRADER_LESSONS", "GRADER_CACHE_DIR")}
+        run = subprocess.run(
+            [str(source / "run_autograder")],
+            capture_output=True,
+            text=True,
+            env=env | {"AUTOGRADER_ROOT": str(scratch)},
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        assert "No notebook" in json.loads((scratch / "results" / "results.json").read_text())["output"]
+        leaked = [name for name in PRIVATE if readable_by_another_user(source / name)]
+        assert not leaked, f"the learner's worker could read {leaked}"
+        assert all(readable_by_another_user(source / name) for name in OPEN)
+    finally:
+        shutil.rmtree(scratch)
+
+
+def test_the_bundle_keeps_no_answers_in_what_the_worker_may_read(bundle: Path) -> None:
+    """``grader/`` stays readable to the worker: it must hold no solution, suite, lesson or secret."""
+    with zipfile.ZipFile(bundle) as zf:
+        infos = zf.infolist()
+    opened = [i.filename for i in infos if i.filename.startswith("grader/")]
+    assert opened and not [n for n in opened if n.endswith((".ipynb", ".json", ".toml")) or "/suites/test_" in n]
+    private = [i for i in infos if i.filename.startswith(("exercises/", "solutions/"))]
+    assert private and all(i.external_attr >> 16 & 0o077 == 0 for i in private)
+
+
+def test_a_solution_placed_in_the_grader_package_is_refused(tmp_path: Path) -> None:
+    """``grader/`` stays readable to the worker, so nothing of a lesson may land there in the zip."""
+    lesson = load_lesson("squares", FIXTURE_LESSONS)
+    solution = lesson.root.parent.parent / "grader" / "squares.ipynb"
+    with pytest.raises(LessonError, match="learner code may read"):
+        bundle_files(dataclasses.replace(lesson, solution=solution), package_root=tmp_path)

@@ -9,6 +9,14 @@ other lesson, and ``constraints.txt``, the versions of its dependencies where th
 held to those versions, after installing ``python3-venv`` with apt-get if the image lacks ensurepip; ``run_autograder``
 grades with ``grade gradescope`` and honours ``$AUTOGRADER_ROOT`` (default ``/autograder``) so the same
 script can be tried in a scratch folder.
+
+Both scripts close everything that holds answers (:data:`PUBLIC` names what stays open) to every other user
+before anything is graded: Gradescope's containers usually cannot give the worker namespaces, so learner code
+runs at the process level as a uid of its own, which reads whatever every user may (SECURITY.md, guarantee 2).
+The lesson folder (hidden suites, mistakes, the course secret), the solution and the grader's cache folder
+(``.grader-cache`` in the source folder unless ``$GRADER_CACHE_DIR`` says otherwise: the examples kept between
+runs) become the grading user's alone (root's on Gradescope); ``grader/`` stays readable, so the worker can
+import it, and holds no answers.
 """
 
 from __future__ import annotations
@@ -36,6 +44,20 @@ VENV_ENV = "GRADER_VENV"
 _SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis", ".mypy_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 _FIXED_TIME = (2024, 1, 1, 0, 0, 0)  # same bytes for the same sources: a zip can be compared or cached
+#: The bundle's top-level names the learner's worker may read (it imports ``grader``); every other one is closed.
+PUBLIC = frozenset({"setup.sh", "run_autograder", CONSTRAINTS, "pyproject.toml", "README.md", "grader"})
+#: The grader's cache folder in the bundle (relative to its source folder) when ``$GRADER_CACHE_DIR`` is not set.
+CACHE = ".grader-cache"
+
+# Shell, shared by both scripts (run in the source folder): a function that makes folders the grading user's alone
+# (chown first, as root, so a file unzipped with another owner keeps no access), and the cache folder, made.
+_CLOSE = """close_private() {{
+    [ "$(id -u)" != 0 ] || chown -R 0:0 -- "$@"
+    chmod -R go-rwx -- "$@"
+}}
+export GRADER_CACHE_DIR="${{GRADER_CACHE_DIR:-$PWD/{cache}}}"
+mkdir -p "$GRADER_CACHE_DIR"
+"""
 
 # An f-string, then str.format (solution, lesson): a brace the script itself needs is written four times.
 SETUP_SH = f"""#!/usr/bin/env bash
@@ -45,7 +67,7 @@ SETUP_SH = f"""#!/usr/bin/env bash
 # ({CONSTRAINTS}). ${VENV_ENV} overrides where the virtual environment goes (to try this script elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")"
-VENV="${{{{{VENV_ENV}:-{VENV}}}}}"
+{{close}}VENV="${{{{{VENV_ENV}:-{VENV}}}}}"
 # `python3 -m venv --help` passes without ensurepip, and creating the venv would then fail: ask for both.
 if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
     echo "setup.sh: python3 with venv and ensurepip is missing: installing python3 and python3-venv with apt-get"
@@ -63,6 +85,8 @@ python3 -m venv "$VENV"
 # submission (README, "Examples drawn once"). If it cannot be done here, each submission records them instead.
 export GRADER_LESSONS="$PWD/exercises" GRADER_DAEMON=off
 "$VENV/bin/python" -m grader.cli {{solution}} --lesson {{lesson}} >/dev/null 2>&1 || true
+# The learner's worker runs as a uid of its own: leave it nothing with answers to read (gradescope_bundle.py).
+close_private {{private}} "$GRADER_CACHE_DIR"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -74,6 +98,8 @@ ROOT="${{{root_env}:-{default_root}}}"
 PYTHON="${{{venv_env}:-{venv}}}/bin/python"
 [ -x "$PYTHON" ] || PYTHON=python3
 cd "$ROOT/source"
+# The learner's worker runs as a uid of its own: leave it nothing with answers to read (gradescope_bundle.py).
+{close}close_private {private} "$GRADER_CACHE_DIR"
 export GRADER_LESSONS="$ROOT/source/exercises"
 exec "$PYTHON" -m grader.cli gradescope --root "$ROOT" --lesson {lesson} --visibility {visibility}
 """
@@ -109,7 +135,13 @@ def _placed(lesson_dir: PurePosixPath, lesson_root: Path, path: Path) -> PurePos
             f"Cannot build the Gradescope bundle: {path} is outside the folder the lesson's paths are relative to; "
             "keep the solution and suites within the repository."
         )
-    return PurePosixPath(relative.replace(os.sep, "/"))
+    placed = PurePosixPath(relative.replace(os.sep, "/"))
+    if placed.parts[0] in PUBLIC:
+        raise LessonError(
+            f"Cannot build the Gradescope bundle: {path} would land in {placed.parts[0]}, which learner code may "
+            "read; keep the solution and suites outside the grader package."
+        )
+    return placed
 
 
 def _tree(folder: Path) -> list[Path]:
@@ -126,6 +158,11 @@ def build_bundle(
     lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBILITY, package_root: Path = PACKAGE_ROOT
 ) -> list[str]:
     """Write the autograder zip for ``lesson`` to ``out``; return the archive's names."""
+    files = bundle_files(lesson, package_root)
+    secret = course_secret(lesson.root.parent) if lesson.params else None
+    secret_name = f"exercises/{SECRET_FILE}"
+    private = " ".join(shlex.quote(name) for name in sorted({n.split("/")[0] for n in (*files, secret_name)} - PUBLIC))
+    close = _CLOSE.format(cache=CACHE)
     run = RUN_AUTOGRADER.format(
         root_env=GRADESCOPE_ROOT_ENV,
         default_root=GRADESCOPE_ROOT,
@@ -133,27 +170,34 @@ def build_bundle(
         venv_env=VENV_ENV,
         lesson=shlex.quote(lesson.id),
         visibility=shlex.quote(visibility),
+        close=close,
+        private=private,
     )
-    files = bundle_files(lesson, package_root)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         solution = _placed(PurePosixPath("exercises", lesson.id), lesson.root, lesson.solution)
-        setup = SETUP_SH.format(solution=shlex.quote(str(solution)), lesson=shlex.quote(lesson.id))
+        setup = SETUP_SH.format(
+            solution=shlex.quote(str(solution)),
+            lesson=shlex.quote(lesson.id),
+            close=close,
+            private=private,
+        )
         _add(zf, "setup.sh", setup.encode(), executable=True)
         _add(zf, "run_autograder", run.encode(), executable=True)
         _add(zf, CONSTRAINTS, constraints_text(package_root / "pyproject.toml").encode(), executable=False)
         for name, path in sorted(files.items()):
-            _add(zf, name, path.read_bytes(), executable=False)
-        secret = course_secret(lesson.root.parent) if lesson.params else None
+            _add(zf, name, path.read_bytes(), executable=False, private=name.split("/")[0] not in PUBLIC)
         if secret is not None:  # so Gradescope draws each learner's numbers as release and a batch do
-            _add(zf, f"exercises/{SECRET_FILE}", secret + b"\n", executable=False)
+            _add(zf, secret_name, secret + b"\n", executable=False, private=True)
         names = zf.namelist()
     return names
 
 
-def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> None:
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool, private: bool = False) -> None:
+    """One file; a private one is its owner's alone already in the zip (the scripts close it again: unzip
+    makes the folders it creates world-readable)."""
     info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
-    mode = 0o755 if executable else 0o644
+    mode = 0o600 if private else 0o755 if executable else 0o644
     info.external_attr = (stat.S_IFREG | mode) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     zf.writestr(info, data)
