@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.config import REL_TOL
-from grader.diagnose import near_miss, not_a_number, number, reciprocal, rounded, unit_slip
+from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, unit_slip
 from grader.reveal import withheld
 from grader.testing import Call, Learner, LearnerRaised, Mismatch, close, show
 
@@ -170,14 +170,17 @@ def expect_choice(
     right = withheld(f" (The right letter is {solution}.)")
     options = _options(letters)
     if not isinstance(value, str):
-        raise Mismatch(f"`{name}` is {show(value)}; expected one of the letters {options}, as a string." + right)
+        raise Mismatch(
+            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option as a string: {options}, "
+            f'in quotes, e.g. `{name} = "X"` with X your letter.' + right
+        )
     answer = value.strip().upper()
     if answer == solution:
         return
     if len(answer) != 1 or answer not in letters:
         raise Mismatch(
             f"`{name}` is {show(value)}, which is not one of {options}: give just the letter of one option, as a "
-            "string." + right
+            "string, without its text or punctuation." + right
         )
     if why_not is not None and why_not[0] == solution:
         hint = why_not[1].get(answer, hint)
