@@ -71,6 +71,26 @@ UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
     },
 }
 
+#: The suite authors' API of this module (see ``grader.testing.__all__``): every slip detector a suite may call.
+__all__ = [
+    "UNSURE",
+    "Candidate",
+    "Slip",
+    "candidates",
+    "close",
+    "confirmed",
+    "constant",
+    "explain",
+    "kind",
+    "near_miss",
+    "not_a_number",
+    "number",
+    "reciprocal",
+    "rounded",
+    "sign",
+    "unit_slip",
+]
+
 _BINARY = 2**30 / 1e9  # GiB against GB: 1.0737
 
 

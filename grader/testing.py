@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import pytest
 from hypothesis import Phase
 
-from grader.config import REL_TOL
+from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
 from grader.diagnose import kind
 from grader.execute.protocol import ChannelError, RemoteError, Returned
 from grader.execute.protocol import (
@@ -38,6 +38,33 @@ from grader.execute.protocol import (
 from grader.reveal import learner_view as learner_view  # re-exported
 from grader.reveal import staff_view as staff_view
 from grader.reveal import withheld as withheld
+
+#: The suite authors' API: what a lesson's hidden suites may import from this module (with ``grader.checks``,
+#: ``grader.diagnose`` and ``grader.reveal``'s ``__all__``; tests/test_authors_api.py checks every suite file). The
+#: other names here serve the engine (the session that builds a :class:`Learner`, its outcomes) and may change
+#: with it. The engine's limits a suite needs (the tolerance, the stand-ins' token cap) are re-exported here so
+#: that suites never import ``grader.config``.
+__all__ = [
+    "NO_SHRINK",
+    "REL_TOL",
+    "STAND_IN_MAX_TOKENS",
+    "Call",
+    "Learner",
+    "LearnerHung",
+    "LearnerRaised",
+    "Mismatch",
+    "Opaque",
+    "close",
+    "diagnose_number",
+    "expect",
+    "expect_close",
+    "expect_equal",
+    "kind_of",
+    "magnitudes",
+    "question",
+    "show",
+    "withheld",
+]
 
 #: Marks a hidden test as grading one question: ``@question("generate")`` or ``@question("generate", weight=2)``.
 question = pytest.mark.question

@@ -21,9 +21,8 @@ from typing import Any, Callable, Mapping, Sequence
 import pytest
 
 from grader.checks import call_with, expect_choice
-from grader.config import REL_TOL
 from grader.diagnose import candidates, confirmed, explain, kind, number
-from grader.testing import Call, LearnerRaised, Mismatch, Opaque, show, withheld
+from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
 

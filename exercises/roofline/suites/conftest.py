@@ -26,9 +26,8 @@ import pytest
 
 from grader import checks
 from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, not_right
-from grader.config import REL_TOL
 from grader.diagnose import candidates, number
-from grader.testing import Call, LearnerRaised, Mismatch, close, show
+from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
