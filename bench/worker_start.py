@@ -1,5 +1,6 @@
 """Worker start: a spawned worker (a new interpreter, as a single cold ``grade``) against one forked from
-the grader's real zygote (``grader/execute/zygote.py``, as ``grade batch`` and the warm daemon do).
+the grader's real zygote (``grader/execute/zygote.py``, as ``grade batch`` and the warm daemon do), both
+started through execute's door, a ``Runner``, as every grading process starts them.
 
 Each sample is the whole life of one learner's worker: start it, run the solution notebook's cells, answer
 one call, and close it (for a forked one: the zygote's sweep included). Same isolation level for both (the
@@ -22,9 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from grader.config import DEFAULT_LIMITS, DEFAULT_MODE  # noqa: E402
-from grader.execute.process import Spawned  # noqa: E402
-from grader.execute.worker import LearnerProcess  # noqa: E402
-from grader.execute.zygote import Zygote  # noqa: E402
+from grader.execute.runner import Runner  # noqa: E402
 from grader.read import read_submission  # noqa: E402
 
 
@@ -32,17 +31,15 @@ def _stats(values: list[float]) -> dict[str, float]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
-def _life(submission, zygote: Zygote | None) -> float:  # type: ignore[no-untyped-def]
+def _life(submission, runner: Runner) -> tuple[float, bool]:  # type: ignore[no-untyped-def]
+    """Seconds of one worker's whole life, and whether it was forked."""
     t = time.perf_counter()
-    worker = LearnerProcess(submission, DEFAULT_LIMITS, DEFAULT_MODE, zygote)
-    try:
+    with runner.workers() as workers:
+        worker = workers.start(submission)
         worker.run_notebook()
         worker.call("tokens_per_second", [14e9, 1e12], {}, {})
-        forked = not isinstance(worker._os, Spawned)
-    finally:
-        worker.close()
-    assert forked == (zygote is not None), "the worker was not started the way it was asked"
-    return time.perf_counter() - t
+        forked = worker.forked
+    return time.perf_counter() - t, forked
 
 
 def main(n: int) -> dict[str, object]:
@@ -53,17 +50,25 @@ def main(n: int) -> dict[str, object]:
         t = time.perf_counter()
         subprocess.run([sys.executable, "-I", "-c", "pass"], check=True)
         bare.append(time.perf_counter() - t)
-    spawn = [_life(submission, None) for _ in range(n)]
-    t = time.perf_counter()
-    zygote = Zygote.start(DEFAULT_LIMITS, DEFAULT_MODE)
-    boot = time.perf_counter() - t
-    if zygote is None:
+    cold = Runner(DEFAULT_LIMITS, DEFAULT_MODE, fork=False)
+    try:
+        spawned = [_life(submission, cold) for _ in range(n)]
+    finally:
+        cold.close()
+    assert not any(forked for _, forked in spawned), "a runner that must not fork forked a worker"
+    spawn = [seconds for seconds, _ in spawned]
+    warm = Runner(DEFAULT_LIMITS, DEFAULT_MODE)
+    try:
+        t = time.perf_counter()
+        warm.warm()
+        boot = time.perf_counter() - t
+        lives = [_life(submission, warm) for _ in range(n)]
+    finally:
+        warm.close()
+    if not all(forked for _, forked in lives):
         return {"bare_python_s": _stats(bare), "spawn_worker_s": _stats(spawn), "fork_worker_s": None,
                 "zygote_boot_s": None, "note": "no zygote here (no bubblewrap, or GRADER_WORKERS=spawn)"}
-    try:
-        fork = [_life(submission, zygote) for _ in range(n)]
-    finally:
-        zygote.close()
+    fork = [seconds for seconds, _ in lives]
     return {"bare_python_s": _stats(bare), "spawn_worker_s": _stats(spawn), "zygote_boot_s": boot, "fork_worker_s": _stats(fork)}
 
 

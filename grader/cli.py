@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING
 import click
 
 from grader import __version__
+from grader.batch.lms import CHAPTER_EXPORTS, EXPORTS
 from grader.config import (
-    CHAPTER_EXPORTS,
     DEFAULT_FEEDBACK,
     DEFAULT_LIMITS,
     DEFAULT_UNGRADABLE,
     EXIT_UNGRADED,
-    EXPORT_LAYOUTS,
     FEEDBACK_MODES,
     GRADESCOPE_ROOT,
     GRADESCOPE_ROOT_ENV,
@@ -243,7 +242,7 @@ def notebook_command(
 )
 @click.option(
     "--export",
-    type=click.Choice(EXPORT_LAYOUTS),
+    type=click.Choice(EXPORTS),
     help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.",
 )
 @click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
@@ -357,7 +356,7 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
 @main.command("export")
 @click.argument("results", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option(
-    "--to", "to", type=click.Choice(EXPORT_LAYOUTS), required=True, help="The LMS whose grade-import layout to write."
+    "--to", "to", type=click.Choice(EXPORTS), required=True, help="The LMS whose grade-import layout to write."
 )
 @click.option(
     "--assignment",
@@ -431,7 +430,7 @@ _visibility_option = click.option(
 @_lessons_option(", for the lessons' titles and points")
 @click.option(
     "--export",
-    type=click.Choice(EXPORT_LAYOUTS),
+    type=click.Choice(EXPORTS),
     help=f"Also write this LMS's grade import with a column per lesson ({' or '.join(CHAPTER_EXPORTS)}), "
     "OUT/<LMS>-import.csv (Moodle's worksheet is one assignment's: use `grade export` on each lesson's folder).",
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -20,7 +20,6 @@ REL_TOL = 1e-6
 #: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
 #: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
 ISOLATION_ENV = "GRADER_ISOLATION"
-ISOLATION_LEVELS = ("auto", "bubblewrap", "process")
 
 #: Environment variable that chooses how a long-lived grader (a batch's grading processes, Dask workers) starts
 #: each learner's worker: ``fork`` (the default: from a warm zygote, at the bubblewrap level) or ``spawn`` (a
@@ -42,9 +41,10 @@ DAEMON_MODES = ("auto", "on", "off")
 #: Seconds a daemon waits for its next request before it exits (``$GRADER_DAEMON_IDLE`` overrides).
 DAEMON_IDLE_SECONDS = 600.0
 DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
-#: Seconds ``grade`` waits for the daemon's answer before grading cold instead (a notebook whose every
-#: hidden test hangs can take minutes; a daemon that takes longer than this is presumed stuck).
-DAEMON_REPLY_SECONDS = 600.0
+#: How long ``grade`` waits for the daemon's answer before grading cold instead: this many learner calls at their
+#: time limit beyond the worker's boot and the notebook's run (a notebook whose every hidden test hangs takes
+#: minutes; a daemon slower than that is presumed stuck): :attr:`TimeBudget.daemon_reply`, 600 s by default.
+DAEMON_REPLY_CALLS = 100
 #: Seconds ``grade daemon`` waits for a daemon's status (it answers only once warm).
 DAEMON_STATUS_SECONDS = 2.0
 
@@ -61,12 +61,6 @@ DEFAULT_FEEDBACK: FeedbackMode = "learner"
 Ungradable = Literal["blank", "zero"]
 UNGRADABLE_CHOICES: tuple[Ungradable, ...] = ("blank", "zero")
 DEFAULT_UNGRADABLE: Ungradable = "blank"
-
-#: The grade-import layouts ``grade batch --export`` and ``grade export --to`` write (see grader/batch/lms.py).
-EXPORT_LAYOUTS = ("canvas", "moodle", "blackboard", "csv")
-#: The layouts ``grade chapter --export`` writes: the LMSs whose import takes a column per lesson in one file
-#: (Moodle's grading worksheet is one assignment's).
-CHAPTER_EXPORTS = ("canvas", "blackboard")
 
 #: Similar submissions (grader/batch/similar.py): winnowing over the AST normal form's tokens with k-grams of
 #: WINNOW_K tokens in windows of WINNOW_W (any shared run of WINNOW_K + WINNOW_W - 1 = 8 tokens is found); each
@@ -141,8 +135,57 @@ class Limits:
     tmpfs_mb: int = option(64, affects_score=True)
     """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap."""
 
+    @property
+    def budget(self) -> TimeBudget:
+        """The clocks these limits give (:class:`TimeBudget`): every deadline of grading is derived from it."""
+        return TimeBudget.of(self)
+
 
 DEFAULT_LIMITS = Limits()
+
+
+def limits_for(timeout: float | None) -> Limits:
+    """The limits a command line gives: the defaults, with ``--timeout`` for the notebook's run (None: the default)."""
+    return DEFAULT_LIMITS if timeout is None else replace(DEFAULT_LIMITS, timeout=timeout)
+
+
+#: Learner calls at their limit that a worker's CPU-time limit allows beyond the notebook's run, and the margin
+#: on top (see :attr:`TimeBudget.cpu_seconds`).
+CPU_CALLS, CPU_MARGIN_SECONDS = 10, 30
+#: Seconds beyond the calls that ``grade`` waits for a daemon's answer (:attr:`TimeBudget.daemon_reply`).
+DAEMON_REPLY_MARGIN_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """Every clock of grading one notebook, derived from its :class:`Limits` and nowhere else, so that each moves
+    with the limit it comes from (tests/test_registries.py changes each limit and watches its clocks move).
+
+    The wall clocks (``boot``, ``notebook``, ``call``) say where time ran out and are what a learner is told;
+    the CPU-time limit is only the backstop for a worker whose grader is gone, so it is longer than they are."""
+
+    boot: float
+    """Seconds a worker (or a zygote) may take to start, before the notebook's clock starts."""
+    notebook: float
+    """Seconds the notebook's cells may run, all together."""
+    call: float
+    """Seconds one call of a learner function may take: a hidden test's call from the grading process, a lent
+    call to the lender, a self-check or nbgrader cell's call in the learner's own kernel."""
+
+    @classmethod
+    def of(cls, limits: Limits) -> TimeBudget:
+        return cls(boot=limits.boot_timeout, notebook=limits.timeout, call=limits.call_timeout)
+
+    @property
+    def cpu_seconds(self) -> int:
+        """``RLIMIT_CPU`` of a worker and of the zygote it is forked from: the notebook's run, ``CPU_CALLS``
+        calls at their limit and a margin."""
+        return int(self.notebook + CPU_CALLS * self.call + CPU_MARGIN_SECONDS)
+
+    @property
+    def daemon_reply(self) -> float:
+        """Seconds ``grade`` waits for the daemon's answer to one notebook before grading it cold."""
+        return self.boot + self.notebook + DAEMON_REPLY_CALLS * self.call + DAEMON_REPLY_MARGIN_SECONDS
 
 
 @dataclass(frozen=True)
@@ -151,7 +194,7 @@ class WorkerMode:
     and whether the cells run in a real Jupyter kernel. Carried beside the limits to everything that starts one."""
 
     isolation: str | None = option(None, affects_score=True)
-    """One of ``ISOLATION_LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
+    """``auto`` or a level of ``grader.execute.sandbox.LEVELS``; None reads ``$GRADER_ISOLATION`` (default ``auto``)."""
     kernel: bool = option(False, affects_score=True)
     """Run the cells in a real Jupyter kernel (ipykernel, driven by nbclient) inside the same sandbox, for
     fidelity with Jupyter and nbgrader; a kernel started per notebook makes it much slower (bench/RESULTS.md)."""

@@ -18,6 +18,28 @@ from typing import Any
 
 from grader.execute.protocol import Opaque
 
+#: What hidden suites may use (with :mod:`grader.testing`, :mod:`grader.checks` and :mod:`grader.reveal`, the
+#: authors' whole API).
+__all__ = [
+    "FACTORS",
+    "UNSURE",
+    "Candidate",
+    "Slip",
+    "candidates",
+    "close",
+    "confirmed",
+    "constant",
+    "explain",
+    "kind",
+    "near_miss",
+    "not_a_number",
+    "number",
+    "reciprocal",
+    "rounded",
+    "sign",
+    "unit_slip",
+]
+
 #: The unit factors of the course: (factor, the likely slip when an answer is too big by it, when too small).
 FACTORS: tuple[tuple[float, str, str], ...] = (
     (
@@ -70,26 +92,6 @@ UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
         1e9: ("did you give bytes instead of GB?", "did you divide by 10^9 twice?"),
     },
 }
-
-#: The suite authors' API of this module (see ``grader.testing.__all__``): every slip detector a suite may call.
-__all__ = [
-    "UNSURE",
-    "Candidate",
-    "Slip",
-    "candidates",
-    "close",
-    "confirmed",
-    "constant",
-    "explain",
-    "kind",
-    "near_miss",
-    "not_a_number",
-    "number",
-    "reciprocal",
-    "rounded",
-    "sign",
-    "unit_slip",
-]
 
 _BINARY = 2**30 / 1e9  # GiB against GB: 1.0737
 

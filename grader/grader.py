@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.config import cache_dir
-from grader.execute.runner import Runner, keep_to_one_cpu
+from grader.execute.runner import Runner
+from grader.execute.upkeep import keep_to_one_cpu
 from grader.lessons import load_lesson, suites_fingerprint
 from grader.model import Lesson, Report, Submission
 from grader.pipeline import GradeOptions, failed_report, grade_submission, lent_solution, read_for_lesson
@@ -134,5 +135,5 @@ def grade_notebook(path: Path, options: GradeOptions | None = None) -> Report:
 
 def keep_this_process_to_one_cpu() -> None:
     """For a process that grades alone (the daemon): keep it, and the workers its Graders start, on the CPU it runs
-    on now (see :func:`grader.execute.runner.keep_to_one_cpu`). Call it before any Grader starts a zygote."""
+    on now (see :func:`grader.execute.upkeep.keep_to_one_cpu`). Call it before any Grader starts a zygote."""
     keep_to_one_cpu()

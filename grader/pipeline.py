@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode, option
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode, limits_for, option
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons
@@ -52,7 +52,7 @@ class GradeOptions:
         kernel: bool = False,
     ) -> GradeOptions:
         """The options from what a command line gives (``timeout`` None: the default)."""
-        limits = replace(DEFAULT_LIMITS, timeout=DEFAULT_LIMITS.timeout if timeout is None else timeout)
+        limits = limits_for(timeout)
         mode = replace(DEFAULT_MODE, kernel=kernel)
         return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits, mode=mode)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.config import DEFAULT_LIMITS, Limits
 from grader.model import Lesson, QuestionResult
 from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exported: integrations and tests use it
 from grader.text import plain
@@ -24,11 +25,12 @@ if TYPE_CHECKING:
 
 
 class SelfCheck:
-    """The self-check helpers for one lesson, bound to one notebook namespace."""
+    """The self-check helpers for one lesson, bound to one notebook namespace. Each call of a learner function
+    has the per-call time limit of ``limits`` (``grade``'s defaults unless given), as in grading."""
 
-    def __init__(self, lesson: Lesson, namespace: dict[str, Any]) -> None:
+    def __init__(self, lesson: Lesson, namespace: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> None:
         self.lesson = lesson
-        self._target = NamespaceTarget(namespace)
+        self._target = NamespaceTarget(namespace, limits.budget)
         self._error: BaseException | None = None
         self._loading = threading.Thread(target=self._load, name="self-check-suites", daemon=True)
         self._loading.start()
@@ -156,10 +158,11 @@ def describe(result: QuestionResult, detail: bool) -> str:
 
 
 def connect(
-    lesson_id: str, namespace: dict[str, Any], lessons: str | Path | None = None
+    lesson_id: str, namespace: dict[str, Any], lessons: str | Path | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[Callable[[str], None], Callable[[], None], Callable[[str], None]]:
-    """Bind the self-check helpers to this notebook: ``check, check_all, hint = connect("decode", globals())``."""
+    """Bind the self-check helpers to this notebook: ``check, check_all, hint = connect("decode", globals())``
+    (``limits``: the course's, when it grades with other than ``grade``'s defaults)."""
     from grader.lessons import load_lesson
 
-    helper = SelfCheck(load_lesson(lesson_id, Path(lessons) if lessons else None), namespace)
+    helper = SelfCheck(load_lesson(lesson_id, Path(lessons) if lessons else None), namespace, limits)
     return helper.check, helper.check_all, helper.hint

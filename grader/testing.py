@@ -39,11 +39,10 @@ from grader.reveal import learner_view as learner_view  # re-exported
 from grader.reveal import staff_view as staff_view
 from grader.reveal import withheld as withheld
 
-#: The suite authors' API: what a lesson's hidden suites may import from this module (with ``grader.checks``,
-#: ``grader.diagnose`` and ``grader.reveal``'s ``__all__``; tests/test_authors_api.py checks every suite file). The
-#: other names here serve the engine (the session that builds a :class:`Learner`, its outcomes) and may change
-#: with it. The engine's limits a suite needs (the tolerance, the stand-ins' token cap) are re-exported here so
-#: that suites never import ``grader.config``.
+#: What a lesson's suites may import from the grader: this module's names below, :mod:`grader.checks`',
+#: :mod:`grader.diagnose`'s and :mod:`grader.reveal`'s (each its ``__all__``), and nothing else
+#: (tests/test_layers.py reads every suite). The rest of this module serves the grader (the targets a
+#: :class:`Learner` calls, what a session catches).
 __all__ = [
     "NO_SHRINK",
     "REL_TOL",
@@ -60,9 +59,12 @@ __all__ = [
     "expect_close",
     "expect_equal",
     "kind_of",
+    "learner_view",
     "magnitudes",
+    "number",
     "question",
     "show",
+    "staff_view",
     "withheld",
 ]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -97,10 +98,11 @@ def moodle(
 _CANVAS_LEAD = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
-def canvas(text: str, students: set[str]) -> Imported:
-    """``students``: the Canvas user ids enrolled."""
+def canvas(text: str, students: set[str], column: int = 0) -> Imported:
+    """``students``: the Canvas user ids enrolled; ``column``: which assignment column to read (0: the first)."""
     rows = _rows(text.removeprefix("\ufeff"))
-    if not rows or rows[0][:5] != _CANVAS_LEAD or len(rows[0]) < 6:
+    at = 5 + column
+    if not rows or rows[0][:5] != _CANVAS_LEAD or len(rows[0]) <= at:
         raise Refused("not a Canvas gradebook file: it must start Student, ID, SIS User ID, SIS Login ID, Section")
     body = rows[1:]
     if body and body[0][0].strip() == "Points Possible":
@@ -113,15 +115,16 @@ def canvas(text: str, students: set[str]) -> Imported:
         if key not in students:
             raise Refused(f"no student with ID {key!r}")
         seen.append(key)
-        if row[5] == "":
+        if row[at] == "":
             unchanged.add(key)
         else:
-            grades[key] = float(row[5])
+            grades[key] = float(row[at])
     _once(seen)
-    return Imported(grades, unchanged, new_column=re.search(r" \(\d+\)$", rows[0][5]) is None)
+    return Imported(grades, unchanged, new_column=re.search(r" \(\d+\)$", rows[0][at]) is None)
 
 
-def blackboard(data: bytes, usernames: set[str]) -> Imported:
+def blackboard(data: bytes, usernames: set[str], column: int = -1) -> Imported:
+    """``column``: which grade column to read, counted after ``Username`` (-1: the last)."""
     text = data.decode("utf-8")
     for number, line in enumerate(text.splitlines(), 1):
         if not re.fullmatch(r'"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*', line):
@@ -130,8 +133,9 @@ def blackboard(data: bytes, usernames: set[str]) -> Imported:
     header = rows[0]
     if "Username" not in header:
         raise Refused("no Username column")
-    column = header[-1]
     user = header.index("Username")
+    at = column if column < 0 else user + 1 + column
+    name = header[at]
     grades: dict[str, float] = {}
     unchanged: set[str] = set()
     seen = []
@@ -140,9 +144,18 @@ def blackboard(data: bytes, usernames: set[str]) -> Imported:
         if key not in usernames:
             raise Refused(f"no user {key!r} in the course")
         seen.append(key)
-        if row[-1] == "":
+        if row[at] == "":
             unchanged.add(key)
         else:
-            grades[key] = float(row[-1])
+            grades[key] = float(row[at])
     _once(seen)
-    return Imported(grades, unchanged, new_column=re.search(r"\|\d+$", column) is None)
+    return Imported(grades, unchanged, new_column=re.search(r"\|\d+$", name) is None)
+
+
+#: Each LMS's reading of an import file, by the export layout's name: ``(file, the LMS's ids of the class, the
+#: column's maximum, which grade column)``. An LMS added to ``grader.batch.lms.FORMATS`` needs its rules here.
+READ: dict[str, Callable[[bytes, set[str], float, int], Imported]] = {
+    "canvas": lambda data, keys, _max, column: canvas(data.decode("utf-8"), keys, column),
+    "moodle": lambda data, keys, max_grade, _column: moodle(data, dict.fromkeys(keys), max_grade),
+    "blackboard": lambda data, keys, _max, column: blackboard(data, keys, column),
+}

@@ -32,7 +32,8 @@ import pytest
 
 from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode, cache_dir
 from grader.errors import WorkerCrashed
-from grader.execute import sandbox
+from grader.execute import bubblewrap, sandbox
+from grader.execute.levels import DROP_NONE
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.zygote import Zygote
@@ -95,7 +96,7 @@ def zygotes(level: str, count: int, limits: Limits) -> list[Zygote]:
 def defences(level: str) -> Defences:
     level = isolation_of(level)
     spec = sandbox.launch(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), WorkerMode(isolation=level))
-    return Defences(level, spec.isolation, spec.level == "bubblewrap", spec.drop != sandbox.DROP_NONE)
+    return Defences(level, spec.isolation, spec.level == "bubblewrap", spec.drop != DROP_NONE)
 
 
 @pytest.fixture(scope="module", params=LEVELS)
@@ -460,8 +461,8 @@ def test_lessons_inside_a_visible_folder_are_masked(shared_tmp: Path, monkeypatc
     (site / "solutions" / "squares.ipynb").write_text("secret")
     (site / "public.txt").write_text("public")
     monkeypatch.setenv("GRADER_LESSONS", str(site / "lessons"))
-    shown = sandbox._visible_dirs()
-    monkeypatch.setattr(sandbox, "_visible_dirs", lambda: [*shown, site])
+    shown = bubblewrap._visible_dirs()
+    monkeypatch.setattr(bubblewrap, "_visible_dirs", lambda: [*shown, site])
     reader = (
         "seen = {}\nfor name in ('public.txt', 'lessons/squares/lesson.toml', 'solutions/squares.ipynb'):\n"
         f"    try:\n        seen[name] = open({str(site)!r} + '/' + name).read()\n"

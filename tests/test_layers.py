@@ -1,87 +1,121 @@
-"""The module graph of grader/ flows one way (docs/ARCHITECTURE.md):
+"""The module graph of grader/ flows one way, as docs/ARCHITECTURE.md ("Which module may import which") says.
 
-cli -> entries (batch, serve, integrations, audit, ...) -> the Grader -> the pipeline and its steps ->
-execute's runner -> model / config / errors / text.
-
-Every import counts, at module level or inside a function (the lazy ones keep ``--help`` fast, but they are
-dependencies all the same), read with the ast module, without importing anything.
+The layers are read from that section's list, and each module of the package is placed by its folder (a folder
+line stands for its modules that no other line names), so the doc and this check cannot drift apart, and a new
+module or folder the list does not place fails here. Every import counts, at module level or inside a function
+(the lazy ones keep ``--help`` fast, but they are dependencies all the same), read with the ast module, without
+importing anything; bench/ is read too, for the rule that holds outside execute/.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "grader"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "grader"
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 
-#: The modules of execute/ that code outside it may import: the door, and the vocabulary it shares.
-EXECUTE_PUBLIC = {"grader.execute", "grader.execute.runner", "grader.execute.protocol", "grader.execute.calls"}
-#: Entries: what a command, a batch, the daemon or an integration starts from. They may import each other
-#: (the CLI aside), except that serve never imports batch.
-ENTRIES = (
-    "grader.batch",
-    "grader.serve",
-    "grader.integrations",
-    "grader.audit",
-    "grader.build",
-    "grader.corpus",
-    "grader.variants",
-    "grader.selfcheck",
-)
-BOTTOM = {"grader", "grader.model", "grader.config", "grader.errors", "grader.text", "grader.files"}
+#: The modules of execute/ that code outside it may import: its two doors, and the vocabulary it shares.
+EXECUTE_PUBLIC = {
+    "grader.execute",
+    "grader.execute.runner",
+    "grader.execute.upkeep",
+    "grader.execute.protocol",
+    "grader.execute.calls",
+}
+#: The modules that start workers: the Grader and the recipe it calls.
+STARTS_WORKERS = {"grader.grader", "grader.pipeline"}
 
 
-def _name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+def _name(path: Path, root: Path = PACKAGE.parent) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """What one file imports (``from a import b`` counts ``a`` and ``a.b``)."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module)
+            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    return imported
 
 
 def _graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     """Each module of the package and the package's modules it imports (``from a import b`` counts ``a.b``
     when ``b`` is a module)."""
     files = {_name(p): p for p in package.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in files.items():
-        imported: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imported.add(node.module)
-                imported.update(f"{node.module}.{alias.name}" for alias in node.names)
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-        graph[name] = {m for m in imported if m in files and m != name}
-    return graph
+    return {name: {m for m in _imports(path) if m in files and m != name} for name, path in files.items()}
 
 
 def _within(module: str, prefix: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
-def layer(module: str) -> int:
-    """How high ``module`` stands: imports go to a lower layer, or sideways within the same one."""
-    if module == "grader.cli":
-        return 5
-    if any(_within(module, entry) for entry in ENTRIES):
-        return 4
-    if module == "grader.grader":
-        return 3
-    if _within(module, "grader.execute"):
-        return 1
-    if module in BOTTOM:
-        return 0
-    return 2  # the pipeline and its steps: read, lessons, suites, testing, score, report
+def read_layers(text: str) -> list[list[str]]:
+    """The ```` ```layers ```` list of the architecture doc: one line per layer, top first, as module prefixes
+    (``batch/`` is ``grader.batch``, ``execute/runner.py`` is ``grader.execute.runner``)."""
+    found = re.search(r"```layers\n(.*?)```", text, re.DOTALL)
+    assert found, "docs/ARCHITECTURE.md has no ```layers list"
+    layers = []
+    for line in found[1].splitlines():
+        names = []
+        for entry in line.split():
+            parts = entry.removesuffix("/").removesuffix(".py").split("/")
+            names.append(".".join(["grader", *(p for p in parts if p != "__init__")]))
+        layers.append(names)
+    return layers
 
 
+LAYERS = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
 GRAPH = _graph()
 
 
-def test_the_graph_is_read() -> None:
-    """The reader finds the arrows this file is about (if it found none, every check below would pass)."""
+def layer(module: str, layers: list[list[str]] = LAYERS) -> int:
+    """How high ``module`` stands (0 the bottom), by the most specific line entry that holds it."""
+    best: tuple[int, int] | None = None  # (length of the entry that matched, its height)
+    for top_down, names in enumerate(layers):
+        for prefix in names:
+            exact = prefix == "grader"
+            if (module == prefix if exact else _within(module, prefix)) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), len(layers) - 1 - top_down)
+    if best is None:
+        raise LookupError(f"{module} is on no line of the layers list in docs/ARCHITECTURE.md: place it there")
+    return best[1]
+
+
+def test_the_graph_and_the_layers_are_read() -> None:
+    """The reader finds the arrows and the layers this file is about (finding none, every check would pass)."""
     assert "grader.execute.runner" in GRAPH["grader.pipeline"]
     assert "grader.grader" in GRAPH["grader.serve.daemon"]
-    assert len(GRAPH) > 50
+    assert len(GRAPH) > 50 and len(LAYERS) >= 8
+    assert layer("grader.cli") > layer("grader.batch.run") > layer("grader.grader") > layer("grader.pipeline")
+    assert layer("grader.pipeline") > layer("grader.score") > layer("grader.execute.runner")
+    assert layer("grader.execute.runner") > layer("grader.execute.worker") > layer("grader.model")
+
+
+def test_every_module_is_placed_by_the_doc() -> None:
+    """A new module or folder of grader/ is placed in the architecture's list before it is imported by anything."""
+    unplaced = []
+    for module in GRAPH:
+        try:
+            layer(module)
+        except LookupError as err:
+            unplaced.append(str(err))
+    assert not unplaced, "\n".join(unplaced)
+
+
+def test_an_unplaced_module_is_refused() -> None:
+    with pytest.raises(LookupError, match="grader.newstep"):
+        layer("grader.newstep", [["grader.cli"], ["grader.execute"]])
+    assert layer("grader.execute.runner", [["grader.execute.runner"], ["grader.execute"]]) == 1  # the closer line
 
 
 def test_imports_flow_down() -> None:
@@ -89,15 +123,29 @@ def test_imports_flow_down() -> None:
     assert not upward, "imports against the layers (see docs/ARCHITECTURE.md):\n" + "\n".join(upward)
 
 
+def _bench_graph() -> dict[str, set[str]]:
+    return {f"bench.{path.stem}": _imports(path) & set(GRAPH) for path in sorted((ROOT / "bench").glob("*.py"))}
+
+
 def test_nothing_outside_execute_imports_its_internals() -> None:
+    """Neither grader/ outside execute/ nor bench/ reaches past execute's doors and vocabulary."""
     reaching = sorted(
         f"{a} -> {b}"
-        for a, deps in GRAPH.items()
+        for a, deps in [*GRAPH.items(), *_bench_graph().items()]
         if not _within(a, "grader.execute")
         for b in deps
         if _within(b, "grader.execute") and b not in EXECUTE_PUBLIC
     )
-    assert not reaching, "import execute/ only through runner, protocol and calls:\n" + "\n".join(reaching)
+    assert not reaching, "import execute/ only through runner, upkeep, protocol and calls:\n" + "\n".join(reaching)
+
+
+def test_the_doc_names_the_doors_this_file_checks() -> None:
+    """The sentences checked here are the doc's: its doors, its vocabulary and who starts workers."""
+    text = " ".join(ARCHITECTURE.read_text(encoding="utf-8").split())
+    for module in EXECUTE_PUBLIC - {"grader.execute"}:
+        assert f"`{module.removeprefix('grader.').replace('.', '/')}.py`" in text, module
+    assert "only `grader.py` and `pipeline.py` import the runner" in text
+    assert "`serve/` never imports `batch/`" in text
 
 
 def test_serve_does_not_import_batch() -> None:
@@ -111,18 +159,24 @@ def test_serve_does_not_import_batch() -> None:
     assert not arrows, "\n".join(arrows)
 
 
-def test_only_the_grader_and_execute_start_workers() -> None:
-    """Workers start through the runner, held by a Grader (grader.grader) or by the recipe it calls (pipeline)."""
+def test_only_the_grader_and_the_pipeline_start_workers() -> None:
+    """Workers start through the runner, held by a Grader (grader.grader) or by the recipe it calls (pipeline);
+    what else a grading process needs of execute/ is upkeep's."""
     users = {a for a, deps in GRAPH.items() if "grader.execute.runner" in deps and not _within(a, "grader.execute")}
-    allowed = {
-        "grader.grader",
-        "grader.pipeline",
-        "grader.batch.dispatch",
-        "grader.batch.run",
-        "grader.batch.fingerprint",
-        "grader.batch.work",
-    }
-    assert users <= allowed, users - allowed
+    assert users == STARTS_WORKERS
+
+
+def test_the_runner_exports_only_the_door() -> None:
+    """``runner`` declares what it is for (``__all__``), and what it imports for its own use is not reached for."""
+    from grader.execute import runner
+
+    assert set(runner.__all__) == {"Runner", "Workers"}
+    used = set()
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "bench").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "grader.execute.runner":
+                used.update(alias.name for alias in node.names)
+    assert used <= set(runner.__all__), used - set(runner.__all__)
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -181,3 +235,45 @@ def test_no_cycle() -> None:
 )
 def test_cycles_are_found(graph: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert cycles(graph) == expected
+
+
+#: The suite authors' API: what a lesson's hidden suites may import from the grader, each module's ``__all__``.
+AUTHORS_API = ("grader.testing", "grader.checks", "grader.diagnose", "grader.reveal")
+
+
+def _suite_files() -> list[Path]:
+    return sorted([*ROOT.glob("exercises/*/suites/*.py"), *ROOT.glob("tests/fixtures/lessons/*/suites/*.py")])
+
+
+def test_lesson_suites_import_only_the_authors_api() -> None:
+    """A lesson's suites reach the grader only through grader.testing, grader.checks, grader.diagnose and
+    grader.reveal (their ``__all__``), so the engine can change behind them. The constants grader.testing
+    re-exports from grader.config (``REL_TOL``, ``STAND_IN_MAX_TOKENS``) are accepted from there too, as older
+    suites take them."""
+    import importlib
+
+    public = {name: set(importlib.import_module(name).__all__) for name in AUTHORS_API}
+    public["grader.config"] = public["grader.testing"] & set(vars(importlib.import_module("grader.config")))
+    assert len(_suite_files()) > 10
+    outside = []
+    for path in _suite_files():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                outside += [f"{where}: import {a.name}" for a in node.names if _within(a.name, "grader")]
+            elif isinstance(node, ast.ImportFrom) and node.module and _within(node.module, "grader"):
+                allowed = public.get(node.module, set())
+                outside += [f"{where}: {node.module}.{a.name}" for a in node.names if a.name not in allowed]
+    assert not outside, (
+        "suites import from grader only " + ", ".join(AUTHORS_API) + " (their __all__):\n" + "\n".join(outside)
+    )
+
+
+def test_the_authors_api_is_declared_and_importable() -> None:
+    """Each name an ``__all__`` promises is there (a rename would break every lesson's suites)."""
+    import importlib
+
+    for name in AUTHORS_API:
+        module = importlib.import_module(name)
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert module.__all__ and not missing, (name, missing)

@@ -1,5 +1,5 @@
 """Two ways grading spends less: ``Learner.once`` (a diagnosis computed once per notebook) and
-``runner.keep_to_one_cpu`` (a grading process and its learners' workers on one CPU)."""
+``upkeep.keep_to_one_cpu`` (a grading process and its learners' workers on one CPU)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_a_grading_process_keeps_to_the_cpu_of_its_slot(slot: int) -> None:
     cpus = sorted(os.sched_getaffinity(0))
     code = (
         "import os\n"
-        "from grader.execute.runner import keep_to_one_cpu\n"
+        "from grader.execute.upkeep import keep_to_one_cpu\n"
         f"keep_to_one_cpu({slot})\n"
         "print(sorted(os.sched_getaffinity(0)))\n"
         "pid = os.fork()\n"  # what it starts from now on inherits it
@@ -84,7 +84,7 @@ def test_a_grading_process_keeps_to_the_cpu_of_its_slot(slot: int) -> None:
 def test_a_process_without_a_slot_keeps_to_the_cpu_it_runs_on() -> None:
     code = (
         "import os\n"
-        "from grader.execute.runner import _running_on, keep_to_one_cpu\n"
+        "from grader.execute.upkeep import _running_on, keep_to_one_cpu\n"
         "cpus = sorted(os.sched_getaffinity(0))\n"
         "keep_to_one_cpu()\n"
         "now = sorted(os.sched_getaffinity(0))\n"

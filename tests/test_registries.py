@@ -36,3 +36,205 @@ def test_each_kind_gets_its_default_reveal(tmp_path: Path) -> None:
 def test_a_kind_outside_the_table_is_refused_with_the_table(tmp_path: Path) -> None:
     with pytest.raises(LessonError, match="function"):
         load_lesson("tiny", _lesson(tmp_path, ["value", "essay"]))
+
+
+# LMS formats: one row of grader.batch.lms.FORMATS each; what the commands, the chapter and the docs offer is derived.
+
+
+def _choices(command: str, option: str) -> list[str]:
+    import click
+
+    from grader.cli import main
+
+    found = next(p for p in main.commands[command].params if p.name == option)
+    assert isinstance(found.type, click.Choice)
+    return list(found.type.choices)
+
+
+def test_the_commands_offer_each_lms_format_of_the_table() -> None:
+    from grader.batch.lms import FORMATS
+
+    assert _choices("batch", "export") == _choices("export", "to") == _choices("chapter", "export") == list(FORMATS)
+
+
+def test_each_lms_format_names_a_download_and_is_documented() -> None:
+    """A format matches the learners one LMS's download names (grader/batch/names.py reads those names), and the
+    README's table of imports has its row."""
+    from grader.batch.lms import FORMATS
+    from grader.batch.names import LMS_PATTERNS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name, form in FORMATS.items():
+        assert form.file_name == f"{name}-import.csv"
+        assert not form.lms or form.lms in {p.name for p in LMS_PATTERNS}, name
+        assert not form.lms or f"| `{name}` |" in readme, f"README's LMS table has no row for {name}"
+
+
+def _lms_formats() -> list[str]:
+    from grader.batch.lms import FORMATS
+
+    return [name for name, form in FORMATS.items() if form.lms]
+
+
+@pytest.mark.parametrize("to", _lms_formats())
+def test_each_lms_reads_its_file_as_written(to: str) -> None:
+    """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
+    unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
+    from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
+    from grader.batch.names import Identity
+    from tests.lms_rules import READ
+
+    assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
+    lms = FORMATS[to].lms
+    columns = (Column("Request", 10), Column("Decode", 35)) if FORMATS[to].chapter else (Column("Decode", 35),)
+    grades = {"101": ("7", "30"), "102": ("", "12.5")}
+    lines = tuple(Line(Identity(lms, key, f"learner {key}"), cells[-len(columns) :]) for key, cells in grades.items())
+    data = sheet_text(Sheet(columns, lines, stamp="2026-12-01T22:00:00+00:00"), to).encode("utf-8")
+    for i, column in enumerate(columns):
+        found = READ[to](data, set(grades), column.max_score, i)
+        expected = {key: cells[-len(columns) + i] for key, cells in grades.items()}
+        assert found.grades == {key: float(cell) for key, cell in expected.items() if cell}
+        assert found.unchanged == {key for key, cell in expected.items() if not cell}
+
+
+def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> None:
+    """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
+    from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
+    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
+    from grader.batch.names import Identity
+    from grader.batch.rows import Row
+    from grader.model import QuestionResult, Report
+
+    assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
+    for to in CHAPTER_EXPORTS:
+        who = Identity(FORMATS[to].lms, "101", "lovelaceada")
+        report = Report("decode", "a.ipynb", 30, 35, (QuestionResult("q", 30, 35, "partial"),))
+        rows = [Row("ada", "a.ipynb", "graded", "", report, identity=who)]
+        chapter = chapter_of([(LessonColumn("decode", "Decode", 35), rows)])
+        assert chapter_export(chapter, to)[0] == export_text(rows, Column("Decode", 35), to)
+
+
+# Isolation levels: one row of grader.execute.sandbox.LEVELS each, whose capabilities the rest of execute/ reads.
+
+
+def test_no_module_compares_an_isolation_levels_name() -> None:
+    """What a level can do is its row's capabilities: a name compared anywhere but the table would miss a new
+    backend (the old code tested ``level == "bubblewrap"`` in five modules)."""
+    import ast
+
+    from grader.execute.sandbox import LEVELS
+
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                names = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in LEVELS]
+                found += [f"{path.relative_to(package)}:{node.lineno}" for _ in names[:1]]
+    assert not found, f"compare the level's capabilities (sandbox.LEVELS), not its name: {found}"
+
+
+def test_auto_takes_the_strongest_level_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.config import ISOLATION_ENV, WorkerMode
+    from grader.errors import UsageError
+    from grader.execute.sandbox import LEVELS, choose_level
+
+    monkeypatch.delenv(ISOLATION_ENV, raising=False)
+    runs = {name: level.problem() is None for name, level in LEVELS.items()}
+    assert choose_level(WorkerMode())[0].name == next(name for name, ok in runs.items() if ok)
+    assert list(runs)[-1] == "process" and runs["process"]  # the last resort runs anywhere
+    with pytest.raises(UsageError, match=", ".join(["auto", *LEVELS])):
+        choose_level(WorkerMode(isolation="chroot"))
+
+
+def test_a_new_backend_is_one_row(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A backend added as one row (here ``env``, standing for a container runtime's command) runs a learner's
+    notebook and answers calls, through the same start, limits and sweep every level gets."""
+    import nbformat
+
+    from grader.config import DEFAULT_LIMITS, Limits, WorkerMode
+    from grader.execute.levels import DROP_NONE, Level, Wrapping
+    from grader.execute.sandbox import LEVELS
+    from grader.execute.worker import start_worker
+    from grader.read import read_submission
+    from tests.conftest import SQUARES_SOLVED, notebook
+
+    def wrap(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
+        return Wrapping(("env", "GRADER_BACKEND=env"), DROP_NONE, "env: no isolation at all (a test's backend)")
+
+    row = Level("env", lambda: None, wrap, False, False, False, False, False)
+    monkeypatch.setitem(LEVELS, "env", row)
+    path = tmp_path / "ada.ipynb"
+    path.write_text(nbformat.writes(notebook([*SQUARES_SOLVED, "import os\nbackend = os.environ['GRADER_BACKEND']"])))
+    worker, execution = start_worker(read_submission(path), DEFAULT_LIMITS, WorkerMode(isolation="env"))
+    with worker:
+        assert execution.isolation.startswith("env:") and worker.level == "env"
+        assert worker.value("backend") == "env" and worker.call("square", [7], {}, {}).value == 49
+
+
+# The time budget: every clock of grading derived from the Limits, in one object (config.TimeBudget).
+
+#: Each clock of the budget and the limits it is derived from.
+CLOCKS = {
+    "boot": {"boot_timeout"},
+    "notebook": {"timeout"},
+    "call": {"call_timeout"},
+    "cpu_seconds": {"timeout", "call_timeout"},
+    "daemon_reply": {"boot_timeout", "timeout", "call_timeout"},
+}
+
+
+def test_every_clock_of_the_budget_is_listed_with_its_sources() -> None:
+    from dataclasses import fields
+
+    from grader.config import TimeBudget
+
+    derived = {name for name, value in vars(TimeBudget).items() if isinstance(value, property)}
+    assert {f.name for f in fields(TimeBudget)} | derived == set(CLOCKS)
+
+
+@pytest.mark.parametrize("limit", sorted(set().union(*CLOCKS.values())))
+def test_each_clock_moves_with_its_limit_and_no_other(limit: str) -> None:
+    from dataclasses import replace
+
+    from grader.config import DEFAULT_LIMITS
+
+    before, after = DEFAULT_LIMITS.budget, replace(DEFAULT_LIMITS, **{limit: getattr(DEFAULT_LIMITS, limit) * 3}).budget
+    moved = {clock for clock in CLOCKS if getattr(before, clock) != getattr(after, clock)}
+    assert moved == {clock for clock, sources in CLOCKS.items() if limit in sources}
+
+
+def test_the_deadlines_outside_a_worker_come_from_the_budget_too() -> None:
+    """The daemon's answer is awaited as long as the request's limits need (``--timeout``), and self-check and
+    nbgrader's cells time a call with the limits they are given, not a constant of their own."""
+    from grader.config import DEFAULT_LIMITS, Limits, limits_for
+    from grader.execute.worker import guard
+    from grader.serve.client import reply_seconds
+    from grader.serve.protocol import NotebookRequest
+    from grader.suites.namespace import NamespaceTarget
+
+    short, long = NotebookRequest("a.ipynb", "/", timeout=30.0), NotebookRequest("a.ipynb", "/", timeout=900.0)
+    assert (
+        reply_seconds(long) - reply_seconds(short) == 870.0
+        and reply_seconds(long) == limits_for(900).budget.daemon_reply
+    )
+    assert NamespaceTarget({}).budget == DEFAULT_LIMITS.budget
+    quick = Limits(call_timeout=0.5)
+    assert NamespaceTarget({}, quick.budget).budget.call == 0.5 == guard(quick).timeout
+
+
+def test_a_workers_cpu_limit_is_the_budgets(tmp_path: Path) -> None:
+    """RLIMIT_CPU, once a formula of its own in execute/limits.py, is the budget's, seen from inside a worker."""
+    import nbformat
+
+    from grader.config import Limits, WorkerMode
+    from grader.execute.worker import start_worker
+    from grader.read import read_submission
+    from tests.conftest import notebook
+
+    path = tmp_path / "cpu.ipynb"
+    path.write_text(nbformat.writes(notebook(["import resource\ncpu = resource.getrlimit(resource.RLIMIT_CPU)[0]"])))
+    limits = Limits(timeout=7.0, call_timeout=1.5)
+    worker, _ = start_worker(read_submission(path), limits, WorkerMode(isolation="process"))
+    with worker:
+        assert worker.value("cpu") == limits.budget.cpu_seconds == 7 + 10 * 1.5 + 30

@@ -24,7 +24,6 @@ from grader.batch.class_report import misconceptions
 from grader.batch.names import Identity
 from grader.batch.progress import Progress
 from grader.batch.rows import BatchSummary, Row
-from grader.config import CHAPTER_EXPORTS
 from grader.text import for_csv, num
 
 if TYPE_CHECKING:
@@ -262,13 +261,13 @@ def chapter_results(
     grades, report = write_chapter(out, chapter, reteach_first(lessons))
     noted = f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else ""
     said = f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
-    if imported is not None:
+    if export is not None and imported is not None:
+        from grader.batch.lms import FORMATS
         from grader.files import write_atomic
 
-        path = out / f"{export}-import.csv"
+        path = out / FORMATS[export].file_name
         write_atomic(path, imported[0])
-        left = f"; left out, as {export} could not match them: {', '.join(imported[1])}" if imported[1] else ""
-        said += f"; the {export} import, a column per lesson: {path}{left}"
+        said += f"; the {export} import, a column per lesson: {path}{imported[1]}"
     return chapter, said
 
 
@@ -340,15 +339,17 @@ def grade_class(
     return ClassRun(tuple(batches), chapter, said)
 
 
-def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:
-    """The chapter's import file for ``to`` (one column per lesson) and who was left out of it, and why.
+def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """The chapter's import file for ``to`` (one column per lesson, by the batch's own writers) and what to say
+    of it: who was left out and why, and the LMS's note on the columns (``"; ..."`` or empty).
 
     ``names`` gives a lesson's column header as the LMS's own export writes it (Canvas ``Decode (123456)``,
     Blackboard ``Decode [Total Pts: 35 Score] |664617``), so the LMS updates that assignment; a lesson without
-    one gets its title, and the LMS creates a new column. Only learners matched by that LMS's id are written; a
-    lesson a learner has no grade for is a blank cell, which the LMS reads as "no change".
+    one gets its title, and the LMS creates a new column. Only learners that LMS can match are written
+    (:func:`grader.batch.lms.importable`); a lesson a learner has no grade for is a blank cell, which the LMS
+    reads as "no change".
     """
-    from grader.batch.lms import EXPORT_LMS
+    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, Line, Sheet, importable, sheet_text
     from grader.errors import UsageError
 
     if to not in CHAPTER_EXPORTS:
@@ -360,27 +361,16 @@ def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = 
     unknown = sorted(set(names) - {c.id for c in chapter.columns})
     if unknown:
         raise UsageError(f"--assignment names {', '.join(unknown)}, which are not lessons of this chapter.")
-    lms = EXPORT_LMS[to]
-    kept = [r for r in chapter.rows if r.identity.lms == lms and r.identity.lms_id]
-    left = tuple(f"{r.key} (not named by a {lms} download)" for r in chapter.rows if r not in kept)
-    if chapter.rows and not kept:
-        raise UsageError(f"{lms} could match none of the {len(chapter.rows)} learners: grade the {lms} downloads.")
-    buffer = io.StringIO()
+    chosen = importable(chapter.rows, to, _key, otherwise="grade chapter without --export: chapter.csv holds anyone")
+    columns = tuple(Column(names.get(c.id, c.title), c.max_score) for c in chapter.columns)
+    lines = tuple(
+        Line(r.identity, tuple("" if c.score is None else num(c.score) for c in r.cells)) for r in chosen.rows
+    )
+    lms = FORMATS[to].lms
+    left = ", ".join(f"{who} ({why})" for who, why in chosen.left_out)
+    said = (f"; left out, as {lms} could not match them: {left}" if left else "") + FORMATS[to].note(columns)
+    return sheet_text(Sheet(columns, lines), to), said
 
-    def cells(row: ChapterRow) -> list[str]:
-        return ["" if c.score is None else num(c.score) for c in row.cells]
 
-    if to == "canvas":
-        writer = csv.writer(buffer, lineterminator="\n")
-        headers = [names.get(c.id, c.title) for c in chapter.columns]
-        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *map(for_csv, headers)])
-        writer.writerow(["Points Possible", "", "", "", "", *(num(c.max_score) for c in chapter.columns)])
-        for row in kept:
-            writer.writerow([for_csv(row.identity.name), row.identity.lms_id, "", "", "", *cells(row)])
-    else:
-        writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
-        headers = [names.get(c.id, f"{c.title} [Total Pts: {num(c.max_score)} Score]") for c in chapter.columns]
-        writer.writerow(["Last Name", "First Name", "Username", *map(for_csv, headers)])
-        for row in kept:
-            writer.writerow(["", "", row.identity.lms_id, *cells(row)])
-    return buffer.getvalue(), left
+def _key(row: ChapterRow) -> str:
+    return row.key

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.errors import GraderError, LessonError
-from grader.execute.runner import cpu_count, remove_leftovers, remove_stale
+from grader.execute.upkeep import cpu_count, remove_leftovers, remove_stale
 from grader.model import Report
 
 Result = Report | str
@@ -94,7 +94,7 @@ def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], 
     """Run tasks in one fresh pool; return those left unfinished because the pool broke."""
     processes = min(jobs, len(tasks))
     context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
-    # One CPU per grading process, when there are CPUs enough for each to have its own (runner.keep_to_one_cpu).
+    # One CPU per grading process, when there are CPUs enough for each to have its own (upkeep.keep_to_one_cpu).
     slots = context.Value("i", 0) if processes <= cpu_count() else None
     pool = ProcessPoolExecutor(
         max_workers=processes,

@@ -42,6 +42,6 @@ def grading_fingerprint(options: GradeOptions, suites_hash: str) -> dict[str, st
     machine actually uses: a stored grade stays valid only while the lesson (``suites_hash``), the grader's code
     and every score-changing limit and mode are the same (a longer ``--timeout`` can turn a timeout into a score).
     """
-    from grader.execute.runner import isolation_level  # cached per process: bubblewrap is tried once
+    from grader.execute.upkeep import isolation_level  # cached per process: bubblewrap is tried once
 
     return fingerprint(options, suites_hash, isolation_level(options.mode))

@@ -22,6 +22,9 @@ any late penalty (:mod:`grader.batch.late`). The README's "Grades your LMS impor
   0 points, outside the totals, which the export's note says.
 - ``csv``: the batch's own ``grades.csv`` layout, for any other gradebook.
 
+Each layout is one row of :data:`FORMATS` (its LMS, its writer, whether it takes a chapter's column per lesson,
+what its note must say); the commands' choices and the chapter export are derived from it.
+
 What each row gets: a graded learner their (late-penalised) total; a learner whose notebook could not be
 graded (``unreadable``, ``timed-out``: status not ``graded``) a blank cell, which every one of these LMSs reads
 as "no change", unless ``ungradable="zero"``; a ``crashed`` one (perhaps the machine's fault) always a blank.
@@ -34,27 +37,26 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from grader.batch.names import Identity
-from grader.batch.rows import Row
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.model import Lesson
 from grader.text import for_csv, num
 
-#: What ``--export`` / ``grade export --to`` accept, and the LMS whose download names each one's learners.
-EXPORT_LMS = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard", "csv": ""}
+if TYPE_CHECKING:  # only their attributes are read: ``grade --help`` imports this module for the table below
+    from grader.batch.names import Identity
+    from grader.batch.rows import Row
+    from grader.model import Lesson
 
 
 @dataclass(frozen=True)
 class Column:
-    """The one assignment column an import file fills: its header name and its points."""
+    """An assignment column an import file fills (a batch's one, a chapter's one per lesson): its header and points."""
 
     name: str
     max_score: float
@@ -102,10 +104,178 @@ class Export:
 
 
 @dataclass(frozen=True)
-class Importable:
+class Line:
+    """One learner's line of an import file: who the LMS matches, and a grade cell per column (blank: no change)."""
+
+    identity: Identity
+    grades: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """What one import file holds, whatever its LMS: its grade columns and a line per learner the LMS can match.
+
+    A batch's sheet has one column (its lesson), a chapter's one per lesson (:mod:`grader.batch.chapter`), so
+    both are written by the same writers. ``rows`` are the batch rows the lines come from, for the plain ``csv``
+    layout, which writes all of each (``grades.csv``)."""
+
+    columns: tuple[Column, ...]
+    lines: tuple[Line, ...]
+    rows: tuple[Row, ...] = ()
+    ungradable: Ungradable = DEFAULT_UNGRADABLE
+    stamp: str = ""
+    """When the file was written (UTC, ISO 8601): Moodle's ``Last modified (grade)``."""
+    words: MoodleWords = MoodleWords()
+
+    @classmethod
+    def of_rows(
+        cls,
+        rows: Sequence[Row],
+        column: Column,
+        ungradable: Ungradable = DEFAULT_UNGRADABLE,
+        now: datetime | None = None,
+        words: MoodleWords = MoodleWords(),
+    ) -> Sheet:
+        """One lesson's rows in one column: each learner's total as :func:`score_cell` writes it."""
+        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+        lines = tuple(Line(row.identity, (score_cell(row, ungradable),)) for row in rows)
+        return cls((column,), lines, tuple(rows), ungradable, stamp, words)
+
+
+Table = list[list[str]]
+
+
+def _canvas(sheet: Sheet) -> Table:
+    lead = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    table = [[*lead, *(for_csv(c.name) for c in sheet.columns)]]
+    table.append(["Points Possible", "", "", "", "", *(num(c.max_score) for c in sheet.columns)])
+    return table + [
+        [for_csv(line.identity.name), line.identity.lms_id, "", "", "", *line.grades] for line in sheet.lines
+    ]
+
+
+def _moodle(sheet: Sheet) -> Table:
+    """One assignment's worksheet: its first column (:data:`FORMATS` says Moodle's is not a chapter's)."""
+    words, column = sheet.words, sheet.columns[0]
+    table = [[words.identifier, words.full_name, words.grade, words.maximum, words.modified]]
+    for line in sheet.lines:
+        who = line.identity
+        table.append([f"{words.participant}{who.lms_id}", for_csv(who.name), line.grades[0]])
+        table[-1] += [num(column.max_score), sheet.stamp]
+    return table
+
+
+def _blackboard_header(column: Column) -> str:
+    return column.name if "|" in column.name else f"{column.name} [Total Pts: {num(column.max_score)} Score]"
+
+
+def _blackboard(sheet: Sheet) -> Table:
+    table = [["Last Name", "First Name", "Username", *(for_csv(_blackboard_header(c)) for c in sheet.columns)]]
+    return table + [["", "", line.identity.lms_id, *line.grades] for line in sheet.lines]
+
+
+def _blackboard_note(columns: Sequence[Column]) -> str:
+    if all("|" in c.name for c in columns):
+        return ""
+    return (
+        "; a column has no |<column id>, so Blackboard will create it as a text column worth 0 points, outside "
+        "the totals: create the column in Grade Center, download it once and give its header with --export-name "
+        "(grade export, grade chapter: --assignment)"
+    )
+
+
+def _grades(sheet: Sheet) -> Table:
+    """``grades.csv``'s layout: everything the batch knows of each row (:func:`grades_csv`)."""
+    rows, ungradable = sheet.rows, sheet.ungradable
+    questions: list[str] = []
+    for row in rows:
+        for q in row.report.questions if row.report else ():
+            if q.id not in questions:
+                questions.append(q.id)
+    head = ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason"]
+    head += ["raw_score", "late_days", "late_penalty", "due", "submitted"]
+    table = [[*head, *map(for_csv, questions)]]
+    for row in rows:
+        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
+        who, late = row.identity, row.lateness
+        cells = [for_csv(row.learner), for_csv(who.name), who.lms, for_csv(who.lms_id)]
+        cells += [score_cell(row, ungradable), num(row.max_score)]
+        cells += ["yes" if row.late else "no", row.status, for_csv(row_reason(row))]
+        cells += [num(row.score) if row.report else ""]
+        cells += [str(late.days), num(late.points_off), late.due] if late else ["", "", ""]
+        cells += [row.submitted]
+        table.append([*cells, *(scores.get(q, "") for q in questions)])
+    return table
+
+
+def _no_note(columns: Sequence[Column]) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class LmsFormat:
+    """One grade-import layout. Adding an LMS is one of these in :data:`FORMATS` (with its download's file names
+    in :data:`grader.batch.names.LMS_PATTERNS` and its acceptance rules in ``tests/lms_rules.py``): the CLI's
+    choices, the file's name, which learners it can hold and the chapter export are derived from it."""
+
+    name: str
+    """What ``--export``, ``grade export --to`` and ``grade chapter --export`` take."""
+    lms: str
+    """The LMS whose download names the learners it can match (:attr:`Identity.lms`); empty: anyone."""
+    write: Callable[[Sheet], Table]
+    """The file's rows, header first."""
+    chapter: bool
+    """One file takes a column per lesson, so a chapter's grades go in one (``grade chapter --export``)."""
+    quote_all: bool = False
+    """Every value inside quotes (Blackboard requires it of a comma file); else only where a cell needs it."""
+    note: Callable[[Sequence[Column]], str] = _no_note
+    """What the LMS will do with these columns that the teaching assistant must hear (``""``: nothing)."""
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}-import.csv"
+
+
+#: The grade-import layouts, by the name the commands take.
+FORMATS: dict[str, LmsFormat] = {
+    f.name: f
+    for f in (
+        LmsFormat("canvas", "Canvas", _canvas, chapter=True),
+        LmsFormat("moodle", "Moodle", _moodle, chapter=False),  # Moodle's worksheet is one assignment's
+        LmsFormat("blackboard", "Blackboard", _blackboard, chapter=True, quote_all=True, note=_blackboard_note),
+        LmsFormat("csv", "", _grades, chapter=False),  # grades.csv; a chapter has its chapter.csv
+    )
+}
+#: What ``grade batch --export`` and ``grade export --to`` take.
+EXPORTS = tuple(FORMATS)
+#: What ``grade chapter --export`` takes.
+CHAPTER_EXPORTS = tuple(name for name, f in FORMATS.items() if f.chapter)
+
+
+def sheet_text(sheet: Sheet, to: str) -> str:
+    """The ``to`` import file's text of a sheet."""
+    form = FORMATS[to]
+    buffer = io.StringIO()
+    if form.quote_all:
+        csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows(form.write(sheet))
+    else:
+        csv.writer(buffer, lineterminator="\n").writerows(form.write(sheet))
+    return buffer.getvalue()
+
+
+class _Matched(Protocol):
+    @property
+    def identity(self) -> Identity: ...
+
+
+_M = TypeVar("_M", bound=_Matched)
+
+
+@dataclass(frozen=True)
+class Importable(Generic[_M]):
     """The rows an LMS import file holds, and the learners left out of it with why."""
 
-    rows: tuple[Row, ...]
+    rows: tuple[_M, ...]
     left_out: tuple[tuple[str, str], ...] = ()
     """``(learner, why)``."""
 
@@ -115,9 +285,9 @@ def check_export(to: str | None, identities: Iterable[Identity] = ()) -> None:
     named by that LMS's download). Learners it cannot match among others are left out when the file is written."""
     if to is None:
         return
-    if to not in EXPORT_LMS:
-        raise UsageError(f"--export {to!r} is not a layout; use one of {', '.join(EXPORT_LMS)}.")
-    lms = EXPORT_LMS[to]
+    if to not in FORMATS:
+        raise UsageError(f"--export {to!r} is not a layout; use one of {', '.join(FORMATS)}.")
+    lms = FORMATS[to].lms
     given = list(identities)
     if lms and given and not any(who.lms == lms for who in given):
         raise UsageError(
@@ -127,34 +297,41 @@ def check_export(to: str | None, identities: Iterable[Identity] = ()) -> None:
         )
 
 
-def importable(rows: Sequence[Row], to: str) -> Importable:
+def _learner(row: Row) -> str:
+    return row.learner
+
+
+def importable(
+    rows: Sequence[_M], to: str, name: Callable[[_M], str], otherwise: str = "use --export csv"
+) -> Importable[_M]:
     """The rows ``to``'s LMS can match, one per identity: a row not named by that LMS's download, whose id could
     not be written exactly (it would start a spreadsheet formula, or has control characters), or whose id another
-    row shares (two submissions, one learner: which grade is theirs is not ours to guess) is left out."""
-    lms = EXPORT_LMS[to]
+    row shares (two submissions, one learner: which grade is theirs is not ours to guess) is left out, by its
+    ``name``. A file the LMS could match nobody in is refused, saying what to do (``otherwise``)."""
+    lms = FORMATS[to].lms
     if not lms:
         return Importable(tuple(rows))
     left: list[tuple[str, str]] = []
-    named: list[Row] = []
+    named: list[_M] = []
     for row in rows:
         key = row.identity.lms_id
         if row.identity.lms != lms or not key:
-            left.append((row.learner, f"its file was not named by a {lms} download"))
+            left.append((name(row), f"its file was not named by a {lms} download"))
         elif for_csv(key) != key or key != key.strip():
-            left.append((row.learner, f"its {lms} id {for_csv(key)!r} cannot be written as {lms} reads it"))
+            left.append((name(row), f"its {lms} id {for_csv(key)!r} cannot be written as {lms} reads it"))
         else:
             named.append(row)
     owners: dict[str, list[str]] = {}
     for row in named:
-        owners.setdefault(row.identity.lms_id, []).append(row.learner)
+        owners.setdefault(row.identity.lms_id, []).append(name(row))
     shared = {key: who for key, who in owners.items() if len(who) > 1}
     for key, who in shared.items():
-        left += [(name, f"{lms} id {key} is also {', '.join(w for w in who if w != name)}'s") for name in who]
+        left += [(n, f"{lms} id {key} is also {', '.join(w for w in who if w != n)}'s") for n in who]
     kept = tuple(r for r in named if r.identity.lms_id not in shared)
     if rows and not kept:
         raise UsageError(
             f"{lms} could match none of the {len(rows)} learner(s) ({left[0][0]}: {left[0][1]}); grade the "
-            f"{lms} download itself, or use --export csv."
+            f"{lms} download itself, or {otherwise}."
         )
     return Importable(kept, tuple(left))
 
@@ -169,23 +346,13 @@ def export_text(
 ) -> str:
     """The import file's text: the rows ``to``'s LMS can match (:func:`importable`)."""
     check_export(to)
-    kept = importable(rows, to).rows
-    buffer = io.StringIO()
-    if to == "csv":
-        _grades(csv.writer(buffer, lineterminator="\n"), kept, ungradable)
-    elif to == "canvas":
-        _canvas(csv.writer(buffer, lineterminator="\n"), kept, column, ungradable)
-    elif to == "moodle":
-        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
-        _moodle(csv.writer(buffer, lineterminator="\n"), kept, column, ungradable, stamp, words)
-    else:
-        _blackboard(csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL), kept, column, ungradable)
-    return buffer.getvalue()
+    kept = importable(rows, to, _learner).rows
+    return sheet_text(Sheet.of_rows(kept, column, ungradable, now, words), to)
 
 
 def import_path(out: Path, to: str) -> Path:
     """Where a batch writes the ``to`` import file: ``RESULTS/<to>-import.csv``."""
-    return out / f"{to}-import.csv"
+    return out / FORMATS[to].file_name
 
 
 def write_export(
@@ -201,26 +368,21 @@ def write_export(
     """Write the ``to`` import file (default ``RESULTS/<to>-import.csv``) and say what was written, who was left
     blank and who was left out, by name and why."""
     path = path or import_path(out, to)
-    chosen = importable(rows, to)
+    chosen = importable(rows, to, _learner)
     write_atomic(path, export_text(chosen.rows, column, to, ungradable, now, words))
     parts = [f"{to} import file: {path} ({len(chosen.rows)} learners"]
     blank = [r for r in chosen.rows if score_cell(r, ungradable) == ""]
-    if blank and to != "csv":
+    if blank and FORMATS[to].lms:
         parts.append(
             f"; {len(blank)} left blank, no grade rather than a 0 (regrade or ask them to resubmit): "
             + ", ".join(f"{r.learner} ({r.status}: {for_csv(row_reason(r))[:80]})" for r in blank)
         )
     if chosen.left_out:
         parts.append(
-            f"; {len(chosen.left_out)} left out, as {EXPORT_LMS[to]} could not match them: "
+            f"; {len(chosen.left_out)} left out, as {FORMATS[to].lms} could not match them: "
             + ", ".join(f"{who} ({why})" for who, why in chosen.left_out)
         )
-    if to == "blackboard" and "|" not in column.name:
-        parts.append(
-            "; the column has no |<column id>, so Blackboard will create it as a text column worth 0 points, "
-            "outside the totals: create the column in Grade Center, download it once and give its header with "
-            "--export-name"
-        )
+    parts.append(FORMATS[to].note((column,)))
     return Export(path, "".join(parts) + ")")
 
 
@@ -246,64 +408,12 @@ def row_reason(row: Row) -> str:
     return "; ".join([*row.report.errors, *unchecked])
 
 
-class _CsvWriter(Protocol):
-    def writerow(self, row: Iterable[str], /) -> object: ...
-
-
-def _canvas(writer: _CsvWriter, rows: Sequence[Row], column: Column, ungradable: Ungradable) -> None:
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", for_csv(column.name)])
-    writer.writerow(["Points Possible", "", "", "", "", num(column.max_score)])
-    for row in rows:
-        who = row.identity
-        writer.writerow([for_csv(who.name), who.lms_id, "", "", "", score_cell(row, ungradable)])
-
-
-def _moodle(
-    writer: _CsvWriter, rows: Sequence[Row], column: Column, ungradable: Ungradable, stamp: str, words: MoodleWords
-) -> None:
-    writer.writerow([words.identifier, words.full_name, words.grade, words.maximum, words.modified])
-    for row in rows:
-        who = row.identity
-        cells = [f"{words.participant}{who.lms_id}", for_csv(who.name), score_cell(row, ungradable)]
-        writer.writerow([*cells, num(column.max_score), stamp])
-
-
-def _blackboard(writer: _CsvWriter, rows: Sequence[Row], column: Column, ungradable: Ungradable) -> None:
-    header = column.name if "|" in column.name else f"{column.name} [Total Pts: {num(column.max_score)} Score]"
-    writer.writerow(["Last Name", "First Name", "Username", for_csv(header)])
-    for row in rows:
-        writer.writerow(["", "", row.identity.lms_id, score_cell(row, ungradable)])
-
-
 def grades_csv(rows: Sequence[Row], ungradable: Ungradable = DEFAULT_UNGRADABLE) -> str:
     """``grades.csv``: learner, name, lms, lms_id, score, max_score, late, status, reason, then raw_score,
     late_days, late_penalty, due, submitted, then a column per question. ``score`` is what an LMS import holds
     (after any late penalty; blank for a row not graded unless ``ungradable="zero"``), ``raw_score`` the
     notebook's own total."""
-    buffer = io.StringIO()
-    _grades(csv.writer(buffer, lineterminator="\n"), rows, ungradable)
-    return buffer.getvalue()
-
-
-def _grades(writer: _CsvWriter, rows: Sequence[Row], ungradable: Ungradable) -> None:
-    questions: list[str] = []
-    for row in rows:
-        for q in row.report.questions if row.report else ():
-            if q.id not in questions:
-                questions.append(q.id)
-    head = ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason"]
-    head += ["raw_score", "late_days", "late_penalty", "due", "submitted"]
-    writer.writerow([*head, *map(for_csv, questions)])
-    for row in rows:
-        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
-        who, late = row.identity, row.lateness
-        cells = [for_csv(row.learner), for_csv(who.name), who.lms, for_csv(who.lms_id)]
-        cells += [score_cell(row, ungradable), num(row.max_score)]
-        cells += ["yes" if row.late else "no", row.status, for_csv(row_reason(row))]
-        cells += [num(row.score) if row.report else ""]
-        cells += [str(late.days), num(late.points_off), late.due] if late else ["", "", ""]
-        cells += [row.submitted]
-        writer.writerow([*cells, *(scores.get(q, "") for q in questions)])
+    return sheet_text(Sheet((), (), tuple(rows), ungradable), "csv")
 
 
 def export_results(

@@ -31,7 +31,7 @@ from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
 from grader.errors import GraderError, UsageError
-from grader.execute.runner import check_settings
+from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report

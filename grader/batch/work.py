@@ -25,7 +25,7 @@ from multiprocessing.util import Finalize
 from pathlib import Path
 from typing import Any
 
-from grader.execute.runner import keep_to_one_cpu, kill_workers
+from grader.execute.upkeep import keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
 from grader.pipeline import GradeOptions

@@ -63,8 +63,8 @@ class _SockFprog(ctypes.Structure):
 
 
 def _filter_allowed(launch: Launch) -> bool:
-    """Installing a filter needs root or no_new_privs, and no_new_privs would stop a setuid bwrap from working."""
-    if os.geteuid() == 0 or launch.level != "bubblewrap":
+    """Installing a filter needs root or no_new_privs, which would stop a setuid wrapper (bwrap) from working."""
+    if os.geteuid() == 0 or not launch.can.setuid_wrapper:
         return True
     try:
         return not os.stat(launch.argv[0]).st_mode & stat.S_ISUID

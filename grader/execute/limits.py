@@ -45,9 +45,9 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
     (the worker itself leaves root before any learner code); ``workdir``, if given, is handed to that uid.
     """
     mb = 1024 * 1024
-    cpu = int(limits.timeout + 10 * limits.call_timeout + 30)
+    cpu = limits.budget.cpu_seconds
     target = str(workdir) if workdir is not None else None
-    drop, process_level = launch.drop, launch.level == "process"
+    drop, give_deathsig = launch.drop, not launch.can.ends_with_grader
     refuse_shared_memory = ipc.refuser(launch)
 
     def apply() -> None:
@@ -72,9 +72,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
                     _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give root back
         elif os.getuid() != 0:  # root ignores RLIMIT_NPROC
             _set(resource.RLIMIT_NPROC, limits.max_processes + _running_processes())
-        if (
-            process_level and _prctl is not None
-        ):  # after any change of uid, which clears it; bwrap has --die-with-parent
+        if give_deathsig and _prctl is not None:  # after any change of uid, which clears it
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a grader killed outright takes its worker with it
 
     return apply

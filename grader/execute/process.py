@@ -20,8 +20,9 @@ from typing import IO, Protocol
 
 from grader.config import Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
+from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
-from grader.execute.sandbox import DROP_NONE, launch
+from grader.execute.sandbox import LEVELS, launch
 
 WORKDIR_PREFIX = "grader-worker-"
 """Spawned workers' folders are ``grader-worker-{grader's pid}-{random}``: unpredictable, and removable by the
@@ -85,7 +86,7 @@ class Spawned:
             if info is None:
                 return None
             code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-        if self.level == "bubblewrap" and code > 128 and (code - 128) in _SIGNAL_NUMBERS:
+        if LEVELS[self.level].signal_as_status and code > 128 and (code - 128) in _SIGNAL_NUMBERS:
             return 128 - code  # bwrap reports a worker killed by signal N as exit status 128 + N
         return code
 
@@ -96,7 +97,7 @@ class Spawned:
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
             pass
         remove_tree(self.workdir)  # read-only folders the learner left in it too
-        if self.uid is not None and self.level == "process":  # under bubblewrap /tmp and IPC were private
+        if self.uid is not None and not LEVELS[self.level].private_tmp:  # else /tmp and IPC died with it
             remove_files_of(self.uid)
             remove_ipc(self.uid)
 

@@ -8,83 +8,26 @@ lends the :class:`Workers` of one notebook, which start its :class:`LearnerProce
 :class:`WorkerTarget` hidden tests call.
 
 The rest of ``execute/`` (zygote, limits, sandbox, process, worker, channel) is private to it: code outside
-imports this module, :mod:`grader.execute.protocol` (what crosses) and :mod:`grader.execute.calls` (what one
-learner call means, which self-check shares with the worker) only.
+imports this module, :mod:`grader.execute.upkeep` (the second door: what a grading process does about its
+machine and what dead processes left, without starting a worker), :mod:`grader.execute.protocol` (what
+crosses) and :mod:`grader.execute.calls` (what one learner call means, which self-check shares with the
+worker) only.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grader.config import Limits, WorkerMode
 from grader.execute.lender import Lender, Lenders
-from grader.execute.limits import kill_group, live_processes
-from grader.execute.limits import remove_stale as remove_stale
-from grader.execute.process import WORKDIR_PREFIX
-from grader.execute.sandbox import check_settings as check_settings
-from grader.execute.sandbox import choose_level
 from grader.execute.target import WorkerTarget
 from grader.execute.worker import LearnerProcess
-from grader.execute.zygote import ROOT_PREFIX, Zygote
+from grader.execute.zygote import Zygote
 from grader.model import Submission
 
-
-def isolation_level(mode: WorkerMode) -> str:
-    """The isolation level workers get in ``mode`` on this machine (bubblewrap is tried once per process)."""
-    return choose_level(mode)[0]
-
-
-def remove_leftovers() -> None:
-    """Delete what killed grading processes could not: their learners' folders and their zygotes' roots."""
-    for prefix in (WORKDIR_PREFIX, ROOT_PREFIX):
-        remove_stale(prefix)
-
-
-def kill_workers() -> None:
-    """Kill this process's children and what they started (each worker and zygote leads its own process group)."""
-    me = os.getpid()
-    for pid, (parent, _) in live_processes().items():  # Linux; elsewhere the children's own limits end them
-        if parent == me:
-            kill_group(pid)
-
-
-def keep_to_one_cpu(slot: int | None = None) -> None:
-    """Keep this process, and every worker it starts from now on, on one CPU: the ``slot``-th it may use, or
-    (``None``) the one it runs on now, for a process with no others to share the CPUs with (the daemon).
-
-    Grading a notebook is a conversation: the hidden tests call the learner's function, it answers, often
-    calling back (a recording ``next_token``, a reference standing in), hundreds of times a notebook. When
-    the two processes share a CPU each turn is a switch on that CPU; on two CPUs each is a wake-up across
-    CPUs, which on a virtual machine costs more than the turn's own work (bench/RESULTS.md, round 6). A batch
-    gives each grading process its own slot, so the conversations spread over the CPUs. Where affinity cannot
-    be set (not Linux, or not allowed), the scheduler decides, as before.
-    """
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[slot % len(cpus)] if slot is not None else _running_on(cpus)})
-    except (AttributeError, OSError):
-        pass
-
-
-def _running_on(cpus: list[int]) -> int:
-    """The CPU this process runs on now (field 39 of ``/proc/self/stat``), or the first it may use."""
-    try:
-        with open("/proc/self/stat", "rb") as stat:
-            cpu = int(stat.read().rpartition(b")")[2].split()[36])  # fields from the 3rd on, after the name
-    except (OSError, ValueError, IndexError):
-        return cpus[0]
-    return cpu if cpu in cpus else cpus[0]
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+__all__ = ["Runner", "Workers"]
 
 
 class Workers:

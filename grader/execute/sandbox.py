@@ -1,15 +1,14 @@
 """How the worker process is started: which isolation level it gets, its command line and its environment.
 
-Two levels, the strongest the platform allows unless one is forced (``GRADER_ISOLATION`` or
-``WorkerMode.isolation``; see SECURITY.md):
+The levels are one table, :data:`LEVELS`, strongest first; the strongest that can run here is used unless one
+is forced (``GRADER_ISOLATION`` or ``WorkerMode.isolation``; see SECURITY.md). Each row names its backend's
+two functions and its capabilities (:class:`grader.execute.levels.Level`), which the rest of ``execute/``
+reads instead of the level's name, so another backend (a container runtime) is one module and one row:
 
-``bubblewrap``
-    The worker runs under ``bwrap`` in new pid, network, IPC, UTS and mount namespaces. Its filesystem is
-    built from nothing: the system directories and the Python installation read-only, the ``grader``
-    package read-only, a private ``/tmp``, and its working directory read-write. The lessons, the hidden
-    suites, the solutions, the grader's outputs and other learners' files are simply not there. Killing
-    the namespace's first process (bwrap, with ``--die-with-parent``) kills every process in it.
-``process``
+``bubblewrap`` (:mod:`grader.execute.bubblewrap`)
+    Own namespaces and a filesystem built from nothing: the lessons, the hidden suites, the solutions, the
+    grader's outputs and other learners' files are simply not there.
+``process`` (here)
     No namespaces: a new session, resource limits, and, when the grader runs as root and an unprivileged
     user can read the Python installation, a uid of the worker's own (so learner code cannot signal the
     grader, write its files, or hide a process from the sweep that ends the worker).
@@ -25,44 +24,21 @@ inherit all of it.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
-import shutil
 import stat
-import subprocess
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import ISOLATION_ENV, ISOLATION_LEVELS, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode, lessons_root
+from grader.config import ISOLATION_ENV, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode
 from grader.errors import UsageError
+from grader.execute import bubblewrap
+from grader.execute.bubblewrap import PACKAGE_DIR, bwrap_problem
+from grader.execute.levels import AUTO, DROP_AT_EXEC, DROP_NONE, Level, Wrapping, is_root
 
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
-_PACKAGE_PARENT = str(_PACKAGE_DIR.parent)
-
-#: Parts of /etc a Python process needs; the rest of /etc (credentials, site configuration) stays out of view.
-_ETC = (
-    "passwd",
-    "group",
-    "nsswitch.conf",
-    "hosts",
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "localtime",
-    "timezone",
-    "alternatives",
-    "fonts",
-    "mime.types",
-    "ssl",
-)
-_ROOT_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID")
-_NAMESPACES = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
-
-DROP_NONE, DROP_AT_EXEC, DROP_IN_WORKER = "none", "exec", "worker"
+_PACKAGE_PARENT = str(PACKAGE_DIR.parent)
 
 
 @dataclass(frozen=True)
@@ -72,9 +48,14 @@ class Launch:
     isolation: str
     """One line for the report: the level and what it means."""
     level: str
-    """``bubblewrap`` or ``process``."""
+    """The level's name, a key of :data:`LEVELS`."""
     drop: str
     """Where learner code leaves the grader's uid: ``none``, ``exec`` (in preexec) or ``worker`` (in worker_main)."""
+
+    @property
+    def can(self) -> Level:
+        """What its level guarantees (its row of :data:`LEVELS`)."""
+        return LEVELS[self.level]
 
 
 def worker_env(workdir: Path) -> dict[str, str]:
@@ -127,42 +108,31 @@ def launch(workdir: Path, limits: Limits, mode: WorkerMode, program: str | None 
     """The command line, environment and isolation for a worker whose working directory is ``workdir``
     (``program``: the worker :func:`worker_program` chooses, unless given)."""
     program = program or worker_program(mode)
-    level, why_not_bwrap = choose_level(mode)
-    root, env = _is_root(), worker_env(workdir)
-    if level == "bubblewrap":
-        user = "an unprivileged user" if root else "the grader's user in a user namespace"
-        text = f"namespaces (bubblewrap): own filesystem view, /tmp and processes, no network; as {user}"
-        argv = (*bwrap_argv(workdir, limits, root), *worker_command(program))
-        return Launch(argv, env, text, level, DROP_IN_WORKER if root else DROP_NONE)
-    blocker = _drop_blocker(workdir) if root else "the grader does not run as root"
-    if blocker is None:
-        text = (
-            "process limits, as an unprivileged user: files every user may read stay readable; "
-            f"network open ({why_not_bwrap})"
-        )
-        return Launch(worker_command(program), env, text, level, DROP_AT_EXEC)
-    text = (
-        f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "
-        f"grader can and signal it; network open ({why_not_bwrap})"
-    )
-    return Launch(worker_command(program), env, text, level, DROP_NONE)
+    level, why = choose_level(mode)
+    wrapped = level.wrap(workdir, limits, is_root(), why)
+    argv = (*wrapped.prefix, *worker_command(program))
+    return Launch(argv, worker_env(workdir), wrapped.text, level.name, wrapped.drop)
 
 
-def choose_level(mode: WorkerMode) -> tuple[str, str]:
-    """The isolation level to use and, for ``process``, why not bubblewrap."""
-    wanted = mode.isolation or os.environ.get(ISOLATION_ENV) or "auto"
-    if wanted not in ISOLATION_LEVELS:
+def choose_level(mode: WorkerMode) -> tuple[Level, str]:
+    """The isolation level to use and, when it is not the strongest, why not a stronger one."""
+    wanted = mode.isolation or os.environ.get(ISOLATION_ENV) or AUTO
+    if wanted != AUTO and wanted not in LEVELS:
         raise UsageError(
-            f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join(ISOLATION_LEVELS)}."
+            f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join((AUTO, *LEVELS))}."
         )
-    if wanted == "process":
-        return "process", f"{ISOLATION_ENV}=process"
-    problem = bwrap_problem()
-    if problem is None:
-        return "bubblewrap", ""
-    if wanted == "bubblewrap":
-        raise UsageError(f"{ISOLATION_ENV}=bubblewrap, but bubblewrap cannot run here: {problem}.")
-    return "process", problem
+    if wanted != AUTO:
+        problem = LEVELS[wanted].problem()
+        if problem is not None:
+            raise UsageError(f"{ISOLATION_ENV}={wanted}, but {wanted} cannot run here: {problem}.")
+        return LEVELS[wanted], f"{ISOLATION_ENV}={wanted}"
+    problems: list[str] = []
+    for level in LEVELS.values():
+        problem = level.problem()
+        if problem is None:
+            return level, "; ".join(problems)
+        problems.append(problem)
+    raise UsageError(f"No isolation level can run here: {'; '.join(problems)}.")
 
 
 def worker_start() -> str:
@@ -184,111 +154,18 @@ def check_settings(mode: WorkerMode) -> None:
     worker_program(mode)
 
 
-# -- bubblewrap ------------------------------------------------------------------------------------------------
-def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
-    """The bwrap command line that runs a worker in ``workdir`` (everything before the worker's own argv)."""
-    exe = shutil.which("bwrap") or "bwrap"
-    args: list[str] = [exe, *_NAMESPACES, "--die-with-parent", "--hostname", "grader"]
-    if root:  # until the worker leaves root: enter its (0700, not root's) workdir, then change uid
-        args += ["--cap-drop", "ALL", *(a for cap in _ROOT_CAPS for a in ("--cap-add", cap))]
-    tmpfs = str(limits.tmpfs_mb * 1024 * 1024)  # first: a Python or workdir below /tmp is bound on top of it
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += [
-        "--perms",
-        "1777",
-        "--size",
-        tmpfs,
-        "--tmpfs",
-        "/tmp",
-        "--perms",
-        "1777",
-        "--size",
-        tmpfs,
-        "--tmpfs",
-        "/dev/shm",
-    ]
-    made = {"/tmp", "/dev", "/proc"}  # mounted already; never re-created with other permissions
-
-    def bind(option: str, path: Path | str) -> None:
-        args.extend([*_parents(Path(path), made), option, str(path), str(path)])
-
-    bind("--ro-bind", "/usr")
-    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        path = Path("/") / top
-        if path.is_symlink():
-            args.extend(["--symlink", os.readlink(path), str(path)])
-        elif path.is_dir():
-            bind("--ro-bind", path)
-    for name in _ETC:
-        bind("--ro-bind-try", f"/etc/{name}")
-    bind("--ro-bind-try", "/sys/devices/system/cpu")
-    shown = _visible_dirs()
-    for path in shown:
-        bind("--ro-bind", path)
-    bind("--bind", workdir)
-    for secret in _secrets_inside(shown):
-        args += ["--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
-    args += ["--remount-ro", "/", "--chdir", str(workdir), "--"]
-    return tuple(args)
-
-
-def _visible_dirs() -> list[Path]:
-    """The Python installation (and its base, for a venv) and the grader package: all the worker imports from."""
-    dirs = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    dirs |= {Path(os.path.realpath(p)) for p in sysconfig.get_paths().values() if os.path.isdir(p)}
-    dirs.add(Path(os.path.realpath(sys.executable)).parent)
-    dirs.add(_PACKAGE_DIR)
-    # /usr is already visible; a path inside another shown path needs no bind of its own
-    kept = sorted(d for d in dirs if not _inside(d, Path("/usr")))
-    return [d for d in kept if not any(d != o and _inside(d, o) for o in kept)]
-
-
-def _parents(path: Path, made: set[str]) -> list[str]:
-    """Create the directories above ``path`` world-traversable (bwrap would make them 0700)."""
-    args: list[str] = []
-    for parent in reversed(path.parents):
-        name = str(parent)
-        if name == "/" or name in made:
-            continue
-        made.add(name)
-        args += ["--perms", "0755", "--dir", name]
-    return args
-
-
-def _secrets_inside(shown: list[Path]) -> list[Path]:
-    """Lessons and solutions that happen to live inside a directory the worker sees: they are masked."""
-    try:
-        lessons = Path(os.path.realpath(lessons_root()))
-    except (OSError, UsageError):  # no lessons found: none to mask
-        return []
-    candidates = (lessons, lessons.parent / "solutions")
-    return [c for c in candidates if c.exists() and any(_inside(c, d) for d in shown)]
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-@functools.cache
-def bwrap_problem() -> str | None:
-    """None if bubblewrap can start a worker's sandbox here; otherwise why not. Tried once per process."""
-    if shutil.which("bwrap") is None:
-        return "bubblewrap is not installed"
-    with tempfile.TemporaryDirectory(prefix="grader-probe-") as tmp:
-        argv = (*bwrap_argv(Path(tmp), Limits(), _is_root()), sys.executable, "-I", "-S", "-c", "pass")
-        try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=tmp)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            return f"bwrap did not start ({err})"
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"bwrap failed ({detail[0][:200] if detail else f'exit status {done.returncode}'})"
-    return None
-
-
-# -- the process level -----------------------------------------------------------------------------------------
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
+# -- the process level ----------------------------------------------------------------------------------------
+def _unwrapped(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
+    """The worker run directly: as a uid of its own when the grader is root and that uid can reach Python."""
+    blocker = _drop_blocker(workdir) if root else "the grader does not run as root"
+    if blocker is None:
+        text = f"process limits, as an unprivileged user: files every user may read stay readable; network open ({why})"
+        return Wrapping((), DROP_AT_EXEC, text)
+    text = (
+        f"process limits only, as the grader's own user ({blocker}): learner code can read and write what the "
+        f"grader can and signal it; network open ({why})"
+    )
+    return Wrapping((), DROP_NONE, text)
 
 
 def _drop_blocker(workdir: Path) -> str | None:
@@ -296,7 +173,7 @@ def _drop_blocker(workdir: Path) -> str | None:
     needed = [
         Path(sys.executable),
         *(Path(p) for p in sysconfig.get_paths().values() if os.path.isdir(p)),
-        _PACKAGE_DIR,
+        PACKAGE_DIR,
         workdir.parent,
     ]
     for path in needed:
@@ -315,3 +192,32 @@ def _first_private_dir(path: Path) -> Path | None:
         if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
             return folder
     return None
+
+
+#: The isolation levels, strongest first (``auto`` takes the first that can run here), with what each guarantees.
+#: Another backend is one module like :mod:`grader.execute.bubblewrap` and one row here.
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level(
+            "bubblewrap",
+            bwrap_problem,
+            bubblewrap.wrap,
+            private_tmp=True,
+            ends_with_grader=True,
+            signal_as_status=True,
+            setuid_wrapper=True,
+            zygote=True,
+        ),
+        Level(
+            "process",
+            lambda: None,
+            _unwrapped,
+            private_tmp=False,
+            ends_with_grader=False,
+            signal_as_status=False,
+            setuid_wrapper=False,
+            zygote=False,
+        ),
+    )
+}

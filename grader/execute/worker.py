@@ -91,7 +91,7 @@ class LearnerProcess:
         cells = [wire.CellSource(index=c.index, source=c.source) for c in self.submission.cells if not c.skip]
         self._wait_until_ready()
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
-        deadline = started + self.limits.timeout
+        deadline = started + self.limits.budget.notebook
         try:
             self._endpoint.send(wire.Run(t=wire.RUN, cells=cells), deadline)
             while True:
@@ -120,12 +120,12 @@ class LearnerProcess:
     def _wait_until_ready(self) -> None:
         """Wait for the worker to finish starting (importing IPython); no learner code has run yet."""
         try:
-            while self._endpoint.receive(self._spawned + self.limits.boot_timeout)[wire.TYPE] != wire.READY:
+            while self._endpoint.receive(self._spawned + self.limits.budget.boot)[wire.TYPE] != wire.READY:
                 pass
         except ChannelTimeout:
             self.close()
             raise WorkerCrashed(
-                f"The grader's worker did not start within {self.limits.boot_timeout:g} s: the grading machine is "
+                f"The grader's worker did not start within {self.limits.budget.boot:g} s: the grading machine is "
                 "overloaded, not your notebook. Grade it again later."
             ) from None
         except ChannelError:
@@ -171,7 +171,7 @@ class LearnerProcess:
         caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
         """
         message = wire.CallByName(t=wire.CALL, name=name, args=args, kwargs=kwargs, swap=swaps)
-        reply = self._endpoint.request(message, time.monotonic() + self.limits.call_timeout)
+        reply = self._endpoint.request(message, time.monotonic() + self.limits.budget.call)
         changed = reply.get("changed") if isinstance(reply, dict) else None
         same_as = reply.get("same_as") if isinstance(reply, dict) else None
         if not (
@@ -185,7 +185,12 @@ class LearnerProcess:
         return Returned(reply["value"], tuple(changed), same_as and same_as[:MAX_TYPE_NAME])
 
     def value(self, name: str) -> Any:
-        return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.call_timeout)
+        return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.budget.call)
+
+    @property
+    def forked(self) -> bool:
+        """Whether it was forked from a zygote (else spawned as a new interpreter)."""
+        return not isinstance(self._os, Spawned)
 
     @property
     def alive(self) -> bool:
@@ -241,7 +246,8 @@ class LearnerProcess:
 
     def _timeout_sentence(self) -> str:
         return (
-            f"Your notebook ran longer than {self.limits.timeout:g} s and was stopped {self._where(prefer_loop=True)}. "
+            f"Your notebook ran longer than {self.limits.budget.notebook:g} s and was stopped "
+            f"{self._where(prefer_loop=True)}. "
             "Look there for a loop that never ends or a very long computation, then run the notebook again."
         )
 
@@ -312,7 +318,7 @@ def guard(limits: Limits) -> Guard:
     """What the grader's end of the channel allows a learner's worker (SECURITY.md, "The trusted side of the
     channel")."""
     return Guard(
-        timeout=limits.call_timeout,
+        timeout=limits.budget.call,
         max_call_depth=limits.max_call_depth,
         max_items=limits.max_message_items,
         max_refs=limits.max_message_functions,

@@ -34,8 +34,9 @@ from typing import IO, Any
 
 from grader.config import ZYGOTE_FORKS, Limits, WorkerMode
 from grader.execute import protocol as wire
+from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
-from grader.execute.sandbox import DROP_NONE, choose_level, launch, worker_start
+from grader.execute.sandbox import choose_level, launch, worker_start
 
 _ANSWER_SECONDS = 10.0
 """How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
@@ -94,7 +95,7 @@ class Zygote:
     def start(cls, limits: Limits, mode: WorkerMode) -> Zygote | None:
         """A booted zygote, or None where workers are not forked (``GRADER_WORKERS=spawn``, not bubblewrap, a real
         kernel per notebook, or it failed to start); raises :class:`UsageError` for an unknown ``GRADER_WORKERS``."""
-        if mode.kernel or worker_start() == "spawn" or choose_level(mode)[0] != "bubblewrap":
+        if mode.kernel or worker_start() == "spawn" or not choose_level(mode)[0].zygote:
             return None
         zygote = cls(limits, mode)
         try:
@@ -115,7 +116,7 @@ class Zygote:
             raise ZygoteUnavailable(str(proc))
         self._proc = proc
         try:
-            self._expect("ready", self.limits.boot_timeout)
+            self._expect("ready", self.limits.budget.boot)
         except ZygoteUnavailable:
             self._kill()
             raise

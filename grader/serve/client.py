@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_REPLY_SECONDS, DAEMON_STATUS_SECONDS, LESSONS_ENV
+from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_STATUS_SECONDS, LESSONS_ENV, limits_for
 from grader.serve.protocol import STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
 from grader.staleness import source_hash
 
@@ -86,8 +86,13 @@ def ask(request: NotebookRequest, path: Path | None) -> Answer | None:
     """The daemon's answer, or None if there is no daemon, it is stale, or anything at all went wrong."""
     if path is None or mode() == "off":
         return None
-    reply = _exchange(path, request.to_json(), DAEMON_REPLY_SECONDS)
+    reply = _exchange(path, request.to_json(), reply_seconds(request))
     return None if reply is None else parse_reply(reply)
+
+
+def reply_seconds(request: NotebookRequest) -> float:
+    """How long to wait for the daemon's answer: derived from the limits the request grades with."""
+    return limits_for(request.timeout).budget.daemon_reply
 
 
 def status(path: Path, seconds: float = DAEMON_STATUS_SECONDS) -> Status | None:

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from grader.config import DEFAULT_LIMITS
+from grader.config import DEFAULT_LIMITS, TimeBudget
 from grader.execute.calls import ResultIdentity, changed_arguments, plain_copy, stood_in
 from grader.execute.protocol import ChannelTimeout, RemoteError, Returned
 
@@ -109,13 +109,13 @@ def _copy(value: Any) -> Any:
 class NamespaceTarget:
     """A :class:`grader.testing.Target` over a live namespace; values cross as plain copies, as in grading.
 
-    Each call has the grader's per-call time limit (``call_timeout``); a call that runs past it is reported
-    as the worker reports it, as a :class:`ChannelTimeout`.
+    Each call has the per-call time limit of ``budget`` (the grader's limits' :class:`TimeBudget`, the defaults
+    unless given); a call that runs past it is reported as the worker reports it, as a :class:`ChannelTimeout`.
     """
 
-    def __init__(self, namespace: dict[str, Any], call_timeout: float = DEFAULT_LIMITS.call_timeout) -> None:
+    def __init__(self, namespace: dict[str, Any], budget: TimeBudget = DEFAULT_LIMITS.budget) -> None:
         self._ns = namespace
-        self._call_timeout = call_timeout
+        self.budget = budget
         self._results = ResultIdentity()
 
     def lent(self, name: str) -> None:
@@ -131,7 +131,7 @@ class NamespaceTarget:
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
         fn = self._lookup(name)
-        deadline = _Deadline(self._call_timeout)
+        deadline = _Deadline(self.budget.call)
         try:
             try:
                 given_args, given_kwargs = _copy(args), _copy(kwargs)  # copies, as across the channel

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from grader import checks
 from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, not_right
+from grader.checks import call_with as call_with_params
 from grader.diagnose import candidates, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
 
@@ -341,7 +341,7 @@ def why_wrong(learner: Any, name: str, value: Any, args: dict[str, Any]) -> str:
 
 def call_with(learner: Any, name: str, args: dict[str, Any], keywords: bool = False) -> Call:
     """:func:`grader.checks.call_with` with ``name``'s parameters."""
-    return checks.call_with(learner, name, PARAMS[name], args, keywords)
+    return call_with_params(learner, name, PARAMS[name], args, keywords)
 
 
 def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:

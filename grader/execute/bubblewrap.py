@@ -1,0 +1,154 @@
+"""The ``bubblewrap`` isolation level's backend: a worker in its own namespaces, seeing only what it needs.
+
+The worker runs under ``bwrap`` in new pid, network, IPC, UTS and mount namespaces. Its filesystem is built from
+nothing: the system directories and the Python installation read-only, the ``grader`` package read-only, a
+private ``/tmp``, and its working directory read-write. The lessons, the hidden suites, the solutions, the
+grader's outputs and other learners' files are simply not there. Killing the namespace's first process (bwrap,
+with ``--die-with-parent``) kills every process in it. Its row in :data:`grader.execute.sandbox.LEVELS` says what
+that gives the rest of ``execute/``; a container backend would be a module like this one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+from grader.config import Limits, lessons_root
+from grader.errors import UsageError
+from grader.execute.levels import DROP_IN_WORKER, DROP_NONE, Wrapping, is_root
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+"""The ``grader`` package, which the worker imports (read-only)."""
+
+#: Parts of /etc a Python process needs; the rest of /etc (credentials, site configuration) stays out of view.
+_ETC = (
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hosts",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "alternatives",
+    "fonts",
+    "mime.types",
+    "ssl",
+)
+_ROOT_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID")
+_NAMESPACES = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+
+
+def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
+    """The bwrap command line that runs a worker in ``workdir`` (everything before the worker's own argv)."""
+    exe = shutil.which("bwrap") or "bwrap"
+    args: list[str] = [exe, *_NAMESPACES, "--die-with-parent", "--hostname", "grader"]
+    if root:  # until the worker leaves root: enter its (0700, not root's) workdir, then change uid
+        args += ["--cap-drop", "ALL", *(a for cap in _ROOT_CAPS for a in ("--cap-add", cap))]
+    tmpfs = str(limits.tmpfs_mb * 1024 * 1024)  # first: a Python or workdir below /tmp is bound on top of it
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += [
+        "--perms",
+        "1777",
+        "--size",
+        tmpfs,
+        "--tmpfs",
+        "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        tmpfs,
+        "--tmpfs",
+        "/dev/shm",
+    ]
+    made = {"/tmp", "/dev", "/proc"}  # mounted already; never re-created with other permissions
+
+    def bind(option: str, path: Path | str) -> None:
+        args.extend([*_parents(Path(path), made), option, str(path), str(path)])
+
+    bind("--ro-bind", "/usr")
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / top
+        if path.is_symlink():
+            args.extend(["--symlink", os.readlink(path), str(path)])
+        elif path.is_dir():
+            bind("--ro-bind", path)
+    for name in _ETC:
+        bind("--ro-bind-try", f"/etc/{name}")
+    bind("--ro-bind-try", "/sys/devices/system/cpu")
+    shown = _visible_dirs()
+    for path in shown:
+        bind("--ro-bind", path)
+    bind("--bind", workdir)
+    for secret in _secrets_inside(shown):
+        args += ["--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
+    args += ["--remount-ro", "/", "--chdir", str(workdir), "--"]
+    return tuple(args)
+
+
+def _visible_dirs() -> list[Path]:
+    """The Python installation (and its base, for a venv) and the grader package: all the worker imports from."""
+    dirs = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    dirs |= {Path(os.path.realpath(p)) for p in sysconfig.get_paths().values() if os.path.isdir(p)}
+    dirs.add(Path(os.path.realpath(sys.executable)).parent)
+    dirs.add(PACKAGE_DIR)
+    # /usr is already visible; a path inside another shown path needs no bind of its own
+    kept = sorted(d for d in dirs if not _inside(d, Path("/usr")))
+    return [d for d in kept if not any(d != o and _inside(d, o) for o in kept)]
+
+
+def _parents(path: Path, made: set[str]) -> list[str]:
+    """Create the directories above ``path`` world-traversable (bwrap would make them 0700)."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        name = str(parent)
+        if name == "/" or name in made:
+            continue
+        made.add(name)
+        args += ["--perms", "0755", "--dir", name]
+    return args
+
+
+def _secrets_inside(shown: list[Path]) -> list[Path]:
+    """Lessons and solutions that happen to live inside a directory the worker sees: they are masked."""
+    try:
+        lessons = Path(os.path.realpath(lessons_root()))
+    except (OSError, UsageError):  # no lessons found: none to mask
+        return []
+    candidates = (lessons, lessons.parent / "solutions")
+    return [c for c in candidates if c.exists() and any(_inside(c, d) for d in shown)]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """None if bubblewrap can start a worker's sandbox here; otherwise why not. Tried once per process."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed"
+    with tempfile.TemporaryDirectory(prefix="grader-probe-") as tmp:
+        argv = (*bwrap_argv(Path(tmp), Limits(), is_root()), sys.executable, "-I", "-S", "-c", "pass")
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=tmp)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return f"bwrap did not start ({err})"
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap failed ({detail[0][:200] if detail else f'exit status {done.returncode}'})"
+    return None
+
+
+def wrap(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
+    """A worker in ``workdir`` under bwrap; as root it leaves root itself, inside, before any cell."""
+    user = "an unprivileged user" if root else "the grader's user in a user namespace"
+    text = f"namespaces (bubblewrap): own filesystem view, /tmp and processes, no network; as {user}"
+    return Wrapping(bwrap_argv(workdir, limits, root), DROP_IN_WORKER if root else DROP_NONE, text)
