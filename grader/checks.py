@@ -28,6 +28,7 @@ from grader.reveal import withheld
 from grader.testing import Call, Learner, LearnerRaised, Mismatch, close, show
 
 __all__ = [
+    "HARD_CODED",
     "NOT_SURE",
     "Known",
     "Numbers",
@@ -37,6 +38,8 @@ __all__ = [
     "call_with",
     "expect_choice",
     "expect_value",
+    "float_count",
+    "hard_coded",
     "not_right",
     "only_fit",
     "panel_answers",
@@ -86,6 +89,54 @@ def call_with(
                 f"({', '.join(params)}); keep those names."
             ) from None
         raise
+
+
+#: The sentence for an answer that does not move with its inputs (a constant, or the worked example's result).
+HARD_CODED = (
+    "it gives the same answer whatever the inputs. Is it hard-coded, or copied from the worked example? Compute it "
+    "from the arguments."
+)
+
+
+def hard_coded(
+    learner: Learner,
+    name: str,
+    params: Sequence[str],
+    got: Call,
+    others: Sequence[Mapping[str, Any]],
+    differs: Callable[[Mapping[str, Any]], bool],
+) -> str:
+    """'' unless the learner's ``name``, right on ``got``'s inputs, returns the very same value (same type, equal)
+    on the first of ``others`` whose right answer ``differs`` from this one: then the sentence that says so.
+
+    A right answer on one example is evidence only if the function computes it: a constant that happens to be
+    the docstring example's result (or 0 where no batch fits) would otherwise earn every check that uses those
+    inputs. One more call per passing check; a right function can never be caught (its answers differ where the
+    spec's do), and a call that raises tells nothing here (the other checks see it).
+    """
+    other = next((o for o in others if differs(o)), None)
+    if other is None:
+        return ""
+    try:
+        again = call_with(learner, name, params, other).value
+    except LearnerRaised:
+        return ""
+    if number(again) is None or type(again) is not type(got.value) or again != got.value:
+        return ""
+    return (
+        f"{got.text} returned {show(got.value)}, the right answer there, but {call_text(name, params, other)} "
+        f"returned {show(again)} too: {HARD_CODED}"
+    )
+
+
+def float_count(got: Call, how: str = "int(), math.floor and math.ceil return one; so does // on two ints") -> str:
+    """The sentence for a count that has the right value but is a float (``8.0``, numpy's ``float64``).
+
+    One rule for every lesson: a count is asked for "as an int", so a float is not full marks however whole it
+    is (a float count breaks ``range(n)`` and list sizes downstream). The float is shown as Python writes it,
+    ``8.0``, so the learner sees what the sentence is about; ``how`` says how to get an int.
+    """
+    return f"{got.text} returned {got.value!r}: the right count, but a float. Return an int ({how})."
 
 
 def not_right(got: Call, expected: Any, unit: str = "") -> str:
@@ -194,7 +245,9 @@ class Numbers:
     Every table is keyed by function name. ``probes`` are the fixed inputs a wrong function is called on again
     (one is enough when every slip differs there; a count may need more, since rounding slips agree on some
     inputs); ``counts`` are the functions whose result is a whole number, compared exactly and told
-    ``not_whole`` when it has a fraction; ``rounding`` lets a rounded result be named as such (a lesson whose
+    ``not_whole`` when it has a fraction, and refused as a float even when whole (:func:`float_count`); a right
+    result is checked once more on the first probe whose answer differs, so a hard-coded answer earns nothing
+    (:func:`hard_coded`); ``rounding`` lets a rounded result be named as such (a lesson whose
     slips include rounding of their own leaves it off, so the two cannot both claim one answer).
     """
 
@@ -278,10 +331,7 @@ class Numbers:
         e2 = self.spec[name](**a2)
         n2 = number(v2)
         if n2 is not None and type(v1) is type(v2) and v1 == v2 and not self.same(name, e1, e2):
-            return (
-                f"{self.call_text(name, a2)} returned {show(v2)} too: it gives the same answer whatever the inputs. "
-                "Is it hard-coded, or copied from the worked example? Compute it from the arguments."
-            )
+            return f"{self.call_text(name, a2)} returned {show(v2)} too: {HARD_CODED}"
         numbers = [number(v) for v, _ in probes]
         if n2 is None or any(n is None for n in numbers):
             return f"{NOT_SURE} this is: {self.call_text(name, a2)} returned {show(v2)}. {advice}"
@@ -297,6 +347,11 @@ class Numbers:
         close_miss = near_miss(value, e1, REL_TOL)
         if close_miss and near_miss(n2, e2, REL_TOL):
             return close_miss
+        if self.same(name, n2, e2):  # a right answer is no evidence of a slip: say it is right
+            return (
+                f"{NOT_SURE} this is: it matches none of the usual ones, and {self.call_text(name, a2)} returned "
+                f"{show(v2)}, which is right, so the slip shows only on some inputs. {advice}"
+            )
         return (
             f"{NOT_SURE} this is: it matches none of the usual ones, both here and for "
             f"{self.call_text(name, a2)} (which returned {show(v2)}). {advice}"
@@ -307,6 +362,19 @@ class Numbers:
         function's probes and explain from every result."""
         got = self.call(learner, name, args, keywords)
         if self.right(name, got.value, args):
+            if name in self.counts and isinstance(got.value, float):
+                raise Mismatch(float_count(got))
+            expected = self.spec[name](**args)
+            constant = hard_coded(
+                learner,
+                name,
+                self.params[name],
+                got,
+                self.probes[name],
+                lambda other: not self.same(name, self.spec[name](**other), expected),
+            )
+            if constant:
+                raise Mismatch(constant)
             return
         head = not_right(got, self.spec[name](**args), self.units.get(name, ""))
         probes: list[tuple[Any, Mapping[str, Any]]] | None = None
