@@ -24,9 +24,19 @@ from typing import Any
 
 import pytest
 
-from grader.checks import Numbers, expect_choice, expect_value, not_right, only_fit, panel_answers
+from grader.checks import (
+    HARD_CODED,
+    Numbers,
+    expect_choice,
+    expect_value,
+    float_count,
+    hard_coded,
+    not_right,
+    only_fit,
+    panel_answers,
+)
 from grader.diagnose import not_a_number, number
-from grader.testing import Mismatch, close
+from grader.testing import Call, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -223,6 +233,25 @@ def wrong_count(learner: Any) -> str:
     return only_fit([number(a) for a in answers], rows, lambda a, r: close(a, r, 1e-9))
 
 
+#: Inputs a right count is checked again on, so a constant (0 everywhere, the worked example's 93) earns nothing:
+#: 21 and 7 sequences of the panel replica.
+SECOND: tuple[dict[str, Any], ...] = tuple(
+    dict(zip(PARAMS["max_batch_for_itl"], (*PANEL_REPLICA[:3], panel_target(fits), PANEL_REPLICA[3]), strict=True))
+    for fits in (21.25, 7)
+)
+
+
+def _constant_count(learner: Any, got: Call) -> str:
+    """The hard-coded sentence when every panel answer is the learner's wrong count itself, else ''."""
+    weights, per_token, context, bandwidth = PANEL_REPLICA
+    calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
+    answers = panel_answers(learner, "max_batch_for_itl", calls)
+    if not answers or not all(type(a) is type(got.value) and a == got.value for a in answers):
+        return ""
+    shown = NUMBERS.call_text("max_batch_for_itl", dict(zip(PARAMS["max_batch_for_itl"], calls[0], strict=True)))
+    return f"{shown} returned {show(got.value)} too, as did every other input tried: {HARD_CODED}"
+
+
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     """Call max_batch_for_itl on ``args``; a wrong count is explained from the panel, from what the value itself
     shows (None, negative, not whole), or said plainly to be one the grader cannot name."""
@@ -231,6 +260,11 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     expected = max_batch_for_itl(**args)
     value = number(got.value)
     if value is not None and value == expected:
+        if isinstance(got.value, float):
+            raise Mismatch(float_count(got))
+        constant = hard_coded(learner, name, PARAMS[name], got, SECOND, lambda o: max_batch_for_itl(**o) != expected)
+        if constant:
+            raise Mismatch(constant)
         return
     head = not_right(got, expected)
     if got.value is None:
@@ -245,7 +279,7 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     assert value is not None
     if not math.isfinite(value):
         raise Mismatch(f"{head} It is {value}: was there a division by zero or an overflow?")
-    why = wrong_count(learner)
+    why = wrong_count(learner) or _constant_count(learner, got)
     if not why and value < 0:
         why = "A batch cannot be negative: when not even one sequence meets the target, return 0."
     if not why and value != math.floor(value):
