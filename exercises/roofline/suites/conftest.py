@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, not_right
+from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, float_count, not_right
 from grader.checks import call_with as call_with_params
 from grader.diagnose import candidates, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
@@ -364,10 +364,7 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and value == expected:
         return
     if isinstance(value, float) and value == expected:
-        raise Mismatch(
-            f"{got.text} returned {show(value)}: the right count, but a float. Return an int (math.ceil returns "
-            "one; so does -(-a // b) on ints)."
-        )
+        raise Mismatch(float_count(got, "math.ceil returns one; so does -(-a // b) on ints"))
     raise Mismatch(f"{not_right(got, expected, UNITS[name])} {why_wrong(learner, name, value, args)}")
 
 
