@@ -109,6 +109,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
             lambda n_layers, n_kv_heads, head_dim, bytes_per_value: 4 * n_layers * n_kv_heads * head_dim,
         ),
         (
+            "the bytes per value left out (1 byte whatever bytes_per_value says): multiply by bytes_per_value",
+            lambda n_layers, n_kv_heads, head_dim, bytes_per_value: 2 * n_layers * n_kv_heads * head_dim,
+        ),
+        (
             "GiB (divided by 2**30): return bytes",
             lambda n_layers, n_kv_heads, head_dim, bytes_per_value: (
                 2 * n_layers * n_kv_heads * head_dim * bytes_per_value / 2**30
@@ -311,7 +315,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
 #: one whole (rounding up is right there, one more than fits is not);
 #: the budget has one where the weights do not fit (a missing 0.0 floor shows only there).
 PROBES: dict[str, tuple[dict[str, Any], ...]] = {
-    "kv_bytes_per_token": ({"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},),
+    "kv_bytes_per_token": (
+        {"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},
+        {"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 2},  # a bytes_per_value left out shows
+    ),
     "kv_budget_bytes": (
         {"memory_bytes": 95e9, "param_bytes": 31e9, "reserved_fraction": 0.45},
         {"memory_bytes": 80e9, "param_bytes": 75e9, "reserved_fraction": 0.1},  # the weights do not fit
