@@ -133,7 +133,9 @@ def float_count(got: Call, how: str = "int(), math.floor and math.ceil return on
     """The sentence for a count that has the right value but is a float (``8.0``, numpy's ``float64``).
 
     One rule for every lesson: a count is asked for "as an int", so a float is not full marks however whole it
-    is (a float count breaks ``range(n)`` and list sizes downstream). The float is shown as Python writes it,
+    is (a float count breaks ``range(n)`` and list sizes downstream). Types are judged on what arrives: a numpy
+    scalar arrives as the Python value it holds, so ``numpy.float64(8.0)`` is a float and ``numpy.bool_`` a
+    bool, while ``1`` is an int, not a bool. The float is shown as Python writes it,
     ``8.0``, so the learner sees what the sentence is about; ``how`` says how to get an int.
     """
     return f"{got.text} returned {got.value!r}: the right count, but a float. Return an int ({how})."
@@ -247,7 +249,7 @@ class Numbers:
     inputs); ``counts`` are the functions whose result is a whole number, compared exactly and told
     ``not_whole`` when it has a fraction, and refused as a float even when whole (:func:`float_count`); a right
     result is checked once more on the first probe whose answer differs, so a hard-coded answer earns nothing
-    (:func:`hard_coded`); ``rounding`` lets a rounded result be named as such (a lesson whose
+    (:meth:`_unconfirmed`); ``rounding`` lets a rounded result be named as such (a lesson whose
     slips include rounding of their own leaves it off, so the two cannot both claim one answer).
     """
 
@@ -357,6 +359,32 @@ class Numbers:
             f"{self.call_text(name, a2)} (which returned {show(v2)}). {advice}"
         )
 
+    def _unconfirmed(self, learner: Learner, name: str, got: Call, args: Mapping[str, Any]) -> str:
+        """'' when the learner's ``name``, right on ``args``, is right on its first probe whose answer differs
+        too; else why its right answer here is no evidence: the same value there (hard-coded), or a wrong one
+        (an argument written in, a slip that shows only on some inputs), explained as :meth:`why_wrong` does.
+
+        A right answer on one example earns its check only if the function computes it: a constant that is the
+        docstring example's result, or a parameter replaced by the example's value, would otherwise earn every
+        check that uses those inputs. One more call per passing check; a right function is never caught (it is
+        right on the probe), and a probe call that raises tells nothing here (the other checks see it).
+        """
+        expected = self.spec[name](**args)
+        probe = next((p for p in self.probes[name] if not self.same(name, self.spec[name](**p), expected)), None)
+        if probe is None:
+            return ""
+        try:
+            again = self.call(learner, name, probe)
+        except LearnerRaised:
+            return ""
+        if self.right(name, again.value, probe):
+            return ""
+        first = f"{got.text} returned {show(got.value)}, the right answer there, but"
+        if number(again.value) is not None and type(again.value) is type(got.value) and again.value == got.value:
+            return f"{first} {again.text} returned {show(again.value)} too: {HARD_CODED}"
+        head = not_right(again, self.spec[name](**probe), self.units.get(name, ""))
+        return f"{first} {head} {self.why_wrong(name, (again.value, probe), [(got.value, args)])}"
+
     def check(self, learner: Learner, name: str, keywords: bool = False, **args: Any) -> None:
         """Call the learner's ``name`` on ``args`` and compare with the spec; if it is wrong, call it on the
         function's probes and explain from every result."""
@@ -364,17 +392,9 @@ class Numbers:
         if self.right(name, got.value, args):
             if name in self.counts and isinstance(got.value, float):
                 raise Mismatch(float_count(got))
-            expected = self.spec[name](**args)
-            constant = hard_coded(
-                learner,
-                name,
-                self.params[name],
-                got,
-                self.probes[name],
-                lambda other: not self.same(name, self.spec[name](**other), expected),
-            )
-            if constant:
-                raise Mismatch(constant)
+            unconfirmed = self._unconfirmed(learner, name, got, args)
+            if unconfirmed:
+                raise Mismatch(unconfirmed)
             return
         head = not_right(got, self.spec[name](**args), self.units.get(name, ""))
         probes: list[tuple[Any, Mapping[str, Any]]] | None = None

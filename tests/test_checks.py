@@ -64,6 +64,12 @@ def test_a_constant_right_on_the_example_earns_nothing() -> None:
     assert "area(3.7, 11.3) returned 6 too" in said and "whatever the inputs" in said
 
 
+def test_an_argument_written_in_earns_nothing_where_the_example_hides_it() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda w, h: w * 3), "area", w=2, h=3))
+    assert "the right answer there, but area(3.7, 11.3) returned 11.1, which is not right" in said
+    assert "area(2, 3) returned 6, which is right, so the slip shows only on some inputs" in said
+
+
 def test_a_slip_is_named_when_the_probe_shows_it_too() -> None:
     said = _fails(lambda: NUMBERS.check(learner(lambda w, h: 2 * (w + h)), "area", w=2, h=3))
     assert "That is the perimeter" in said
