@@ -18,7 +18,8 @@ from typing import Any
 
 from grader.execute.protocol import Opaque
 
-#: What hidden suites may use (with :mod:`grader.testing` and :mod:`grader.reveal`, the authors' whole API).
+#: What hidden suites may use (with :mod:`grader.testing`, :mod:`grader.checks` and :mod:`grader.reveal`, the
+#: authors' whole API).
 __all__ = [
     "FACTORS",
     "UNSURE",

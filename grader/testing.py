@@ -39,9 +39,10 @@ from grader.reveal import learner_view as learner_view  # re-exported
 from grader.reveal import staff_view as staff_view
 from grader.reveal import withheld as withheld
 
-#: What a lesson's suites may import from the grader: this module's names below, :mod:`grader.diagnose`'s and
-#: :mod:`grader.reveal`'s (each its ``__all__``), and nothing else (tests/test_layers.py reads every suite). The
-#: rest of this module serves the grader (the targets a :class:`Learner` calls, what a session catches).
+#: What a lesson's suites may import from the grader: this module's names below, :mod:`grader.checks`',
+#: :mod:`grader.diagnose`'s and :mod:`grader.reveal`'s (each its ``__all__``), and nothing else
+#: (tests/test_layers.py reads every suite). The rest of this module serves the grader (the targets a
+#: :class:`Learner` calls, what a session catches).
 __all__ = [
     "NO_SHRINK",
     "REL_TOL",

@@ -245,7 +245,7 @@ def test_cycles_are_found(graph: dict[str, set[str]], expected: list[list[str]])
 
 
 #: The suite authors' API: what a lesson's hidden suites may import from the grader, each module's ``__all__``.
-AUTHORS_API = ("grader.testing", "grader.diagnose", "grader.reveal")
+AUTHORS_API = ("grader.testing", "grader.checks", "grader.diagnose", "grader.reveal")
 
 
 def _suite_files() -> list[Path]:
@@ -253,9 +253,10 @@ def _suite_files() -> list[Path]:
 
 
 def test_lesson_suites_import_only_the_authors_api() -> None:
-    """A lesson's suites reach the grader only through grader.testing, grader.diagnose and grader.reveal (their
-    ``__all__``), so the engine can change behind them. The constants grader.testing re-exports from
-    grader.config (``REL_TOL``, ``STAND_IN_MAX_TOKENS``) are accepted from there too, as older suites take them."""
+    """A lesson's suites reach the grader only through grader.testing, grader.checks, grader.diagnose and
+    grader.reveal (their ``__all__``), so the engine can change behind them. The constants grader.testing
+    re-exports from grader.config (``REL_TOL``, ``STAND_IN_MAX_TOKENS``) are accepted from there too, as older
+    suites take them."""
     import importlib
 
     public = {name: set(importlib.import_module(name).__all__) for name in AUTHORS_API}

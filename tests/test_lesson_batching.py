@@ -6,54 +6,32 @@ and zero, corpus, audit) are tests/test_lesson_gates.py's."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import json
 import math
-import re
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import nbformat
-
 from grader.lessons import load_lesson
-from tests.conftest import REPO
+from tests import lesson_support as page
 
 LESSON = load_lesson("batching")
-SUITES = REPO / "exercises" / "batching" / "suites"
+SUITES = LESSON.suites
 
 #: The chapter's replica (CHAPTER.md): 70 GB of FP8 weights, Llama-3-70B's BF16 cache, two H200s.
 W, KV, BW = 70e9, 2 * 80 * 8 * 128 * 2, 9.6e12
 
 
-def _read(path: Path) -> Any:
-    return nbformat.read(path, as_version=4)
-
-
-def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"batching_suite_{name}", SUITES / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _module(name: str) -> Any:
+    return page.suite_module(LESSON, name)
 
 
 def _reference(lesson_id: str = "batching") -> Any:
-    from grader.suites.reference import load_reference
-
-    return load_reference(load_lesson(lesson_id).solution)
-
-
-def _text() -> str:
-    """The learner notebook's text cells, with line breaks as spaces (a claim may wrap)."""
-    return " ".join(" ".join(c.source.split()) for c in _read(LESSON.notebook).cells if c.cell_type == "markdown")
+    return page.reference(load_lesson(lesson_id))
 
 
 # -- every number in the text is the lesson's own -----------------------------------------------------------------
 
 
-def _claims(r: Any) -> list[tuple[str, str, float, float]]:
+def _claims(r: Any) -> list[page.Claim]:
     """(a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit
     of the last digit shown)."""
 
@@ -114,16 +92,8 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
-def _half_unit(shown: str) -> float:
-    return 0.5 * 10.0 ** -len(shown.split(".")[1]) if "." in shown and "e" not in shown else 0.5
-
-
 def test_every_number_the_text_claims_is_what_the_lessons_functions_compute() -> None:
-    text = _text() + " " + _suite_texts()
-    for passage, shown, computed, rel in _claims(_reference()):
-        assert passage in text, f"the text no longer says {passage!r}: update the claim with the text"
-        tolerance = rel * abs(computed) if rel else _half_unit(shown)
-        assert abs(float(shown) - computed) <= tolerance, f"{passage!r}: the lesson's functions give {computed!r}"
+    assert page.wrong_claims(page.prose(LESSON) + " " + _suite_texts(), _claims(_reference())) == []
 
 
 def _suite_texts() -> str:
@@ -136,9 +106,7 @@ GIVENS = ("**70B-parameter model in FP8**", "**20 ms**", "**7 ms**")
 
 
 def test_every_bold_number_in_the_text_has_a_claim() -> None:
-    claimed = " ".join(passage for passage, *_ in _claims(_reference()))
-    bold = re.findall(r"\*\*(?!\d+\.\*\*)[0-9][^*]*\*\*", _text())
-    assert bold and [b for b in bold if b not in claimed and b not in GIVENS] == []
+    assert page.unclaimed_bold_numbers(LESSON, _claims(_reference()), GIVENS) == []
 
 
 def test_the_step_builds_on_decodes_kv_step_seconds_and_the_fleet_rate_is_requests() -> None:
@@ -165,89 +133,35 @@ def test_the_replica_is_memory_bound_and_holds_the_batches_the_text_uses() -> No
 
 
 def test_every_docstring_example_is_what_the_solution_returns() -> None:
-    r = _reference()
-    names = []
-    for cell in _read(LESSON.solution).cells:
-        for name, args, shown in re.findall(r"Example: (\w+)\((.*)\) -> (.+)", cell.source):
-            names.append(name)
-            value = eval(f"r.{name}({args})", {"r": r})  # the docstring's own call, on the reference
-            if shown.endswith("..."):
-                assert str(value).startswith(shown.rstrip(".")), (name, value, shown)
-            else:
-                assert value == eval(shown), (name, value, shown)
-    assert sorted(names) == sorted(q.id for q in LESSON.questions if q.kind == "function")
+    assert page.wrong_docstring_examples(LESSON, _reference()) == []
 
 
 # -- no by-hand answer on the learner's page -------------------------------------------------------------------------
 
 
-def _renderings(value: float) -> set[str]:
-    """How a number may be written: 3 to 5 significant figures, plain or with an exponent, whole digits."""
-    out = set()
-    for digits in (3, 4, 5):
-        short = f"{value:.{digits}g}"
-        out.add(short.replace("e+", "e").replace("e0", "e"))
-        mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
-        out.add(f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}")
-    if value >= 1:
-        out.add(f"{value:.0f}")
-    return {s for s in out if sum(ch.isdigit() for ch in s) >= 2}
-
-
-def _everything_the_learner_sees() -> str:
-    nb = _read(LESSON.notebook)
-    parts = []
-    for cell in nb.cells:
-        parts.append(cell.source)
-        for output in cell.get("outputs", []):
-            parts.append(json.dumps(output))
-    return re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(parts))  # 4,652 is 4652
-
-
-def _on_page(seen: str, value: float) -> list[str]:
-    return [s for s in _renderings(value) if re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", seen)]
-
-
 def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
     r = _reference()
-    seen = _everything_the_learner_sees()
+    seen = page.learner_page(LESSON)
     by_hand = [q.id for q in LESSON.questions if q.kind == "value"]
     assert len(by_hand) == 4
     for name in by_hand:
-        assert _on_page(seen, float(getattr(r, name))) == [], name
+        assert page.on_page(float(getattr(r, name)), seen) == [], name
 
 
 def test_the_check_catches_an_answer_left_on_the_page() -> None:
     """The search above can fail: the Part 1 count written into the text would be found."""
-    seen = _everything_the_learner_sees() + f"\nat most {_reference().max_batch} sequences"
-    assert _on_page(seen, float(_reference().max_batch))
+    seen = page.learner_page(LESSON) + f"\nat most {_reference().max_batch} sequences"
+    assert page.on_page(float(_reference().max_batch), seen)
 
 
 # -- choices -----------------------------------------------------------------------------------------------------------
 
 
-def _options() -> dict[str, dict[str, str]]:
-    """Each choice question's options, from the markdown cell just above its answer cell."""
-    cells = _read(LESSON.notebook).cells
-    choices = {q.id for q in LESSON.questions if q.kind == "choice"}
-    found = {}
-    for before, cell in itertools.pairwise(cells):
-        if cell.get("id") in choices:
-            text = " ".join(before.source.split())
-            found[cell["id"]] = dict(re.findall(r"- \*\*([A-D])\.\*\* (.*?)(?= - \*\*[A-D]\.\*\*| Set `)", text))
-    assert set(found) == choices
-    return found
-
-
 def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
     r = _reference()
-    letters = []
-    for question, options in _options().items():
-        right = getattr(r, question).strip().upper()
-        letters.append(right)
-        others = [len(text) for letter, text in options.items() if letter != right]
-        assert len(options) == 4 and len(options[right]) < max(others), (question, options[right])
-    assert sorted(letters) == ["A", "B", "C", "D"]
+    assert all(len(o) == 4 for o in page.choice_options(LESSON).values())
+    assert page.longest_right_options(LESSON, r) == []
+    assert sorted(getattr(r, q.id).strip().upper() for q in LESSON.questions if q.kind == "choice") == list("ABCD")
 
 
 # -- the suites can tell the slips apart ----------------------------------------------------------------------------
@@ -270,7 +184,7 @@ def test_the_panel_tells_every_wrong_count_from_the_others_and_from_the_right_on
         float(suite.max_batch_for_itl(weights, per_token, context, suite.panel_target(fits), bandwidth))
         for fits in suite.PANEL
     )
-    answers = [right] + [tuple(float(a) for a in suite.panel_answers(rule)) for _, rule in suite.WRONG_COUNTS]
+    answers = [right] + [tuple(float(a) for a in suite.count_answers(rule)) for _, rule in suite.WRONG_COUNTS]
     assert len(set(answers)) == len(answers)
 
 

@@ -163,7 +163,7 @@ def test_no_right_option_is_the_longest_and_the_right_letters_vary() -> None:
 def _apart(suite: ModuleType, name: str, x: float, y: float) -> bool:
     """Told apart by the suites' own comparison (exact for a count), and for other numbers by ten times its
     tolerance, so float noise cannot blur them."""
-    return not suite.same(name, x, y) and (name in suite.COUNTS or not math.isclose(x, y, rel_tol=1e-5))
+    return not suite.NUMBERS.same(name, x, y) and (name in suite.COUNTS or not math.isclose(x, y, rel_tol=1e-5))
 
 
 def test_the_probes_separate_every_slip_of_each_function() -> None:
@@ -173,7 +173,7 @@ def test_the_probes_separate_every_slip_of_each_function() -> None:
     for name, slips in suite.SLIPS.items():
         probes = suite.PROBES[name]
         rows = [tuple(suite.SPEC[name](**p) for p in probes)]
-        rows += [tuple(suite.slip_value(rule, p) for p in probes) for _, rule in slips]
+        rows += [tuple(suite.NUMBERS.slip_value(name, rule, p) for p in probes) for _, rule in slips]
         for (i, a), (j, b) in itertools.combinations(enumerate(rows), 2):
             assert any(_apart(suite, name, x, y) for x, y in zip(a, b, strict=True)), (name, i, j)
 
@@ -186,9 +186,9 @@ def test_a_slip_is_named_only_when_every_result_fits_it() -> None:
     first = {"budget_bytes": 7 * 2**29 + 3 * 2**29 // 4, "kv_bytes_per_token": 131_072, "context_len": 4096}  # 7.75
     rounding = next(rule for sentence, rule in suite.SLIPS[name] if sentence.startswith("rounded to the nearest"))
     seen = [(rounding(**first), first)] + [(rounding(**p), p) for p in suite.PROBES[name]]
-    assert [s[:30] for s in suite.consistent_slips(name, seen)] == ["rounded to the nearest whole n"]
+    assert [s[:30] for s in suite.NUMBERS.consistent_slips(name, seen)] == ["rounded to the nearest whole n"]
     odd = [(12345.0, first)] + [(suite.SPEC[name](**p), p) for p in suite.PROBES[name]]
-    assert suite.consistent_slips(name, odd) == []
+    assert suite.NUMBERS.consistent_slips(name, odd) == []
 
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:

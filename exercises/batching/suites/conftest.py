@@ -17,16 +17,26 @@ a fixed **panel** of cases instead, as Prefill's comparison is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from grader.config import REL_TOL
-from grader.diagnose import near_miss, not_a_number, number, reciprocal, rounded, unit_slip
-from grader.testing import Call, LearnerRaised, Mismatch, close, show, withheld
+from grader.checks import (
+    HARD_CODED,
+    Numbers,
+    expect_choice,
+    expect_value,
+    float_count,
+    hard_coded,
+    not_right,
+    only_fit,
+    panel_answers,
+)
+from grader.diagnose import not_a_number, number
+from grader.testing import Call, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -141,110 +151,16 @@ ADVICE = {
 }
 
 
-def _args_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(show(args[p]) for p in PARAMS[name])})"
-
-
-def _positional(name: str, args: dict[str, Any]) -> list[Any]:
-    return [args[p] for p in PARAMS[name]]
-
-
-def _matches(value: float, wrong: float, expected: float, rel: float) -> bool:
-    return math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(value, wrong, rel)
-
-
-def known_slips(name: str, value: float, args: dict[str, Any], rel: float = 1e-6) -> list[str]:
-    """The lesson's slips of ``name`` that give ``value`` on ``args``."""
-    expected = SPEC[name](**args)
-    return [s for s, rule in SLIPS[name] if _matches(value, rule(*_positional(name, args)), expected, rel)]
-
-
-def _generic(value: float, expected: float, unit: str) -> str:
-    """A unit factor, a reciprocal or a rounding: sentences that depend only on the answer and the right one."""
-    slip = unit_slip(value, expected, unit)
-    if slip:
-        return slip.sentence
-    return reciprocal(value, expected) or rounded(value, expected)
-
-
-def why_wrong(name: str, first: tuple[Any, dict[str, Any]], second: tuple[Any, dict[str, Any]] | None) -> str:
-    """Why a wrong number is wrong, from two results of the learner's function (``second`` None if the probe
-    call failed): a slip named only when it explains both."""
-    (v1, a1) = first
-    e1 = SPEC[name](**a1)
-    why = not_a_number(v1)
-    if why:
-        return why
-    value = float(v1)
-    if not math.isfinite(value):
-        return f"It is {value}: was there a division by zero or an overflow?"
-    if second is None:
-        return f"I can't tell which slip this is (the check on other inputs failed). {ADVICE[name]}"
-    v2, a2 = second
-    e2 = SPEC[name](**a2)
-    n2 = number(v2)
-    if n2 is not None and type(v1) is type(v2) and v1 == v2 and not close(e1, e2, 1e-9):
-        return (
-            f"{_args_text(name, a2)} returned {show(v2)} too: it gives the same answer whatever the inputs. Is it "
-            "hard-coded, or copied from the worked example? Compute it from the arguments."
-        )
-    if n2 is None:
-        return f"I can't tell which slip this is: {_args_text(name, a2)} returned {show(v2)}. {ADVICE[name]}"
-    both = [s for s in known_slips(name, value, a1) if s in known_slips(name, n2, a2)]
-    if len(both) == 1:
-        return f"That is {both[0]}."
-    g1, g2 = _generic(value, e1, UNITS[name]), _generic(n2, e2, UNITS[name])
-    if g1 and g1 == g2:
-        return g1
-    close_miss = near_miss(value, e1, REL_TOL)
-    if close_miss and near_miss(n2, e2, REL_TOL):
-        return close_miss
-    return (
-        f"I can't tell which slip this is: it matches none of the usual ones, both here and for "
-        f"{_args_text(name, a2)} (which returned {show(v2)}). {ADVICE[name]}"
-    )
-
-
-def _head(got: Call, expected: Any, unit: str = "") -> str:
-    unit_text = f" {unit}" if unit else ""
-    shown = show(expected) if isinstance(expected, int) else f"{expected:.6g}{unit_text}"
-    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {shown})") + "."
-
-
-def call_with(learner: Any, name: str, args: dict[str, Any], keywords: bool = False) -> Call:
-    """Call the learner's ``name`` positionally (or by the notebook's parameter names); say so plainly when a
-    keyword call fails because a name was changed."""
-    if not keywords:
-        return learner.call(name, *_positional(name, args))
-    try:
-        return learner.call(name, **args)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
-                f"({', '.join(PARAMS[name])}); keep those names."
-            ) from None
-        raise
-
-
-def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
-    """Call the learner's numeric function ``name`` on ``args`` and compare with the spec; if it is wrong, call
-    it once more on the function's probe and explain from both results."""
-    got = call_with(learner, name, args, keywords)
-    expected = SPEC[name](**args)
-    value = number(got.value)
-    if value is not None and close(value, expected, REL_TOL):
-        return
-    head = _head(got, expected, UNITS[name])
-    second = None
-    if value is not None and math.isfinite(value):
-        probe = PROBES[name]
-        try:
-            second = (call_with(learner, name, probe).value, probe)
-        except LearnerRaised:
-            second = None
-    raise Mismatch(f"{head} {why_wrong(name, (got.value, args), second)}")
+NUMBERS = Numbers(
+    spec=SPEC,
+    params=PARAMS,
+    units=UNITS,
+    slips=SLIPS,
+    probes={n: (p,) for n, p in PROBES.items()},
+    advice=ADVICE,
+    rounding=True,
+)
+check_number = NUMBERS.check
 
 
 # -- max_batch_for_itl: what a wrong count counts instead --------------------------------------------------------
@@ -300,7 +216,7 @@ WRONG_COUNTS: tuple[tuple[str, CountRule], ...] = (
 )
 
 
-def panel_answers(rule: CountRule) -> tuple[float, ...]:
+def count_answers(rule: CountRule) -> tuple[float, ...]:
     weights, per_token, context, bandwidth = PANEL_REPLICA
     return tuple(rule(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL)
 
@@ -308,38 +224,49 @@ def panel_answers(rule: CountRule) -> tuple[float, ...]:
 def wrong_count(learner: Any) -> str:
     """What the learner's max_batch_for_itl counts instead, from its answers on :data:`PANEL`, or ''. Run once
     per notebook, after a wrong count (its answer depends only on the learner's code)."""
-    return str(learner.once("max_batch_for_itl: wrong count", lambda: _wrong_count(learner)))
-
-
-def _wrong_count(learner: Any) -> str:
     weights, per_token, context, bandwidth = PANEL_REPLICA
-    answers = []
-    for fits in PANEL:
-        try:
-            value = learner.call("max_batch_for_itl", weights, per_token, context, panel_target(fits), bandwidth).value
-        except LearnerRaised:
-            return ""
-        answers.append(number(value))
-    if any(a is None for a in answers):
+    calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
+    answers = panel_answers(learner, "max_batch_for_itl", calls)
+    if answers is None or any(number(a) is None for a in answers):
         return ""
-    fits = [
-        s
-        for s, rule in WRONG_COUNTS
-        if all(close(a, r, 1e-9) for a, r in zip(answers, panel_answers(rule), strict=True))
-    ]
-    return fits[0] if len(fits) == 1 else ""
+    rows = [(sentence, count_answers(rule)) for sentence, rule in WRONG_COUNTS]
+    return only_fit([number(a) for a in answers], rows, lambda a, r: close(a, r, 1e-9))
+
+
+#: Inputs a right count is checked again on, so a constant (0 everywhere, the worked example's 93) earns nothing:
+#: 21 and 7 sequences of the panel replica.
+SECOND: tuple[dict[str, Any], ...] = tuple(
+    dict(zip(PARAMS["max_batch_for_itl"], (*PANEL_REPLICA[:3], panel_target(fits), PANEL_REPLICA[3]), strict=True))
+    for fits in (21.25, 7)
+)
+
+
+def _constant_count(learner: Any, got: Call) -> str:
+    """The hard-coded sentence when every panel answer is the learner's wrong count itself, else ''."""
+    weights, per_token, context, bandwidth = PANEL_REPLICA
+    calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
+    answers = panel_answers(learner, "max_batch_for_itl", calls)
+    if not answers or not all(type(a) is type(got.value) and a == got.value for a in answers):
+        return ""
+    shown = NUMBERS.call_text("max_batch_for_itl", dict(zip(PARAMS["max_batch_for_itl"], calls[0], strict=True)))
+    return f"{shown} returned {show(got.value)} too, as did every other input tried: {HARD_CODED}"
 
 
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     """Call max_batch_for_itl on ``args``; a wrong count is explained from the panel, from what the value itself
     shows (None, negative, not whole), or said plainly to be one the grader cannot name."""
     name = "max_batch_for_itl"
-    got = call_with(learner, name, args, keywords)
+    got = NUMBERS.call(learner, name, args, keywords)
     expected = max_batch_for_itl(**args)
     value = number(got.value)
     if value is not None and value == expected:
+        if isinstance(got.value, float):
+            raise Mismatch(float_count(got))
+        constant = hard_coded(learner, name, PARAMS[name], got, SECOND, lambda o: max_batch_for_itl(**o) != expected)
+        if constant:
+            raise Mismatch(constant)
         return
-    head = _head(got, expected)
+    head = not_right(got, expected)
     if got.value is None:
         raise Mismatch(
             f"{head} It returned None"
@@ -352,7 +279,7 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     assert value is not None
     if not math.isfinite(value):
         raise Mismatch(f"{head} It is {value}: was there a division by zero or an overflow?")
-    why = wrong_count(learner)
+    why = wrong_count(learner) or _constant_count(learner, got)
     if not why and value < 0:
         why = "A batch cannot be negative: when not even one sequence meets the target, return 0."
     if not why and value != math.floor(value):
@@ -363,52 +290,6 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
             "sequence's cache (context_len x kv_bytes_per_token), round down, and return 0 if that is below 1."
         )
     raise Mismatch(f"{head} {why}")
-
-
-# -- value questions ---------------------------------------------------------------------------------------------
-
-Known = Sequence[tuple[str, float]]
-
-
-def expect_value(
-    name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str
-) -> None:
-    """Check a by-hand number; the feedback never states it. Only one number is evidence here, so a slip is named
-    only when it is the one slip within 0.2% of the answer given (the slips of a question are far apart)."""
-    got = number(value)
-    if got is not None and math.isfinite(got) and close(got, expected, rel):
-        return
-    shown = withheld(f" (expected {expected:.6g})")
-    text = f"`{name}` is {show(value)}, which is not right for {meaning}" + shown + "."
-    why = not_a_number(value)
-    if not why and got is not None:
-        fits = [s for s, wrong in known if close(got, wrong, 2e-3)]
-        if len(fits) == 1:
-            why = f"That is {fits[0]}."
-        else:
-            slip = unit_slip(got, expected, rel=2e-3)
-            why = (slip.sentence if slip else "") or reciprocal(got, expected, 2e-3) or near_miss(got, expected, rel)
-    why = why or "I can't tell which slip gives this number."
-    raise Mismatch(f"{text} {why} {advice}")
-
-
-def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
-    """A multiple-choice answer: one letter, compared case-insensitively; the learner is never told the letter."""
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    letters = "A, B, C or D"
-    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    if not isinstance(value, str):
-        raise Mismatch(f"`{name}` is {show(value)}; expected one of the letters {letters}, as a string." + right)
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or answer not in "ABCD":
-        raise Mismatch(
-            f"`{name}` is {show(value)}, which is not one of {letters}: give just the letter of one option, as a "
-            "string." + right
-        )
-    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right} {hint}")
 
 
 @pytest.fixture(scope="session")

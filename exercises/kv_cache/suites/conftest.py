@@ -17,15 +17,13 @@ exactly: a whole number, rounded down.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from grader.config import REL_TOL
-from grader.diagnose import near_miss, not_a_number, number, reciprocal, unit_slip
-from grader.testing import Call, LearnerRaised, Mismatch, close, show, withheld
+from grader.checks import Numbers, expect_choice, expect_value
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -109,6 +107,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
         (
             "2 bytes per value written in, whatever bytes_per_value says: use the argument",
             lambda n_layers, n_kv_heads, head_dim, bytes_per_value: 4 * n_layers * n_kv_heads * head_dim,
+        ),
+        (
+            "the bytes per value left out (1 byte whatever bytes_per_value says): multiply by bytes_per_value",
+            lambda n_layers, n_kv_heads, head_dim, bytes_per_value: 2 * n_layers * n_kv_heads * head_dim,
         ),
         (
             "GiB (divided by 2**30): return bytes",
@@ -313,7 +315,10 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
 #: one whole (rounding up is right there, one more than fits is not);
 #: the budget has one where the weights do not fit (a missing 0.0 floor shows only there).
 PROBES: dict[str, tuple[dict[str, Any], ...]] = {
-    "kv_bytes_per_token": ({"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},),
+    "kv_bytes_per_token": (
+        {"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 1},
+        {"n_layers": 37, "n_kv_heads": 5, "head_dim": 96, "bytes_per_value": 2},  # a bytes_per_value left out shows
+    ),
     "kv_budget_bytes": (
         {"memory_bytes": 95e9, "param_bytes": 31e9, "reserved_fraction": 0.45},
         {"memory_bytes": 80e9, "param_bytes": 75e9, "reserved_fraction": 0.1},  # the weights do not fit
@@ -344,186 +349,17 @@ ADVICE = {
 }
 
 
-def _args_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(show(args[p]) for p in PARAMS[name])})"
-
-
-def same(name: str, a: float, b: float) -> bool:
-    """Whether two results of ``name`` are the same: exactly for a count, to 1e-6 otherwise."""
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return False
-    if name in COUNTS:
-        return abs(a - b) <= 1e-9 * max(1.0, abs(b))
-    return close(a, b, REL_TOL)
-
-
-def right(name: str, value: Any, args: dict[str, Any]) -> bool:
-    got = number(value)
-    return got is not None and same(name, got, SPEC[name](**args))
-
-
-def slip_value(rule: Callable[..., float], args: dict[str, Any]) -> float:
-    """What a slip gives on ``args``; NaN where the slip itself divides by zero (it then explains nothing)."""
-    try:
-        return float(rule(**args))
-    except ZeroDivisionError:
-        return math.nan
-
-
-def consistent_slips(name: str, seen: Sequence[tuple[float, dict[str, Any]]]) -> list[str]:
-    """The lesson's slips of ``name`` that give every result seen (result, inputs); the first must be wrong."""
-    (_, args), *_ = seen
-    expected = SPEC[name](**args)
-    found = []
-    for sentence, rule in SLIPS[name]:
-        if same(name, slip_value(rule, args), expected):
-            continue  # this slip would have been right on the first inputs
-        if all(same(name, value, slip_value(rule, a)) for value, a in seen):
-            found.append(sentence)
-    return found
-
-
-def _generic(value: float, expected: float, unit: str) -> str:
-    """A unit factor or a reciprocal: sentences that depend only on the ratio of the answer to the right one."""
-    slip = unit_slip(value, expected, unit)
-    if slip:
-        return slip.sentence
-    return reciprocal(value, expected)
-
-
-def why_wrong(name: str, first: tuple[Any, dict[str, Any]], probes: Sequence[tuple[Any, dict[str, Any]]] | None) -> str:
-    """Why a wrong number is wrong, from the learner's results on the first inputs and on the probes (``probes``
-    None if a probe call failed): a slip named only when it explains them all."""
-    (v1, a1) = first
-    e1 = SPEC[name](**a1)
-    why = not_a_number(v1)
-    if why:
-        return why
-    value = float(v1)
-    if not math.isfinite(value):
-        return f"It is {value}: was there a division by zero or an overflow?"
-    if probes is None:
-        return f"I can't tell which slip this is (the check on other inputs failed). {ADVICE[name]}"
-    v2, a2 = probes[0]
-    e2 = SPEC[name](**a2)
-    n2 = number(v2)
-    if n2 is not None and type(v1) is type(v2) and v1 == v2 and not same(name, e1, e2):
-        return (
-            f"{_args_text(name, a2)} returned {show(v2)} too: it gives the same answer whatever the inputs. Is it "
-            "hard-coded, or copied from the worked example? Compute it from the arguments."
-        )
-    numbers = [number(v) for v, _ in probes]
-    if any(n is None for n in numbers):
-        return f"I can't tell which slip this is: {_args_text(name, a2)} returned {show(v2)}. {ADVICE[name]}"
-    seen = [(value, a1)] + [(float(n), a) for n, (_, a) in zip(numbers, probes, strict=True) if n is not None]
-    fits = consistent_slips(name, seen)
-    if len(fits) == 1:
-        return f"That is {fits[0]}."
-    if name in COUNTS and value != math.floor(value):
-        return "It is not a whole number: a count of whole tokens or sequences, rounded down (`//`), is asked for."
-    unit = UNITS[name]
-    assert n2 is not None
-    g1, g2 = _generic(value, e1, unit), _generic(n2, e2, unit)
-    if g1 and g1 == g2:
-        return g1
-    close_miss = near_miss(value, e1, REL_TOL)
-    if close_miss and near_miss(n2, e2, REL_TOL):
-        return close_miss
-    return (
-        f"I can't tell which slip this is: it matches none of the usual ones, both here and for "
-        f"{_args_text(name, a2)} (which returned {show(v2)}). {ADVICE[name]}"
-    )
-
-
-def _head(got: Call, expected: Any, unit: str = "") -> str:
-    unit_text = f" {unit}" if unit else ""
-    return (
-        f"{got.text} returned {show(got.value)}, which is not right"
-        + withheld(f" (expected {expected:.6g}{unit_text})")
-        + "."
-    )
-
-
-def call_with(learner: Any, name: str, args: dict[str, Any], keywords: bool = False) -> Call:
-    """Call the learner's ``name`` positionally (or by the notebook's parameter names); say so plainly when a
-    keyword call fails because a name was changed."""
-    if not keywords:
-        return learner.call(name, *(args[p] for p in PARAMS[name]))
-    try:
-        return learner.call(name, **args)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
-                f"({', '.join(PARAMS[name])}); keep those names."
-            ) from None
-        raise
-
-
-def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
-    """Call the learner's function ``name`` on ``args`` and compare with the spec; if it is wrong, call it on the
-    function's probes and explain from every result."""
-    got = call_with(learner, name, args, keywords)
-    expected = SPEC[name](**args)
-    if right(name, got.value, args):
-        return
-    head = _head(got, expected, UNITS[name])
-    probes: list[tuple[Any, dict[str, Any]]] | None = None
-    value = number(got.value)
-    if value is not None and math.isfinite(value):
-        try:
-            probes = [(call_with(learner, name, probe).value, probe) for probe in PROBES[name]]
-        except LearnerRaised:
-            probes = None
-    raise Mismatch(f"{head} {why_wrong(name, (got.value, args), probes)}")
-
-
-# -- value questions ---------------------------------------------------------------------------------------------
-
-Known = Sequence[tuple[str, float]]
-
-
-def expect_value(
-    name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str
-) -> None:
-    """Check a by-hand number; the feedback never states it. Only one number is evidence here, so a slip is named
-    only when it is the one slip within 0.2% of the answer given (the slips of a question are far apart)."""
-    got = number(value)
-    if got is not None and math.isfinite(got) and close(got, expected, rel):
-        return
-    text = (
-        f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g})") + "."
-    )
-    why = not_a_number(value)
-    if not why and got is not None:
-        fits = [s for s, wrong in known if close(got, wrong, 2e-3)]
-        if len(fits) == 1:
-            why = f"That is {fits[0]}."
-        else:
-            slip = unit_slip(got, expected, rel=2e-3)
-            why = (slip.sentence if slip else "") or reciprocal(got, expected, 2e-3) or near_miss(got, expected, rel)
-    why = why or "I can't tell which slip gives this number."
-    raise Mismatch(f"{text} {why} {advice}")
-
-
-def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
-    """A multiple-choice answer: one letter, compared case-insensitively; the learner is never told the letter."""
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    letters = "A, B, C or D"
-    right_letter = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    if not isinstance(value, str):
-        raise Mismatch(f"`{name}` is {show(value)}; expected one of the letters {letters}, as a string." + right_letter)
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or answer not in "ABCD":
-        raise Mismatch(
-            f"`{name}` is {show(value)}, which is not one of {letters}: give just the letter of one option, as a "
-            "string." + right_letter
-        )
-    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right_letter} {hint}")
+NUMBERS = Numbers(
+    spec=SPEC,
+    params=PARAMS,
+    units=UNITS,
+    slips=SLIPS,
+    probes=PROBES,
+    advice=ADVICE,
+    counts=COUNTS,
+    not_whole="It is not a whole number: a count of whole tokens or sequences, rounded down (`//`), is asked for.",
+)
+check_number = NUMBERS.check
 
 
 @pytest.fixture(scope="session")

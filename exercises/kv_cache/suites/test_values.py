@@ -187,13 +187,7 @@ GENERAL = {
 
 
 def _choice(learner, reference, kv, name):
-    correct = getattr(reference, name)
-    value = learner.value(name)
-    hint = GENERAL[name]
-    written_for, why_not = WHY_NOT[name]
-    if isinstance(correct, str) and correct.strip().upper() == written_for and isinstance(value, str):
-        hint = why_not.get(value.strip().upper(), hint)
-    kv.expect_choice(name, value, correct, hint)
+    kv.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
 
 
 @question("answer_gqa")

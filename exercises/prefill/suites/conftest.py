@@ -13,16 +13,15 @@ twice is a hard-coded answer; anything else is said plainly to be a slip the gra
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from grader.config import REL_TOL
-from grader.diagnose import explain, near_miss, not_a_number, number, reciprocal, unit_slip
-from grader.testing import Call, LearnerRaised, Mismatch, close, show, withheld
+from grader.checks import Numbers, expect_choice, expect_value, not_right, only_fit, panel_answers
+from grader.diagnose import explain, number
+from grader.testing import Mismatch, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -187,107 +186,10 @@ ADVICE = {
 }
 
 
-def _args_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(show(args[p]) for p in PARAMS[name])})"
-
-
-def _matches(value: float, wrong: float, expected: float, rel: float) -> bool:
-    return math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(value, wrong, rel)
-
-
-def known_slips(name: str, value: float, args: dict[str, Any], rel: float = 1e-6) -> list[str]:
-    """The lesson's slips of ``name`` that give ``value`` on ``args``."""
-    expected = SPEC[name](**args)
-    return [sentence for sentence, rule in SLIPS[name] if _matches(value, rule(**args), expected, rel)]
-
-
-def _generic(value: float, expected: float, unit: str) -> str:
-    """A unit factor or a reciprocal: sentences that depend only on the ratio of the answer to the right one."""
-    slip = unit_slip(value, expected, unit)
-    if slip:
-        return slip.sentence
-    return reciprocal(value, expected)
-
-
-def why_wrong(name: str, first: tuple[Any, dict[str, Any]], second: tuple[Any, dict[str, Any]] | None) -> str:
-    """Why a wrong number is wrong, from two results of the learner's function (``second`` None if the probe
-    call failed): a slip named only when it explains both."""
-    (v1, a1) = first
-    e1 = SPEC[name](**a1)
-    why = not_a_number(v1)
-    if why:
-        return why
-    value = float(v1)
-    if not math.isfinite(value):
-        return f"It is {value}: was there a division by zero or an overflow?"
-    unit = UNITS[name]
-    if second is None:
-        return f"I can't tell which slip this is (the check on other inputs failed). {ADVICE[name]}"
-    v2, a2 = second
-    e2 = SPEC[name](**a2)
-    n2 = number(v2)
-    if n2 is not None and type(v1) is type(v2) and v1 == v2 and not close(e1, e2, 1e-9):
-        return (
-            f"{_args_text(name, a2)} returned {show(v2)} too: it gives the same answer whatever the inputs. Is it "
-            "hard-coded, or copied from the worked example? Compute it from the arguments."
-        )
-    if n2 is None:
-        return f"I can't tell which slip this is: {_args_text(name, a2)} returned {show(v2)}. {ADVICE[name]}"
-    both = [s for s in known_slips(name, value, a1) if s in known_slips(name, n2, a2)]
-    if len(both) == 1:
-        return f"That is {both[0]}."
-    g1, g2 = _generic(value, e1, unit), _generic(n2, e2, unit)
-    if g1 and g1 == g2:
-        return g1
-    close_miss = near_miss(value, e1, REL_TOL)
-    if close_miss and near_miss(n2, e2, REL_TOL):
-        return close_miss
-    return (
-        f"I can't tell which slip this is: it matches none of the usual ones, both here and for "
-        f"{_args_text(name, a2)} (which returned {show(v2)}). {ADVICE[name]}"
-    )
-
-
-def _head(got: Call, expected: Any, unit: str = "") -> str:
-    unit_text = f" {unit}" if unit else ""
-    shown = show(expected) if isinstance(expected, bool) else f"{expected:.6g}{unit_text}"
-    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {shown})") + "."
-
-
-def call_with(learner: Any, name: str, args: dict[str, Any], keywords: bool = False) -> Call:
-    """Call the learner's ``name`` positionally (or by the notebook's parameter names); say so plainly when a
-    keyword call fails because a name was changed."""
-    if not keywords:
-        return learner.call(name, *(args[p] for p in PARAMS[name]))
-    try:
-        return learner.call(name, **args)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
-                f"({', '.join(PARAMS[name])}); keep those names."
-            ) from None
-        raise
-
-
-def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
-    """Call the learner's numeric function ``name`` on ``args`` and compare with the spec; if it is wrong, call
-    it once more on the function's probe and explain from both results."""
-    got = call_with(learner, name, args, keywords)
-    expected = SPEC[name](**args)
-    value = number(got.value)
-    if value is not None and close(value, expected, REL_TOL):
-        return
-    head = _head(got, expected, UNITS[name])
-    second = None
-    if value is not None and math.isfinite(value):
-        probe = PROBES[name]
-        try:
-            second = (call_with(learner, name, probe).value, probe)
-        except LearnerRaised:
-            second = None
-    raise Mismatch(f"{head} {why_wrong(name, (got.value, args), second)}")
+NUMBERS = Numbers(
+    spec=SPEC, params=PARAMS, units=UNITS, slips=SLIPS, probes={n: (p,) for n, p in PROBES.items()}, advice=ADVICE
+)
+check_number = NUMBERS.check
 
 
 # -- is_compute_bound: what a wrong comparison compares instead ------------------------------------------------
@@ -325,31 +227,22 @@ WRONG_RULES: tuple[tuple[str, Callable[[int, float, float], bool]], ...] = (
 def wrong_comparison(learner: Any) -> str:
     """What the learner's is_compute_bound compares instead, from its verdicts on :data:`PANEL`, or ''. Run
     once per notebook, after a wrong verdict (its answer depends only on the learner's code)."""
-    return str(learner.once("is_compute_bound: wrong comparison", lambda: _wrong_comparison(learner)))
-
-
-def _wrong_comparison(learner: Any) -> str:
-    verdicts = []
-    for prompt_len, b in PANEL:
-        try:
-            verdicts.append(learner.call("is_compute_bound", prompt_len, b, PEAK_400, BW_400).value)
-        except LearnerRaised:
-            return ""
-    if not all(isinstance(v, bool) for v in verdicts):
+    verdicts = panel_answers(learner, "is_compute_bound", [(L, b, PEAK_400, BW_400) for L, b in PANEL])
+    if verdicts is None or not all(isinstance(v, bool) for v in verdicts):
         return ""
-    fits = [s for s, rule in WRONG_RULES if all(v is rule(L, b, 400.0) for v, (L, b) in zip(verdicts, PANEL))]
-    return fits[0] if len(fits) == 1 else ""
+    rows = [(sentence, [rule(L, b, 400.0) for L, b in PANEL]) for sentence, rule in WRONG_RULES]
+    return only_fit(verdicts, rows, lambda v, r: v is r)
 
 
 def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
     """Call is_compute_bound on ``args``; a wrong verdict is explained from the panel, or said plainly to be
     one the grader cannot name."""
-    got = call_with(learner, "is_compute_bound", args, keywords)
+    got = NUMBERS.call(learner, "is_compute_bound", args, keywords)
     expected = is_compute_bound(**args)
     value = got.value
     if value is expected:
         return
-    head = _head(got, expected)
+    head = not_right(got, expected)
     if not isinstance(value, bool):
         if value is None:
             raise Mismatch(f"{head} It returned None: did you forget the `return` statement?")
@@ -366,49 +259,6 @@ def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
         "with ridge_point(peak_flops, bandwidth), strictly greater."
     )
     raise Mismatch(f"{head} {facts} {why}")
-
-
-# -- value questions ---------------------------------------------------------------------------------------------
-
-Known = Sequence[tuple[str, float]]
-
-
-def expect_value(name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str) -> None:
-    """Check a by-hand number; the feedback never states it. Only one number is evidence here, so a slip is named
-    only when it is the one slip within 0.2% of the answer given (the slips of a question are far apart)."""
-    got = number(value)
-    if got is not None and math.isfinite(got) and close(got, expected, rel):
-        return
-    text = f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g})") + "."
-    why = not_a_number(value)
-    if not why and got is not None:
-        fits = [s for s, wrong in known if close(got, wrong, 2e-3)]
-        if len(fits) == 1:
-            why = f"That is {fits[0]}."
-        else:
-            slip = unit_slip(got, expected, rel=2e-3)
-            why = (slip.sentence if slip else "") or reciprocal(got, expected, 2e-3) or near_miss(got, expected, rel)
-    why = why or "I can't tell which slip gives this number."
-    raise Mismatch(f"{text} {why} {advice}")
-
-
-def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
-    """A multiple-choice answer: one letter, compared case-insensitively; the learner is never told the letter."""
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    letters = "A, B, C or D"
-    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    if not isinstance(value, str):
-        raise Mismatch(f"`{name}` is {show(value)}; expected one of the letters {letters}, as a string." + right)
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or answer not in "ABCD":
-        raise Mismatch(
-            f"`{name}` is {show(value)}, which is not one of {letters}: give just the letter of one option, as a "
-            "string." + right
-        )
-    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right} {hint}")
 
 
 @pytest.fixture(scope="session")

@@ -20,9 +20,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
-from grader.config import REL_TOL
+from grader.checks import call_with, expect_choice
 from grader.diagnose import candidates, confirmed, explain, kind, number
-from grader.testing import Call, LearnerRaised, Mismatch, Opaque, show, withheld
+from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
 
@@ -343,19 +343,7 @@ def perturbed(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _call(learner: Any, name: str, args: Mapping[str, Any], keywords: bool) -> Call:
-    params = SPECS[name][3]
-    if not keywords:
-        return learner.call(name, *(args[p] for p in params))
-    try:
-        return learner.call(name, **args)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it ({', '.join(params)}); "
-                "keep those names."
-            ) from None
-        raise
+    return call_with(learner, name, SPECS[name][3], args, keywords)
 
 
 def check(
@@ -619,28 +607,6 @@ def expect_value(
     elif why.startswith("It is close") and hint:
         why = f"{why} {hint}"
     raise Mismatch(f"{text} {why}")
-
-
-def expect_choice(name: str, value: Any, correct: Any, letters: str, why_not: Mapping[str, str], hint: str) -> None:
-    """Check a multiple-choice answer (one of ``letters``, case and spaces ignored) without naming the right one."""
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    options = ", ".join(letters[:-1]) + f" or {letters[-1]}"
-    if not isinstance(value, str):
-        raise Mismatch(
-            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option as a string: {options}, "
-            f'in quotes, e.g. `{name} = "X"` with X your letter.' + right
-        )
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or answer not in letters:
-        raise Mismatch(
-            f"`{name}` is {show(value)}, which is not one of {options}: give just the letter of one option, without "
-            "its text or punctuation." + right
-        )
-    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right} {why_not.get(answer, hint)}")
 
 
 @pytest.fixture(scope="session")

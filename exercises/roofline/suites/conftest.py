@@ -18,15 +18,16 @@ cannot tell.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from grader.config import REL_TOL
-from grader.diagnose import candidates, near_miss, not_a_number, number, reciprocal, unit_slip
-from grader.testing import Call, LearnerRaised, Mismatch, close, show, withheld
+from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, float_count, not_right
+from grader.checks import call_with as call_with_params
+from grader.diagnose import candidates, number
+from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -278,11 +279,9 @@ ADVICE = {
     "prefill_iterations": "Check the formula: prefill_tokens / chunk_tokens, rounded up to a whole number.",
 }
 
-NOT_SURE = "I can't tell which slip"
-
 
 def _call_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(show(args[p]) for p in PARAMS[name])})"
+    return call_text(name, PARAMS[name], args)
 
 
 def _known(name: str, args: dict[str, Any]) -> list[tuple[str, float]]:
@@ -340,28 +339,9 @@ def why_wrong(learner: Any, name: str, value: Any, args: dict[str, Any]) -> str:
     return f"{NOT_SURE} this is: it matches none of the usual ones on other inputs too. {ADVICE[name]}"
 
 
-def _head(got: Call, expected: Any, unit: str = "") -> str:
-    unit_text = f" {unit}" if unit else ""
-    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(
-        f" (expected {expected:.6g}{unit_text})"
-    ) + "."
-
-
 def call_with(learner: Any, name: str, args: dict[str, Any], keywords: bool = False) -> Call:
-    """Call the learner's ``name`` positionally (or by the notebook's parameter names); say so plainly when a
-    keyword call fails because a name was changed."""
-    if not keywords:
-        return learner.call(name, *(args[p] for p in PARAMS[name]))
-    try:
-        return learner.call(name, **args)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
-                f"({', '.join(PARAMS[name])}); keep those names."
-            ) from None
-        raise
+    """:func:`grader.checks.call_with` with ``name``'s parameters."""
+    return call_with_params(learner, name, PARAMS[name], args, keywords)
 
 
 def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -> None:
@@ -372,7 +352,7 @@ def check_number(learner: Any, name: str, keywords: bool = False, **args: Any) -
     value = number(got.value)
     if value is not None and close(value, expected, REL_TOL):
         return
-    raise Mismatch(f"{_head(got, expected, UNITS[name])} {why_wrong(learner, name, got.value, args)}")
+    raise Mismatch(f"{not_right(got, expected, UNITS[name])} {why_wrong(learner, name, got.value, args)}")
 
 
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
@@ -384,53 +364,8 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and value == expected:
         return
     if isinstance(value, float) and value == expected:
-        raise Mismatch(
-            f"{got.text} returned {show(value)}: the right count, but a float. Return an int (math.ceil returns "
-            "one; so does -(-a // b) on ints)."
-        )
-    raise Mismatch(f"{_head(got, expected, UNITS[name])} {why_wrong(learner, name, value, args)}")
-
-
-# -- value questions ---------------------------------------------------------------------------------------------
-
-Known = Sequence[tuple[str, float]]
-
-
-def expect_value(
-    name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str
-) -> None:
-    """Check a by-hand number; the feedback never states it. Only one number is evidence here, so a slip is named
-    only when it is the one known slip within 0.2% of the answer given (a test keeps them further apart)."""
-    got = number(value)
-    if got is not None and math.isfinite(got) and close(got, expected, rel):
-        return
-    shown = withheld(f" (expected {expected:.6g})")
-    text = f"`{name}` is {show(value)}, which is not right for {meaning}{shown}."
-    why = not_a_number(value)
-    if not why and got is not None:
-        fits = [s for s, wrong in known if close(got, wrong, 2e-3)]
-        if len(fits) == 1:
-            why = f"That is {fits[0]}."
-        else:
-            slip = unit_slip(got, expected, rel=2e-3)
-            why = (slip.sentence if slip else "") or reciprocal(got, expected, 2e-3) or near_miss(got, expected, rel)
-    why = why or f"{NOT_SURE} gives this number."
-    raise Mismatch(f"{text} {why} {advice}")
-
-
-def expect_choice(name: str, value: Any, correct: Any, hint: str) -> None:
-    """A multiple-choice answer: one letter, compared case-insensitively; the learner is never told the letter."""
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    if not isinstance(value, str):
-        raise Mismatch(f"`{name}` is {show(value)}; expected one of the letters A, B, C or D, as a string." + right)
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or answer not in "ABCD":
-        raise Mismatch(f"`{name}` is {show(value)}: give just the letter of one option, A, B, C or D.{right}")
-    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right} {hint}")
+        raise Mismatch(float_count(got, "math.ceil returns one; so does -(-a // b) on ints"))
+    raise Mismatch(f"{not_right(got, expected, UNITS[name])} {why_wrong(learner, name, value, args)}")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,407 @@
+"""Ready-made checks for what every lesson's hidden suites do: a by-hand number, a letter, a numeric function.
+
+Each lesson's suites used to carry their own copy of these (copied from one lesson to the next, drifting in
+wording); here they are written once, so every lesson words a wrong letter, a wrong by-hand number and a
+wrong function result the same way, and a fix reaches all of them. A lesson keeps what is its own: its spec
+formulas, the slips its learners make (in their words), the probe inputs that tell those slips apart, and the
+advice for a slip the grader cannot name.
+
+How a wrong number is explained (issue 20: name a slip only where the evidence supports it). A function that
+returns a wrong number is called again on its **probes**: fixed inputs on which every slip the lesson knows
+gives a different value (each lesson's test checks that). A slip is named only when it is the one slip that
+gives every result seen; a generic slip of :mod:`grader.diagnose` (a unit factor, a reciprocal, a rounding) only
+when it is the same on the first probe; the same number on a probe is a hard-coded answer; anything else is said
+plainly to be a slip the grader cannot tell. A by-hand number is only one piece of evidence, so its slip is
+named only when it is the one known slip within 0.2% of the answer given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grader.config import REL_TOL
+from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, unit_slip
+from grader.reveal import withheld
+from grader.testing import Call, Learner, LearnerRaised, Mismatch, close, show
+
+__all__ = [
+    "HARD_CODED",
+    "NOT_SURE",
+    "Known",
+    "Numbers",
+    "Slip",
+    "WhyNot",
+    "call_text",
+    "call_with",
+    "expect_choice",
+    "expect_value",
+    "float_count",
+    "hard_coded",
+    "not_right",
+    "only_fit",
+    "panel_answers",
+]
+
+#: How every check starts saying it cannot name the slip (a lesson's corpus looks for it).
+NOT_SURE = "I can't tell which slip"
+
+#: A by-hand question's known slips: (what the learner did, in their words; the number it gives).
+Known = Sequence[tuple[str, float]]
+
+#: A function's slip: (what the learner did, in their words; the value it gives, called with the function's
+#: arguments in the notebook's order).
+Slip = tuple[str, Callable[..., Any]]
+
+#: Why each wrong option of a choice is wrong: (the solution's letter these were written against, the sentence
+#: for each other letter). Used only while the solution still gives that letter, so a reordered notebook falls
+#: back to the general hint instead of explaining the wrong options of another order.
+WhyNot = tuple[str, Mapping[str, str]]
+
+#: How close a by-hand answer must be to a known slip to be named as it: learners round what they type.
+_TYPED = 2e-3
+
+
+def call_text(name: str, params: Sequence[str], args: Mapping[str, Any]) -> str:
+    """``name(1, 2.5)``: a call as the learner would write it, in the notebook's parameter order."""
+    return f"{name}({', '.join(show(args[p]) for p in params)})"
+
+
+def call_with(
+    learner: Learner, name: str, params: Sequence[str], args: Mapping[str, Any], keywords: bool = False
+) -> Call:
+    """Call the learner's ``name`` positionally (or by the notebook's parameter names, to check they were kept).
+
+    A keyword call that fails because a parameter was renamed says so plainly: the learner's maths may be
+    right, and the feedback should say what to change rather than show a bare ``TypeError``.
+    """
+    if not keywords:
+        return learner.call(name, *(args[p] for p in params))
+    try:
+        return learner.call(name, **args)
+    except LearnerRaised as err:
+        text = str(err)
+        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
+            raise LearnerRaised(
+                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
+                f"({', '.join(params)}); keep those names."
+            ) from None
+        raise
+
+
+#: The sentence for an answer that does not move with its inputs (a constant, or the worked example's result).
+HARD_CODED = (
+    "it gives the same answer whatever the inputs. Is it hard-coded, or copied from the worked example? Compute it "
+    "from the arguments."
+)
+
+
+def hard_coded(
+    learner: Learner,
+    name: str,
+    params: Sequence[str],
+    got: Call,
+    others: Sequence[Mapping[str, Any]],
+    differs: Callable[[Mapping[str, Any]], bool],
+) -> str:
+    """'' unless the learner's ``name``, right on ``got``'s inputs, returns the very same value (same type, equal)
+    on the first of ``others`` whose right answer ``differs`` from this one: then the sentence that says so.
+
+    A right answer on one example is evidence only if the function computes it: a constant that happens to be
+    the docstring example's result (or 0 where no batch fits) would otherwise earn every check that uses those
+    inputs. One more call per passing check; a right function can never be caught (its answers differ where the
+    spec's do), and a call that raises tells nothing here (the other checks see it).
+    """
+    other = next((o for o in others if differs(o)), None)
+    if other is None:
+        return ""
+    try:
+        again = call_with(learner, name, params, other).value
+    except LearnerRaised:
+        return ""
+    if number(again) is None or type(again) is not type(got.value) or again != got.value:
+        return ""
+    return (
+        f"{got.text} returned {show(got.value)}, the right answer there, but {call_text(name, params, other)} "
+        f"returned {show(again)} too: {HARD_CODED}"
+    )
+
+
+def float_count(got: Call, how: str = "int(), math.floor and math.ceil return one; so does // on two ints") -> str:
+    """The sentence for a count that has the right value but is a float (``8.0``, numpy's ``float64``).
+
+    One rule for every lesson: a count is asked for "as an int", so a float is not full marks however whole it
+    is (a float count breaks ``range(n)`` and list sizes downstream). Types are judged on what arrives: a numpy
+    scalar arrives as the Python value it holds, so ``numpy.float64(8.0)`` is a float and ``numpy.bool_`` a
+    bool, while ``1`` is an int, not a bool. The float is shown as Python writes it,
+    ``8.0``, so the learner sees what the sentence is about; ``how`` says how to get an int.
+    """
+    return f"{got.text} returned {got.value!r}: the right count, but a float. Return an int ({how})."
+
+
+def not_right(got: Call, expected: Any, unit: str = "") -> str:
+    """The first sentence of a wrong result's feedback: the call, what came back, and (staff only) what was
+    expected; a bool or a whole number shown as itself, any other number to six significant digits."""
+    unit_text = f" {unit}" if unit else ""
+    if isinstance(expected, bool):
+        shown = show(expected)
+    elif isinstance(expected, int):
+        shown = f"{show(expected)}{unit_text}"
+    else:
+        shown = f"{expected:.6g}{unit_text}"
+    return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {shown})") + "."
+
+
+def expect_value(
+    name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str
+) -> None:
+    """Check a by-hand number (``meaning`` says in words what it is, never its value); the feedback never states
+    the number. Only one number is evidence here, so a slip is named only when it is the one known slip within
+    0.2% of the answer given (a lesson keeps its slips further apart), else a generic slip, else "not sure"."""
+    got = number(value)
+    if got is not None and math.isfinite(got) and close(got, expected, rel):
+        return
+    text = (
+        f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g})") + "."
+    )
+    why = not_a_number(value)
+    if not why and got is not None:
+        fits = [sentence for sentence, wrong in known if close(got, wrong, _TYPED)]
+        if len(fits) == 1:
+            why = f"That is {fits[0]}."
+        else:
+            slip = unit_slip(got, expected, rel=_TYPED)
+            why = (slip.sentence if slip else "") or reciprocal(got, expected, _TYPED) or near_miss(got, expected, rel)
+    why = why or f"{NOT_SURE} gives this number."
+    raise Mismatch(f"{text} {why} {advice}")
+
+
+def panel_answers(learner: Learner, name: str, calls: Sequence[Sequence[Any]]) -> tuple[Any, ...] | None:
+    """The learner's ``name`` called on each of a fixed panel of argument lists, once per notebook (the answers
+    depend only on the code: see :meth:`Learner.once`); None when a call raised, for then the panel tells
+    nothing. For a result one probe cannot explain (a verdict, a whole number whose slips agree on most
+    inputs), the whole row of answers tells the slips apart."""
+
+    def compute() -> tuple[Any, ...] | None:
+        try:
+            return tuple(learner.call(name, *args).value for args in calls)
+        except LearnerRaised:
+            return None
+
+    answers = learner.once(f"{name}: panel", compute)
+    return None if answers is None else tuple(answers)
+
+
+def only_fit(
+    answers: Sequence[Any], rules: Sequence[tuple[str, Sequence[Any]]], agree: Callable[[Any, Any], bool]
+) -> str:
+    """The sentence of the one rule whose row of answers agrees with the learner's everywhere, or '' when none
+    or several do (then the evidence does not say which slip it is)."""
+    fits = [
+        sentence
+        for sentence, row in rules
+        if len(row) == len(answers) and all(agree(a, r) for a, r in zip(answers, row, strict=True))
+    ]
+    return fits[0] if len(fits) == 1 else ""
+
+
+def _options(letters: str) -> str:
+    return ", ".join(letters[:-1]) + f" or {letters[-1]}"
+
+
+def expect_choice(
+    name: str, value: Any, correct: Any, hint: str, why_not: WhyNot | None = None, letters: str = "ABCD"
+) -> None:
+    """Check a multiple-choice answer: one of ``letters``, case and spaces ignored; the learner is never told
+    the right letter. A wrong letter gets its own explanation from ``why_not`` (while the solution still gives
+    the letter it was written against), else ``hint``."""
+    if not isinstance(correct, str) or not correct.strip():
+        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
+    solution = correct.strip().upper()
+    right = withheld(f" (The right letter is {solution}.)")
+    options = _options(letters)
+    if not isinstance(value, str):
+        raise Mismatch(
+            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option as a string: {options}, "
+            f'in quotes, e.g. `{name} = "X"` with X your letter.' + right
+        )
+    answer = value.strip().upper()
+    if answer == solution:
+        return
+    if len(answer) != 1 or answer not in letters:
+        raise Mismatch(
+            f"`{name}` is {show(value)}, which is not one of {options}: give just the letter of one option, as a "
+            "string, without its text or punctuation." + right
+        )
+    if why_not is not None and why_not[0] == solution:
+        hint = why_not[1].get(answer, hint)
+    raise Mismatch(f"`{name}` is {show(value)}: {answer!r} is not the right option.{right} {hint}")
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A lesson's numeric functions, with what it takes to check one and explain a wrong result from its probes.
+
+    Every table is keyed by function name. ``probes`` are the fixed inputs a wrong function is called on again
+    (one is enough when every slip differs there; a count may need more, since rounding slips agree on some
+    inputs); ``counts`` are the functions whose result is a whole number, compared exactly and told
+    ``not_whole`` when it has a fraction, and refused as a float even when whole (:func:`float_count`); a right
+    result is checked once more on the first probe whose answer differs, so a hard-coded answer earns nothing
+    (:meth:`_unconfirmed`); ``rounding`` lets a rounded result be named as such (a lesson whose
+    slips include rounding of their own leaves it off, so the two cannot both claim one answer).
+    """
+
+    spec: Mapping[str, Callable[..., Any]]
+    params: Mapping[str, tuple[str, ...]]
+    units: Mapping[str, str]
+    slips: Mapping[str, Sequence[Slip]]
+    probes: Mapping[str, Sequence[Mapping[str, Any]]]
+    advice: Mapping[str, str]
+    counts: Collection[str] = ()
+    not_whole: str = "It is not a whole number: a count, rounded down (`//`), is asked for."
+    rounding: bool = False
+
+    def call(self, learner: Learner, name: str, args: Mapping[str, Any], keywords: bool = False) -> Call:
+        """:func:`call_with` with ``name``'s parameters."""
+        return call_with(learner, name, self.params[name], args, keywords)
+
+    def call_text(self, name: str, args: Mapping[str, Any]) -> str:
+        """:func:`call_text` with ``name``'s parameters."""
+        return call_text(name, self.params[name], args)
+
+    def same(self, name: str, a: float, b: float) -> bool:
+        """Whether two results of ``name`` are the same: exactly for a count, to 1e-6 otherwise."""
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return False
+        if name in self.counts:
+            return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+        return close(a, b, REL_TOL)
+
+    def right(self, name: str, value: Any, args: Mapping[str, Any]) -> bool:
+        """Whether ``value`` is ``name``'s right result on ``args``."""
+        got = number(value)
+        return got is not None and self.same(name, got, self.spec[name](**args))
+
+    def slip_value(self, name: str, rule: Callable[..., Any], args: Mapping[str, Any]) -> float:
+        """What a slip of ``name`` gives on ``args``; NaN where the slip itself divides by zero (it then
+        explains nothing)."""
+        try:
+            return float(rule(*(args[p] for p in self.params[name])))
+        except ZeroDivisionError:
+            return math.nan
+
+    def consistent_slips(self, name: str, seen: Sequence[tuple[float, Mapping[str, Any]]]) -> list[str]:
+        """The lesson's slips of ``name`` that give every result seen (result, inputs); a slip that would have
+        been right on the first inputs is none of them (the first result is wrong)."""
+        (_, args), *_ = seen
+        expected = self.spec[name](**args)
+        found = []
+        for sentence, rule in self.slips.get(name, ()):
+            if self.same(name, self.slip_value(name, rule, args), expected):
+                continue
+            if all(self.same(name, value, self.slip_value(name, rule, a)) for value, a in seen):
+                found.append(sentence)
+        return found
+
+    def _generic(self, name: str, value: float, expected: float) -> str:
+        """A unit factor, a reciprocal (or a rounding): sentences that depend only on the answer and the right
+        one, so they are named only when a probe's answer gives the same one."""
+        slip = unit_slip(value, expected, self.units.get(name, ""))
+        if slip:
+            return slip.sentence
+        return reciprocal(value, expected) or (rounded(value, expected) if self.rounding else "")
+
+    def why_wrong(
+        self, name: str, first: tuple[Any, Mapping[str, Any]], probes: Sequence[tuple[Any, Mapping[str, Any]]] | None
+    ) -> str:
+        """Why a wrong result is wrong, from the learner's results on the first inputs and on the probes
+        (``probes`` None if a probe call failed): a slip named only when it explains them all."""
+        v1, a1 = first
+        e1 = self.spec[name](**a1)
+        why = not_a_number(v1)
+        if why:
+            return why
+        value = float(v1)
+        if not math.isfinite(value):
+            return f"It is {value}: was there a division by zero or an overflow?"
+        advice = self.advice[name]
+        if not probes:
+            return f"{NOT_SURE} this is (the check on other inputs failed). {advice}"
+        v2, a2 = probes[0]
+        e2 = self.spec[name](**a2)
+        n2 = number(v2)
+        if n2 is not None and type(v1) is type(v2) and v1 == v2 and not self.same(name, e1, e2):
+            return f"{self.call_text(name, a2)} returned {show(v2)} too: {HARD_CODED}"
+        numbers = [number(v) for v, _ in probes]
+        if n2 is None or any(n is None for n in numbers):
+            return f"{NOT_SURE} this is: {self.call_text(name, a2)} returned {show(v2)}. {advice}"
+        seen = [(value, a1)] + [(float(n), a) for n, (_, a) in zip(numbers, probes, strict=True) if n is not None]
+        fits = self.consistent_slips(name, seen)
+        if len(fits) == 1:
+            return f"That is {fits[0]}."
+        if name in self.counts and value != math.floor(value):
+            return self.not_whole
+        g1, g2 = self._generic(name, value, e1), self._generic(name, n2, e2)
+        if g1 and g1 == g2:
+            return g1
+        close_miss = near_miss(value, e1, REL_TOL)
+        if close_miss and near_miss(n2, e2, REL_TOL):
+            return close_miss
+        if self.same(name, n2, e2):  # a right answer is no evidence of a slip: say it is right
+            return (
+                f"{NOT_SURE} this is: it matches none of the usual ones, and {self.call_text(name, a2)} returned "
+                f"{show(v2)}, which is right, so the slip shows only on some inputs. {advice}"
+            )
+        return (
+            f"{NOT_SURE} this is: it matches none of the usual ones, both here and for "
+            f"{self.call_text(name, a2)} (which returned {show(v2)}). {advice}"
+        )
+
+    def _unconfirmed(self, learner: Learner, name: str, got: Call, args: Mapping[str, Any]) -> str:
+        """'' when the learner's ``name``, right on ``args``, is right on its first probe whose answer differs
+        too; else why its right answer here is no evidence: the same value there (hard-coded), or a wrong one
+        (an argument written in, a slip that shows only on some inputs), explained as :meth:`why_wrong` does.
+
+        A right answer on one example earns its check only if the function computes it: a constant that is the
+        docstring example's result, or a parameter replaced by the example's value, would otherwise earn every
+        check that uses those inputs. One more call per passing check; a right function is never caught (it is
+        right on the probe), and a probe call that raises tells nothing here (the other checks see it).
+        """
+        expected = self.spec[name](**args)
+        probe = next((p for p in self.probes[name] if not self.same(name, self.spec[name](**p), expected)), None)
+        if probe is None:
+            return ""
+        try:
+            again = self.call(learner, name, probe)
+        except LearnerRaised:
+            return ""
+        if self.right(name, again.value, probe):
+            return ""
+        first = f"{got.text} returned {show(got.value)}, the right answer there, but"
+        if number(again.value) is not None and type(again.value) is type(got.value) and again.value == got.value:
+            return f"{first} {again.text} returned {show(again.value)} too: {HARD_CODED}"
+        head = not_right(again, self.spec[name](**probe), self.units.get(name, ""))
+        return f"{first} {head} {self.why_wrong(name, (again.value, probe), [(got.value, args)])}"
+
+    def check(self, learner: Learner, name: str, keywords: bool = False, **args: Any) -> None:
+        """Call the learner's ``name`` on ``args`` and compare with the spec; if it is wrong, call it on the
+        function's probes and explain from every result."""
+        got = self.call(learner, name, args, keywords)
+        if self.right(name, got.value, args):
+            if name in self.counts and isinstance(got.value, float):
+                raise Mismatch(float_count(got))
+            unconfirmed = self._unconfirmed(learner, name, got, args)
+            if unconfirmed:
+                raise Mismatch(unconfirmed)
+            return
+        head = not_right(got, self.spec[name](**args), self.units.get(name, ""))
+        probes: list[tuple[Any, Mapping[str, Any]]] | None = None
+        value = number(got.value)
+        if value is not None and math.isfinite(value):
+            try:
+                probes = [(self.call(learner, name, probe).value, probe) for probe in self.probes[name]]
+            except LearnerRaised:
+                probes = None
+        raise Mismatch(f"{head} {self.why_wrong(name, (got.value, args), probes)}")

@@ -1,0 +1,121 @@
+"""grader.checks, the checks lesson suites share: each rule they promise, on stand-in learners (no worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+import pytest
+
+from grader.checks import Numbers, expect_choice, expect_value, only_fit, panel_answers
+from grader.reveal import learner_view
+from grader.testing import Call, Learner, LearnerRaised, Mismatch, describe_call
+
+
+class Fake:
+    """A learner whose every function is ``fn`` (as ``Learner.call`` and ``Learner.once`` behave)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.notes, self.calls = fn, dict[str, Any](), 0
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Call:
+        self.calls += 1
+        try:
+            value = self.fn(*args, **kwargs)
+        except Exception as err:
+            raise LearnerRaised(f"{type(err).__name__}: {err}") from None
+        return Call(text=describe_call(name, args, kwargs), value=value)
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self.notes:
+            self.notes[key] = compute()
+        return self.notes[key]
+
+
+def learner(fn: Callable[..., Any]) -> Learner:
+    return cast(Learner, Fake(fn))
+
+
+NUMBERS = Numbers(
+    spec={"area": lambda w, h: w * h, "tiles": lambda size, tile: int(size // tile)},
+    params={"area": ("w", "h"), "tiles": ("size", "tile")},
+    units={"area": "m2", "tiles": "tiles"},
+    slips={"area": (("the perimeter (2 * (w + h)): an area multiplies", lambda w, h: 2 * (w + h)),)},
+    probes={"area": ({"w": 3.7, "h": 11.3},), "tiles": ({"size": 1000, "tile": 7},)},
+    advice={"area": "Multiply w by h.", "tiles": "size // tile."},
+    counts={"tiles"},
+)
+
+
+def _fails(check: Callable[[], None]) -> str:
+    with pytest.raises(Mismatch) as err:
+        check()
+    return learner_view(str(err.value))
+
+
+def test_a_right_function_passes_with_one_more_call() -> None:
+    fake = Fake(lambda w, h: w * h)
+    NUMBERS.check(cast(Learner, fake), "area", w=2, h=3)
+    assert fake.calls == 2
+
+
+def test_a_constant_right_on_the_example_earns_nothing() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda w, h: 6), "area", w=2, h=3))
+    assert "area(3.7, 11.3) returned 6 too" in said and "whatever the inputs" in said
+
+
+def test_an_argument_written_in_earns_nothing_where_the_example_hides_it() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda w, h: w * 3), "area", w=2, h=3))
+    assert "the right answer there, but area(3.7, 11.3) returned 11.1, which is not right" in said
+    assert "area(2, 3) returned 6, which is right, so the slip shows only on some inputs" in said
+
+
+def test_a_slip_is_named_when_the_probe_shows_it_too() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda w, h: 2 * (w + h)), "area", w=2, h=3))
+    assert "That is the perimeter" in said
+
+
+def test_a_right_probe_is_not_cited_as_evidence_of_a_slip() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda w, h: w * h if w > 3 else 99.0), "area", w=2, h=3))
+    assert "which is right, so the slip shows only on some inputs" in said
+
+
+def test_a_whole_float_count_is_refused_and_shown_as_a_float() -> None:
+    said = _fails(lambda: NUMBERS.check(learner(lambda size, tile: size // tile * 1.0), "tiles", size=100, tile=8))
+    assert "returned 12.0: the right count, but a float" in said
+    NUMBERS.check(learner(lambda size, tile: size // tile), "tiles", size=100, tile=8)
+
+
+def test_a_keyword_call_that_fails_says_to_keep_the_names() -> None:
+    with pytest.raises(LearnerRaised, match=r"keep those names"):
+        NUMBERS.check(learner(lambda width, h: width * h), "area", keywords=True, w=2, h=3)
+
+
+def test_a_letter_gets_its_own_explanation_only_for_the_solution_it_was_written_for() -> None:
+    why_not = ("B", {"A": "A is the mean."})
+    assert "A is the mean." in _fails(lambda: expect_choice("q", "a", "B", "general", why_not))
+    assert "general" in _fails(lambda: expect_choice("q", "a", "C", "general", why_not))
+    assert "not one of A, B, C or D" in _fails(lambda: expect_choice("q", "E", "B", "general"))
+    said = _fails(lambda: expect_choice("q", 2, "B", "general"))
+    assert "an int" in said and "right letter" not in said
+    expect_choice("q", " b ", "B", "general")
+
+
+def test_a_by_hand_slip_is_named_only_when_it_is_the_one_close_enough() -> None:
+    known = [("the mean", 10.0), ("the median", 20.0)]
+    said = _fails(lambda: expect_value("x", 10.01, 15.0, meaning="m", known=known, rel=1e-6, advice="A."))
+    assert "That is the mean." in said and "15" not in said
+    said = _fails(lambda: expect_value("x", 12.0, 15.0, meaning="m", known=known, rel=1e-6, advice="A."))
+    assert "I can't tell which slip gives this number." in said
+    expect_value("x", 15.0, 15.0, meaning="m", known=known, rel=1e-6, advice="A.")
+
+
+def test_a_panel_runs_once_per_notebook_and_names_only_a_unique_fit() -> None:
+    fake = Fake(lambda x: x + 1)
+    calls = [(1,), (2,), (3,)]
+    answers = panel_answers(cast(Learner, fake), "f", calls)
+    assert answers == (2, 3, 4) and panel_answers(cast(Learner, fake), "f", calls) == answers and fake.calls == 3
+    rules = [("plus one", (2, 3, 4)), ("double", (2, 4, 6))]
+    assert only_fit(answers, rules, lambda a, r: a == r) == "plus one"
+    assert only_fit(answers, [*rules, ("again", (2, 3, 4))], lambda a, r: a == r) == ""
+    assert panel_answers(learner(lambda x: 1 / 0), "g", calls) is None
