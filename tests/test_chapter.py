@@ -283,6 +283,7 @@ def test_moodle_participant_ids_are_per_lesson_so_rows_are_not_joined_and_it_is_
     assert "request, decode" in note and "grade export RESULTS/<lesson> --to moodle" in note
     empty = [c for r in chapter.rows for c in r.cells if c.score is None]
     assert len(empty) == 4 and all("not joined" in c.reason for c in empty)
-    assert note in reteach_markdown(chapter, reteach_first([(request, []), (decode, [])]))
+    report = reteach_markdown(chapter, reteach_first([(request, []), (decode, [])]))
+    assert note in report and "2 lessons, 4 rows (Moodle rows not joined across lessons)" in report
     alone = chapter_of([(request, [_moodle("Ada Lovelace", "request", 101, 8)])])
     assert alone.notes == () and alone.rows[0].cells[0].score == 8  # one lesson: nothing to join

@@ -136,6 +136,16 @@ def _moodle_not_joined(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) ->
     ]
 
 
+def _counted(chapter: Chapter) -> str:
+    """``12 learners``, or ``12 rows`` when Moodle rows were not joined (one learner may be several rows)."""
+    unjoined = any(c.reason == NOT_JOINED for r in chapter.rows for c in r.cells)
+    return (
+        f"{len(chapter.rows)} rows (Moodle rows not joined across lessons)"
+        if unjoined
+        else f"{len(chapter.rows)} learners"
+    )
+
+
 def _cell(row: Row) -> Cell:
     if row.status != "graded" or row.report is None:
         return Cell(None, row.learner, f"{row.status}: {row.reason}" if row.reason else row.status, row.late)
@@ -219,7 +229,7 @@ def reteach_first(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> tupl
 
 def reteach_markdown(chapter: Chapter, order: Sequence[Reteach]) -> str:
     """``chapter.md``: the chapter's figures and what to re-teach first, for a teaching assistant to read."""
-    lines = [f"# The chapter: {len(chapter.columns)} lessons, {len(chapter.rows)} learners", ""]
+    lines = [f"# The chapter: {len(chapter.columns)} lessons, {_counted(chapter)}", ""]
     lines += ["## What to re-teach first", ""]
     for n, item in enumerate(order, 1):
         if not item.graded:
@@ -366,7 +376,7 @@ def grade_class(
 
 def _said(chapter: Chapter, grades: Path, report: Path) -> str:
     """What was written, and how many notes ``chapter.md`` lists."""
-    said = f"{len(chapter.rows)} learners over {len(chapter.columns)} lessons: {grades} and {report}"
+    said = f"{_counted(chapter)} over {len(chapter.columns)} lessons: {grades} and {report}"
     return said + (f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else "")
 
 
