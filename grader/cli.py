@@ -327,6 +327,10 @@ def batch_command(
     try:
         with _reported():
             options = replace(options, late=_late_policy(due, extensions, late_penalty))
+            if export_name is not None:
+                from grader.batch.lms import header_word
+
+                header_word(export_name, "--export-name")
         with _reported(), dask_executor(dask_address) if dask_address else nullcontext() as executor:
             summary = run_batch(submissions, out, options, executor, progress_for())
     except KeyboardInterrupt:
@@ -401,10 +405,12 @@ def export_command(
     Example:
       grade export results --to canvas --assignment "Decode (123456)"
     """
-    from grader.batch.lms import MoodleWords, export_results
+    from grader.batch.lms import MoodleWords, export_results, header_word
 
     with _reported():
-        words = MoodleWords.parse(moodle_words) if moodle_words else MoodleWords()
+        if assignment is not None:
+            header_word(assignment, "--assignment")
+        words = MoodleWords.parse(moodle_words) if moodle_words is not None else MoodleWords()
         written = export_results(results, to, assignment, output, lessons_root, blank_or_zero, words)
     click.echo(f"Wrote the {written.note}")
 
@@ -459,8 +465,8 @@ def chapter_command(
     """
     from grader.batch.chapter import chapter_results
 
-    names = dict(_lesson_header(given) for given in assignments)
     with _reported():
+        names = dict(_lesson_header(given) for given in assignments)
         _, said = chapter_results(list(results), out, lessons_root, export, names)
     click.echo(f"Wrote the chapter: {said}")
 
@@ -470,7 +476,9 @@ def _lesson_header(given: str) -> tuple[str, str]:
     lesson, sep, header = given.partition("=")
     if not sep or not lesson.strip() or not header.strip():
         raise click.UsageError(f"--assignment {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
-    return lesson.strip(), header.strip()
+    from grader.batch.lms import header_word
+
+    return lesson.strip(), header_word(header.strip(), f"--assignment {lesson.strip()}=")
 
 
 @main.command("class")

@@ -257,3 +257,33 @@ def test_two_rows_of_one_lesson_that_differ_only_in_case_get_no_grade() -> None:
     )
     assert _by_key(chapter) == {"id ada": [None, 30]}
     assert any("id ada has 2 rows (Ada, ada)" in n for n in chapter.notes)
+
+
+def _moodle(name: str, lesson: str, participant: int, score: float) -> Row:
+    """A row as a Moodle download gives it: ``Ada Lovelace_101_assignsubmission_file_x.ipynb``."""
+    learner = f"{name.replace(' ', '_')}_{participant}"
+    row = _row(learner, lesson, score, 10)
+    return Row(learner, row.path, "graded", "", row.report, identity=Identity("Moodle", str(participant), name))
+
+
+def test_moodle_participant_ids_are_per_lesson_so_rows_are_not_joined_and_it_is_said() -> None:
+    """Moodle's participant id is one per (assignment, learner): the same learner's ids in two lessons differ,
+    and nothing else in the download is the same across them. The chapter must say its rows are not joined,
+    never show an empty cell as "no submission" for a learner who handed in under another participant id."""
+    request = LessonColumn("request", "Request", 10)
+    decode = LessonColumn("decode", "Decode", 10)
+    chapter = chapter_of(
+        [
+            (request, [_moodle("Ada Lovelace", "request", 101, 8), _moodle("Bob Jones", "request", 102, 5)]),
+            (decode, [_moodle("Ada Lovelace", "decode", 205, 9), _moodle("Bob Jones", "decode", 206, 6)]),
+        ]
+    )
+    assert len(chapter.rows) == 4  # never joined on the display name, a guess
+    (note,) = [n for n in chapter.notes if "Moodle" in n]
+    assert "request, decode" in note and "grade export RESULTS/<lesson> --to moodle" in note
+    empty = [c for r in chapter.rows for c in r.cells if c.score is None]
+    assert len(empty) == 4 and all("not joined" in c.reason for c in empty)
+    report = reteach_markdown(chapter, reteach_first([(request, []), (decode, [])]))
+    assert note in report and "2 lessons, 4 rows (Moodle rows not joined across lessons)" in report
+    alone = chapter_of([(request, [_moodle("Ada Lovelace", "request", 101, 8)])])
+    assert alone.notes == () and alone.rows[0].cells[0].score == 8  # one lesson: nothing to join

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from grader.batch import archive
 from grader.batch.choose import Read, choose, read_entry
 from grader.batch.gradebook import FILE_NAME, Gradebook
+from grader.batch.late import submitted_at
 from grader.batch.layouts import Entry, find_submissions, open_submissions
 from grader.batch.names import is_safe_id, lms_names, safe_id, same_id
 from grader.batch.outputs import write_outputs
@@ -363,15 +364,40 @@ def test_an_ambiguous_blackboard_name_is_never_guessed() -> None:
     assert lms_names(["Decode_j_nunez_attempt_2024-03-01-09-31-00_decode"]) is None  # Decode_j? Decode?
 
 
+def test_a_blackboard_file_name_holding_another_attempt_does_not_change_whose_it_is() -> None:
+    """The learner names their own file: ``x_attempt_<time>_`` or a whole name of another learner's in it must
+    not make the username ``mallory_attempt_..._x`` or ``alice`` (hostile round 5, finding 9)."""
+    stems = [
+        "Decode_alice_attempt_2024-02-29-10-00-00_decode",
+        "Decode_mallory_attempt_2024-03-03-10-00-00_x_attempt_2024-02-28-09-00-00_decode",
+        "Decode_eve_attempt_2024-03-03-10-00-00_Decode_alice_attempt_2024-02-28-09-00-00_decode",
+    ]
+    for assignments in ([], ["Decode"]):
+        parsed = lms_names(stems, assignments=assignments)
+        assert parsed is not None and [n.identity.lms_id if n else None for n in parsed[1]] == [
+            "alice",
+            "mallory",
+            "eve",
+        ]
+    assert submitted_at(Path("x"), stems[1], "Blackboard").startswith("2024-03-03T10:00:00")  # Blackboard's time
+
+
 USERNAME = st.text(alphabet="abzAZ09_.-éñ李", min_size=1, max_size=12).filter(
     lambda u: not u.startswith("_") and not u.endswith("_") and "__" not in u
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(["Decode", "Decode_Lab_1", "Lab 2"]), st.lists(USERNAME, min_size=1, max_size=4, unique=True))
-def test_every_legal_blackboard_username_round_trips_or_is_left_out(assignment: str, users: list[str]) -> None:
-    stems = [f"{assignment}_{u}_attempt_2024-03-01-09-31-00_decode" for u in users]
+@given(
+    st.sampled_from(["Decode", "Decode_Lab_1", "Lab 2"]),
+    st.lists(USERNAME, min_size=1, max_size=4, unique=True),
+    st.sampled_from(["decode", "x_attempt_2024-02-28-09-00-00_decode", "Decode_alice_attempt_2024-02-28-09-00-00_y"]),
+)
+def test_every_legal_blackboard_username_round_trips_or_is_left_out(
+    assignment: str, users: list[str], own: str
+) -> None:
+    """Whatever the learner names their file (``own``), their username is read as Blackboard wrote it, or left out."""
+    stems = [f"{assignment}_{u}_attempt_2024-03-01-09-31-00_{own}" for u in users]
     with_name = lms_names(stems, assignments=[assignment])
     assert with_name is not None and [n.identity.lms_id if n else None for n in with_name[1]] == users
     guessed = lms_names(stems)

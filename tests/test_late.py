@@ -13,10 +13,20 @@ import pytest
 
 from grader.batch.archive import unpack_zip
 from grader.batch.feedback import feedback_markdown, feedback_view
-from grader.batch.late import LatePolicy, Penalty, apply_late, parse_time, read_extensions, remember, submitted_at
+from grader.batch.late import (
+    LatePolicy,
+    Penalty,
+    apply_late,
+    extension_notes,
+    parse_time,
+    read_extensions,
+    remember,
+    submitted_at,
+)
 from grader.batch.lms import Column, export_text, grades_csv
 from grader.batch.names import Identity
-from grader.batch.rows import Row
+from grader.batch.progress import format_summary
+from grader.batch.rows import BatchSummary, Row
 from grader.batch.summary import summary_html
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report, ReportStatus
@@ -130,3 +140,43 @@ def test_late_is_shown_in_the_summary_and_on_the_learners_page() -> None:
     summary = summary_html(rows, {})
     assert "<h2>Late (1)</h2>" in summary and "per-day:10" in summary
     assert grades_csv(rows).splitlines()[1].split(",")[4] == "3"
+
+
+def test_a_learner_listed_twice_in_extensions_is_refused_naming_the_lines(tmp_path: Path) -> None:
+    """Never "the last row wins": an old row left in the sheet beside a new one is the TA's to resolve."""
+    csv_file = tmp_path / "ext.csv"
+    csv_file.write_text(
+        "learner,due\nalice,2024-03-10T00:00Z\ncarol,2024-03-10T00:00Z\nAlice,2024-02-01T00:00Z\n", encoding="utf-8"
+    )
+    with pytest.raises(UsageError, match=r"more than once: alice \(lines 2, 4\); keep one row per learner"):
+        read_extensions(csv_file)
+    csv_file.write_text("learner,due\n,2024-03-10T00:00Z\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="line 2: the learner cell is empty"):
+        read_extensions(csv_file)
+
+
+def test_an_extension_for_nobody_or_before_the_due_date_is_said() -> None:
+    """A typo'd name leaves the real learner penalised, and a date before --due makes a learner late: both said."""
+    policy = LatePolicy(
+        DUE,
+        (("bobb", DUE + timedelta(days=9)), ("Carol", DUE - timedelta(days=29)), ("4711", DUE + timedelta(days=1))),
+        Penalty.parse("per-day:10"),
+    )
+    rows = [graded("bob", 5, DUE + timedelta(days=2)), graded("carol", 5, DUE), graded("dan", 5, DUE, lms_id="4711")]
+    nobody, early = extension_notes(policy, rows)
+    assert "names bobb, who match no learner" in nobody and "correct the name" in nobody
+    assert "Carol (2024-02-01T09:00+00:00)" in early and "earlier than --due" in early
+    assert apply_late(rows, policy)[1].lateness.days == 29  # type: ignore[union-attr]  # as written, and said
+    assert extension_notes(LatePolicy(DUE, (("bob", DUE),)), rows) == ()
+    assert extension_notes(LatePolicy(), rows) == ()
+
+
+def test_the_summary_mean_is_of_the_scores_after_the_late_penalty() -> None:
+    """The first line's mean is the one grades.csv and the import hold, and says it is after the penalty."""
+    rows = apply_late(
+        [graded("amy", 5, DUE + timedelta(days=30)), graded("bo", 5, DUE)], LatePolicy(DUE, (), Penalty.parse("zero"))
+    )
+    line = format_summary(BatchSummary(Path("out"), "flat", tuple(rows), 2, 0, 1.0)).splitlines()[0]
+    assert "mean score 50% of the maximum after the late penalty" in line
+    plain = format_summary(BatchSummary(Path("out"), "flat", tuple(rows[1:]), 1, 0, 1.0)).splitlines()[0]
+    assert plain.endswith("mean score 100% of the maximum.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -18,7 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.lms import Column, MoodleWords, check_export, export_text, grades_csv, row_reason, write_export
+from grader.batch.lms import (
+    Column,
+    MoodleWords,
+    check_export,
+    export_text,
+    grades_csv,
+    header_word,
+    row_reason,
+    write_export,
+)
 from grader.batch.names import Identity, lms_names
 from grader.batch.rows import Row
 from grader.errors import UsageError
@@ -96,6 +106,41 @@ def test_moodle_words_follow_the_site_language() -> None:
     assert lms_rules.moodle(text.encode(), {"4711": None}, 5, french).grades == {"4711": 4.0}
     with pytest.raises(UsageError, match="four words"):
         MoodleWords.parse("Identifiant|Note")
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("Identifier|Participant |Grade|Grade", "two columns named 'Grade'"),
+        ("Identifier|Participant |full name|Last modified (grade)", "two columns named 'Full name', 'full name'"),
+        ("Identifier|Participant |Grade|", "four words"),
+        ("Identifier| |Grade|Last modified (grade)", "four words"),
+        ("Identifier|Participant |Gra\nde|Last modified (grade)", "control character"),
+    ],
+)
+def test_moodle_words_that_would_name_two_columns_alike_or_hold_controls_are_refused(given: str, says: str) -> None:
+    """Moodle's importer finds its columns by these words: two alike, an empty one or a broken line misreads."""
+    with pytest.raises(UsageError, match=re.escape(says)):
+        MoodleWords.parse(given)
+
+
+@pytest.mark.parametrize("bad", ["Decode\nInjected,Row", "Decode\r", "De\x00code", "\u202eedoceD", "Dec\u2028ode", " "])
+def test_a_header_with_a_newline_or_control_character_is_refused(bad: str) -> None:
+    """A newline in --assignment would start a row of its own in the import's header (hostile round 5, 11)."""
+    with pytest.raises(UsageError, match="control character|is empty"):
+        header_word(bad, "--assignment")
+    assert header_word("Decode (123456) |664617 Ünïcode", "--assignment") == "Decode (123456) |664617 Ünïcode"
+
+
+def test_the_cli_refuses_such_headers_before_reading_anything(tmp_path: Path) -> None:
+    export = run_grade("export", str(tmp_path), "--to", "canvas", "--assignment", "Decode\nInjected,Row")
+    assert export.returncode == 2 and "control character" in export.stderr and "Traceback" not in export.stderr
+    chapter = run_grade("chapter", str(tmp_path), "--assignment", "decode=Decode\rX", "--out", str(tmp_path / "c"))
+    assert chapter.returncode == 2 and "--assignment decode=" in chapter.stderr and not (tmp_path / "c").exists()
+    words = run_grade(
+        "export", str(tmp_path), "--to", "moodle", "--moodle-words", "Identifier|Participant |Grade|Grade"
+    )
+    assert words.returncode == 2 and "two columns named 'Grade'" in words.stderr
 
 
 def test_blackboard_layout_is_the_grade_center_upload_every_value_quoted() -> None:

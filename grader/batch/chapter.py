@@ -4,7 +4,9 @@ Each lesson stays one assignment with its own results folder (``grade batch ... 
 an LMS has one assignment per lesson. The chapter view reads those folders' gradebooks and brings them
 together. Learners are matched across lessons by their LMS identity (the LMS's own id, read from the
 download's file names) where the row has one, else by the batch's learner id; nothing is matched by a guess
-(a display name, a similar id), because a grade joined to the wrong learner is as bad as a wrong verdict. A
+(a display name, a similar id), because a grade joined to the wrong learner is as bad as a wrong verdict.
+Moodle's participant id is one per (assignment, learner), so Moodle rows are never joined across lessons: each
+is its own row, and the chapter says so (:func:`_moodle_not_joined`). A
 learner who has two rows in one lesson's results gets no grade for that lesson, with the reason, rather than
 one chosen for them.
 """
@@ -93,13 +95,14 @@ def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter
     columns = tuple(column for column, _ in lessons)
     cells: dict[str, list[Cell]] = {}
     identities: dict[str, Identity] = {}
-    notes: list[str] = []
+    notes = _moodle_not_joined(lessons)
     for i, (column, rows) in enumerate(lessons):
         counts = Counter(match_key(r) for r in rows)
         for row in rows:
             key = match_key(row)
             identities.setdefault(key, row.identity)
-            slot = cells.setdefault(key, [Cell(None, reason="no submission") for _ in columns])
+            empty = NOT_JOINED if notes and row.identity.lms == "Moodle" else "no submission"
+            slot = cells.setdefault(key, [Cell(None, reason=empty) for _ in columns])
             if counts[key] > 1:
                 learners = sorted(r.learner for r in rows if match_key(r) == key)
                 slot[i] = Cell(None, reason=f"{counts[key]} submissions ({', '.join(learners)}): grade one of them")
@@ -110,6 +113,37 @@ def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter
     notes += _seen_both_ways(lessons) + _told_apart_in_one_lesson_only(lessons)
     rows_out = tuple(ChapterRow(key, identities[key], tuple(c)) for key, c in sorted(cells.items()))
     return Chapter(columns, rows_out, tuple(notes))
+
+
+#: Why a Moodle row's other lessons are empty: it was never matched to that learner's rows there.
+NOT_JOINED = "not joined: Moodle's participant ids differ per lesson, see the note"
+
+
+def _moodle_not_joined(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> list[str]:
+    """Moodle's download names carry the participant id, which Moodle gives per (assignment, learner)
+    (``get_uniqueid_for_user``), and nothing else that is the same across assignments but the display name,
+    which is no identity. So a chapter with Moodle rows and more than one lesson cannot join them: said, with
+    what the teaching assistant can do."""
+    moodle = [column.id for column, rows in lessons if any(r.identity.lms == "Moodle" for r in rows)]
+    if not moodle or len(lessons) < 2:
+        return []
+    return [
+        f"Moodle rows ({', '.join(moodle)}) are not joined across lessons: Moodle gives each learner a different "
+        "participant id in each assignment, so a Moodle learner is one row per lesson here and the totals are "
+        "not theirs. Import each lesson from its own results folder (grade export RESULTS/<lesson> --to moodle); "
+        "for a chapter table, rename each learner's notebook to one id of theirs (e.g. their username, "
+        "ada.ipynb) in every lesson's folder and grade again"
+    ]
+
+
+def _counted(chapter: Chapter) -> str:
+    """``12 learners``, or ``12 rows`` when Moodle rows were not joined (one learner may be several rows)."""
+    unjoined = any(c.reason == NOT_JOINED for r in chapter.rows for c in r.cells)
+    return (
+        f"{len(chapter.rows)} rows (Moodle rows not joined across lessons)"
+        if unjoined
+        else f"{len(chapter.rows)} learners"
+    )
 
 
 def _cell(row: Row) -> Cell:
@@ -195,7 +229,7 @@ def reteach_first(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> tupl
 
 def reteach_markdown(chapter: Chapter, order: Sequence[Reteach]) -> str:
     """``chapter.md``: the chapter's figures and what to re-teach first, for a teaching assistant to read."""
-    lines = [f"# The chapter: {len(chapter.columns)} lessons, {len(chapter.rows)} learners", ""]
+    lines = [f"# The chapter: {len(chapter.columns)} lessons, {_counted(chapter)}", ""]
     lines += ["## What to re-teach first", ""]
     for n, item in enumerate(order, 1):
         if not item.graded:
@@ -262,8 +296,7 @@ def chapter_results(
     chapter = chapter_of(lessons)
     imported = chapter_export(chapter, export, names) if export else None
     grades, report = write_chapter(out, chapter, reteach_first(lessons))
-    noted = f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else ""
-    said = f"{len(chapter.rows)} learners over {len(ids)} lessons: {grades} and {report}{noted}"
+    said = _said(chapter, grades, report)
     if export is not None and imported is not None:
         from grader.batch.lms import FORMATS
         from grader.files import write_atomic
@@ -271,7 +304,7 @@ def chapter_results(
         path = out / FORMATS[export].file_name
         write_atomic(path, imported[0])
         said += f"; the {export} import, a column per lesson: {path}{imported[1]}"
-    return chapter, said
+    return chapter, said + _notes(chapter)
 
 
 @dataclass(frozen=True)
@@ -338,8 +371,18 @@ def grade_class(
         lessons.append(lesson_results(out / lesson_id, root))
     chapter = chapter_of(lessons)
     grades, report = write_chapter(out / "chapter", chapter, reteach_first(lessons))
-    said = f"{len(chapter.rows)} learners over {len(lessons)} lessons: {grades} and {report}"
-    return ClassRun(tuple(batches), chapter, said)
+    return ClassRun(tuple(batches), chapter, _said(chapter, grades, report) + _notes(chapter))
+
+
+def _said(chapter: Chapter, grades: Path, report: Path) -> str:
+    """What was written, and how many notes ``chapter.md`` lists."""
+    said = f"{_counted(chapter)} over {len(chapter.columns)} lessons: {grades} and {report}"
+    return said + (f"; {len(chapter.notes)} thing(s) to check first, listed in {report.name}" if chapter.notes else "")
+
+
+def _notes(chapter: Chapter) -> str:
+    """The chapter's notes as console lines after what was written: a note the console does not show is missed."""
+    return "".join(f"\n  note: {note}" for note in chapter.notes)
 
 
 def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = None) -> tuple[str, str]:

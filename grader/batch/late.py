@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.batch.names import same_id
 from grader.batch.rows import Lateness, Row
 from grader.errors import UsageError
 from grader.files import write_atomic
@@ -82,11 +83,36 @@ class LatePolicy:
     penalty: Penalty = Penalty()
 
     def due_for(self, row: Row) -> datetime | None:
-        found = dict(self.extensions)
+        """The row's extension, on its learner id or LMS id as :func:`same_id` compares ids, else the due date."""
+        found = {same_id(who): when for who, when in self.extensions}
         for key in (row.learner, row.identity.lms_id):
-            if key and key in found:
-                return found[key]
+            if key and same_id(key) in found:
+                return found[same_id(key)]
         return self.due
+
+
+def extension_notes(policy: LatePolicy, rows: Sequence[Row]) -> tuple[str, ...]:
+    """What the teaching assistant must check in ``--extensions``: a name that matches no learner of the batch
+    (a typo leaves the real learner penalised) and an extension earlier than the due date (a typo for a later
+    one: it is applied as written, so that learner is counted late from it)."""
+    if policy.due is None:
+        return ()
+    known = {same_id(key) for r in rows for key in (r.learner, r.identity.lms_id) if key}
+    nobody = [who for who, _ in policy.extensions if same_id(who) not in known]
+    early = [f"{who} ({when.isoformat(timespec='minutes')})" for who, when in policy.extensions if when < policy.due]
+    notes = []
+    if nobody:
+        notes.append(
+            f"--extensions names {', '.join(nobody)}, who match no learner id or LMS id of this batch: their "
+            "extension was applied to nobody; correct the name (see grades.csv) and run again"
+        )
+    if early:
+        notes.append(
+            f"--extensions gives {', '.join(early)} a due date earlier than --due "
+            f"({policy.due.isoformat(timespec='minutes')}): applied as written, so counted late from it; "
+            "if it is a typo, correct it and run again"
+        )
+    return tuple(notes)
 
 
 def parse_time(text: str, what: str) -> datetime:
@@ -107,6 +133,7 @@ def read_extensions(path: Path) -> tuple[tuple[str, datetime], ...]:
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"--extensions {path}: cannot read it ({err}); give a UTF-8 CSV of learner,due.") from None
     found: list[tuple[str, datetime]] = []
+    seen: dict[str, list[int]] = {}
     for number, cells in enumerate(lines, 1):
         if not cells or not "".join(cells).strip():
             continue
@@ -115,7 +142,15 @@ def read_extensions(path: Path) -> tuple[tuple[str, datetime], ...]:
         who, when = cells[0].strip(), cells[1].strip()
         if number == 1 and not re.match(r"\d{4}-", when):
             continue  # a header row
+        if not who:
+            raise UsageError(f"--extensions {path}, line {number}: the learner cell is empty; give their id.")
         found.append((who, parse_time(when, f"--extensions {path}, line {number}:")))
+        seen.setdefault(same_id(who), []).append(number)
+    twice = [f"{who} (lines {', '.join(map(str, at))})" for who, at in seen.items() if len(at) > 1]
+    if twice:
+        raise UsageError(
+            f"--extensions {path} lists a learner more than once: {'; '.join(twice)}; keep one row per learner."
+        )
     return tuple(found)
 
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.text import for_csv, num
+from grader.text import for_csv, num, plain
 
 if TYPE_CHECKING:  # only their attributes are read: ``grade --help`` imports this module for the table below
     from grader.batch.names import Identity
@@ -64,6 +64,20 @@ class Column:
     @classmethod
     def of(cls, lesson: Lesson, name: str | None = None) -> Column:
         return cls(name or lesson.title, lesson.max_score)
+
+
+def header_word(text: str, option: str) -> str:
+    """``text`` (a column header or a word an LMS finds its columns by, given as ``option``) if it is one line
+    of printable text: a newline, a carriage return or another control character would break the import's
+    header row (``Decode\nInjected,Row``) or hide what the header says (bidi overrides), so it is refused."""
+    if not text.strip():
+        raise UsageError(f"{option} is empty: give the header's text, e.g. {option} 'Decode (123456)'.")
+    if text != plain(text, None) or any(c in "\n\t\u2028\u2029" for c in text):
+        raise UsageError(
+            f"{option} {plain(text, 80)!r} holds a newline or another control character, which would break the "
+            "import's header row: give it on one line, as the LMS's own export writes it."
+        )
+    return text
 
 
 @dataclass(frozen=True)
@@ -92,8 +106,19 @@ class MoodleWords:
                 "--moodle-words takes four words separated by |: identifier, participant prefix, grade, "
                 "last modified (grade), e.g. 'Identifier|Participant |Grade|Last modified (grade)'."
             )
+        for part in parts:
+            header_word(part, "--moodle-words")
         identifier, participant, grade, modified = parts
-        return cls(identifier.strip(), participant.lstrip(), grade=grade.strip(), modified=modified.strip())
+        words = cls(identifier.strip(), participant.lstrip(), grade=grade.strip(), modified=modified.strip())
+        columns = [words.identifier, words.full_name, words.grade, words.maximum, words.modified]
+        twice = sorted({w for w in columns if [c.casefold() for c in columns].count(w.casefold()) > 1})
+        if twice:
+            raise UsageError(
+                f"--moodle-words gives the worksheet two columns named {', '.join(map(repr, twice))} (its columns "
+                f"are {', '.join(map(repr, columns))}): Moodle's importer would read the wrong one; copy the four "
+                "words from one worksheet the site downloads."
+            )
+        return words
 
 
 @dataclass(frozen=True)

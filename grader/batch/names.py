@@ -62,8 +62,10 @@ class LmsPattern:
         return [self.parse(stem) for stem in stems]
 
 
-#: Blackboard's ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``.
-_BLACKBOARD = re.compile(r"(?P<head>.+)_attempt_\d{4}(?:-\d{2}){5}(?:_.*)?", re.DOTALL)
+#: Blackboard's ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``. The head ends at the
+#: *first* ``_attempt_<time>``: the file name after it is the learner's own and may hold another (``x_attempt_
+#: 2024-02-28-09-00-00_``), which must not change whose it is (nor, in :mod:`grader.batch.late`, when it came).
+_BLACKBOARD = re.compile(r"(?P<head>.+?)_attempt_\d{4}(?:-\d{2}){5}(?:_.*)?", re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -108,8 +108,10 @@ def format_summary(summary: BatchSummary) -> str:
         f"in {summary.seconds:.1f} s; of the {len(summary.rows)}: "
         + ", ".join(f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES)
     )
-    if scored:
-        line += f"; mean score {sum(r.score / (r.max_score or 1) for r in scored) / len(scored):.0%} of the maximum"
+    if scored:  # the scores grades.csv and the import hold: after any late penalty, and said when there is one
+        mean = sum(r.final_score / (r.max_score or 1) for r in scored) / len(scored)
+        penalised = any(r.lateness is not None and r.lateness.points_off for r in scored)
+        line += f"; mean score {mean:.0%} of the maximum" + (" after the late penalty" if penalised else "")
     lines = [line + "."]
     lines += [f"  note: {note}" for note in summary.notes]
     lines.append(

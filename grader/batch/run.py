@@ -20,7 +20,7 @@ from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
-from grader.batch.late import LatePolicy, apply_late, remember, submitted_at
+from grader.batch.late import LatePolicy, apply_late, extension_notes, remember, submitted_at
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, Found, open_submissions
 from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
@@ -154,6 +154,7 @@ def run_batch(
             rows, bad = book.latest_checked(learners)
             notes += bad
             rows = apply_late(rows, policy)
+            notes += extension_notes(policy, rows)
             if alone:
                 similar = previous_similar(out / SUMMARY_JSON)
             else:  # after grading, in this process, from what was read for grading: off the hot path
