@@ -156,10 +156,17 @@ def longest_right_options(lesson: Lesson, r: Any) -> list[str]:
 
 def graded_corpus(lesson: Lesson) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
     """The lesson's corpus and what ``grade`` gives each of its answers (one batch)."""
+    from dataclasses import replace
+
     from grader.corpus import load_corpus
+    from grader.params import default_params, render
     from grader.variants import Variant, grade_variants
 
-    entries = load_corpus(lesson)
+    # written for the page's numbers, as `grade corpus` writes them (an entry may name a field: {params_b})
+    numbers = default_params(lesson)
+    entries = tuple(
+        replace(e, code=render(e.code, numbers), about=render(e.about, numbers)) for e in load_corpus(lesson)
+    )
     return entries, grade_variants(lesson, [Variant(e.name, e.code) for e in entries], lessons_root=lesson.root.parent)
 
 

@@ -49,7 +49,7 @@ def test_kept_examples_give_the_engines_outcome_from_the_first_notebook(tmp_path
     with SuiteSession(lesson, examples=kept):  # records them from the reference, and writes the file
         pass
     stamp = json.loads(kept.read_text())["stamp"]
-    assert stamp["format"] == 1 and set(stamp) == {"format", "hypothesis", "python"}
+    assert stamp["format"] == 2 and set(stamp) == {"format", "hypothesis", "python"}
     with SuiteSession(lesson, examples=kept) as loaded:
         got = [loaded.run(NamespaceTarget(ns)) for ns in squares_namespaces()]
         replayed = loaded.replayed

@@ -96,23 +96,8 @@ def test_the_corpus_is_caught_and_named_and_its_right_answers_keep_full_marks(le
     assert report.ok, "\n" + "\n".join(report.lines())
 
 
-#: Lessons whose nbgrader cells are known to disagree with ``grade``, and why (strict: the gate fails once fixed).
-NBGRADER_KNOWN = {
-    "decode": "4 call_order_is_sequential answers (order_*) get less partial credit from grade (replaying the "
-    "examples kept in the cache, recorded by one run of the solution through every suite) than from nbgrader's "
-    "in-kernel session (hypothesis's own draws): test_order_generated draws other examples in the two (reported "
-    "by the chapter-ref helper; an engine issue, not the lesson's)",
-}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "lesson_id",
-    [
-        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=NBGRADER_KNOWN[i])) if i in NBGRADER_KNOWN else i
-        for i in LESSONS
-    ],
-)
+@by_lesson
 def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: str) -> None:
     """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
     (in the isolated worker), question by question, for every answer of the corpus."""

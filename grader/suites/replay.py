@@ -2,7 +2,8 @@
 
 Why: in the grading profile (``derandomize``, no deadline) hypothesis draws the same examples for a
 ``@given`` test in every run, whoever's answer it calls, up to the first failing example: the draws come
-from a fixed seed and the choices made so far, never from what the learner returned. Drawing them was
+from a fixed seed and the choices made so far, never from what the learner returned (nor, once
+:func:`forget_local_constants` has run, from the modules the process imported). Drawing them was
 most of a notebook's grading time (the engine's bookkeeping for ~140 examples, against ~150 cheap learner
 calls), so a session records the examples of the first run of each property that passes, and later runs
 call the test's body directly with those examples, in the same order, each under the seeded ``random``
@@ -247,6 +248,40 @@ def _recorder(body: Callable[..., Any]) -> Callable[..., Any]:
             raise
 
     return recording
+
+
+def forget_local_constants() -> None:
+    """Make hypothesis draw the same examples in every process: without the literals of the process's own modules.
+
+    Why: since 6.131 hypothesis sometimes (p = 0.05 per drawn value) draws a constant found in the source of any
+    "local" module in ``sys.modules`` (not the standard library nor site-packages: the grader run from a checkout,
+    the suites' conftest.py, a learner's own module beside the notebook). So the examples of one derandomized
+    property depended on what the process had imported: the grading process recorded some, a learner's kernel
+    (self-check, nbgrader's test cells) drew others, and a wrong answer could fail other examples in the two and
+    get another score (Decode's ``test_order_generated`` drew ``[..., 100]`` in one and ``[..., 160]`` in the
+    other). Hypothesis has no setting for it, so its one private hook is replaced by the empty pool, for the
+    whole process (a learner's own hypothesis tests in the kernel lose only that heuristic); its cache of
+    permitted constants is emptied too, in case it was filled before. Another hypothesis without the hook is left
+    alone (``tests/test_replay.py`` then fails if draws depend on the imported modules again).
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another hypothesis
+        return
+    if getattr(providers, "_get_local_constants", _no_local_constants) is _no_local_constants:
+        return  # a hypothesis without local constants, or replaced already
+    providers._get_local_constants = _no_local_constants
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None and hasattr(cache, "cache"):
+        cache.cache.clear()
+
+
+@functools.cache
+def _no_local_constants() -> Any:
+    """The empty pool of local constants (hypothesis's ``Constants``), in place of the process's modules' literals."""
+    from hypothesis.internal.constants_ast import Constants
+
+    return Constants()
 
 
 def _draws_alike(test: Any, item: pytest.Item) -> bool:

@@ -29,7 +29,7 @@ from grader.model import Lesson, Params, ParamValue, TestOutcome
 from grader.params import default_params
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.reference import load_reference, solution_namespace
-from grader.suites.replay import ExampleReplay
+from grader.suites.replay import ExampleReplay, forget_local_constants
 from grader.testing import Learner, LearnerHung, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, Target
 
 _INI = Path(__file__).with_name("pytest.ini")
@@ -292,6 +292,7 @@ def _load_hypothesis_profile() -> None:
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
     settings.load_profile("grading")
+    forget_local_constants()  # the same draws in the grading process and in a learner's kernel (replay.py)
 
 
 def _plugin_args() -> list[str]:
@@ -381,7 +382,9 @@ class SuiteSession:
         """Load the examples kept in ``path``; if there are none for this environment, record and keep them."""
         import hypothesis
 
-        stamp = {"format": 1, "hypothesis": hypothesis.__version__, "python": list(sys.version_info[:2])}
+        # format 2: drawn without hypothesis's local constants (replay.forget_local_constants); a file of
+        # format 1 was drawn with those of the process that recorded it, and is recorded again
+        stamp = {"format": 2, "hypothesis": hypothesis.__version__, "python": list(sys.version_info[:2])}
         replay = self._plugin.replay
         try:
             kept = json.loads(path.read_text(encoding="utf-8"))
