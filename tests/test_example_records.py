@@ -166,7 +166,8 @@ def test_the_gradescope_image_records_the_examples_once(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "bundle.zip") as zf:
         zf.extractall(source)
         setup = zf.read("setup.sh").decode()
-    recording = setup[setup.index("export GRADER_LESSONS") :].replace('"$VENV/bin/python"', sys.executable)
+    recording = setup[setup.index("export GRADER_LESSONS") : setup.index("# The learner's worker")]  # not the closing
+    recording = recording.replace('"$VENV/bin/python"', sys.executable)
     assert sys.executable in recording  # the line that records the examples, run with this Python
     cache = tmp_path / "cache"
     env = {**os.environ, "GRADER_CACHE_DIR": str(cache)}
