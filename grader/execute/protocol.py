@@ -233,6 +233,10 @@ class ChannelTimeout(ChannelError):
     """No answer came within the time allowed."""
 
 
+class CallsBudgetSpent(ChannelTimeout):
+    """The hidden tests' calls to one notebook used up its time (``TimeBudget.calls``); the message says so."""
+
+
 class BadMessage(ChannelError):
     """The other side sent something that is not a valid message (too big, too deep, not JSON)."""
 

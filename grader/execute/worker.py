@@ -171,15 +171,21 @@ class LearnerProcess:
 
     # -- calls from hidden tests -------------------------------------------------------------------------
     def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        swaps: dict[str, Callable[..., Any]],
+        deadline: float | None = None,
     ) -> Returned:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
         Returns the value, which arguments the call modified in place and whether the result is an object the
-        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
+        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``). ``deadline``: when
+        the call must have answered (None: ``call_timeout`` from now).
         """
         message = wire.CallByName(t=wire.CALL, name=name, args=args, kwargs=kwargs, swap=swaps)
-        reply = self._endpoint.request(message, time.monotonic() + self.limits.budget.call)
+        reply = self._endpoint.request(message, deadline or time.monotonic() + self.limits.budget.call)
         changed = reply.get("changed") if isinstance(reply, dict) else None
         same_as = reply.get("same_as") if isinstance(reply, dict) else None
         if not (
@@ -192,8 +198,9 @@ class LearnerProcess:
             raise BadMessage("a reply to a call that is not {value, changed, same_as}")
         return Returned(reply["value"], tuple(changed), same_as and same_as[:MAX_TYPE_NAME])
 
-    def value(self, name: str) -> Any:
-        return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.budget.call)
+    def value(self, name: str, deadline: float | None = None) -> Any:
+        deadline = deadline or time.monotonic() + self.limits.budget.call
+        return self._endpoint.request(wire.Get(t=wire.GET, name=name), deadline)
 
     @property
     def forked(self) -> bool:
