@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.config import Limits, WorkerMode
-from grader.errors import GraderError
+from grader.errors import GraderError, MachineFailed
 from grader.execute.lender import Lender
 from grader.execute.protocol import CallsBudgetSpent, ChannelClosed, ChannelError, ChannelTimeout, Returned
 from grader.execute.worker import LearnerProcess
@@ -38,6 +38,7 @@ class WorkerTarget:
         self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = worker
         self._broken: str | None = None
+        self._fault: str | None = None
         self._calls_left = limits.budget.calls
         """Seconds left of the notebook's budget for the hidden tests' calls."""
         self._slowest = ("", 0.0)
@@ -50,6 +51,9 @@ class WorkerTarget:
             worker = LearnerProcess(self._submission, self._limits, self._mode, self._zygote)
             try:
                 worker.run_notebook()
+            except MachineFailed as err:  # the machine's failure: the notebook is not graded (see fault)
+                self._broken = self._fault = f"the grader could not start a worker to run your notebook again ({err})"
+                raise ChannelClosed(self._broken) from None
             except GraderError as err:
                 self._broken = f"your notebook could not be run again after an earlier crash: {err}"
                 raise ChannelClosed(self._broken) from None
@@ -60,6 +64,8 @@ class WorkerTarget:
         """``action(worker, deadline)``, timed against the notebook's budget for calls (``TimeBudget.calls``):
         its deadline is the sooner of ``call_timeout`` and what is left of that budget; once the budget is spent,
         every call fails at once (a restart of the worker after a crash is the notebook's time, not the call's)."""
+        if self.fault is not None:  # the notebook will not be graded: spend no more time on it
+            raise ChannelClosed(self.fault)
         if self._calls_left <= 0:
             raise CallsBudgetSpent(self._spent())
         worker = self._live()
@@ -93,6 +99,12 @@ class WorkerTarget:
             f"time, so the tests left were not run; make your functions faster: a call of {name} took {took:.1f} s"
         )
 
+    @property
+    def fault(self) -> str | None:
+        """Why some call failed through the grading machine's fault, not the learner's (a worker or the lender's
+        worker that did not start): then no outcome of this notebook is evidence, and it is not graded."""
+        return self._fault or (self._lender.fault if self._lender is not None else None)
+
     def lent(self, name: str) -> Callable[..., Any] | None:
         """The solution's function ``name``, run in the lender's worker (so its cost is bounded), to lend."""
         return None if self._lender is None else self._lender.function(name)
@@ -100,7 +112,7 @@ class WorkerTarget:
     def call(
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
-        if swaps and self._lender is not None:
+        if swaps and self._lender is not None and self.fault is None:
             self._lender.ready()  # booted before the call's clock starts, not on its time
         return self._guard(name, lambda w, due: w.call(name, args, kwargs, swaps, due))  # type: ignore[no-any-return]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from grader.config import ISOLATION_ENV, Limits, WorkerMode
-from grader.errors import ExecutionTimeout, WorkerCrashed
+from grader.errors import ExecutionTimeout, MachineFailed, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
 from grader.execute.process import Spawned, WorkerOS
@@ -132,7 +132,7 @@ class LearnerProcess:
                 pass
         except ChannelTimeout:
             self.close()
-            raise WorkerCrashed(
+            raise MachineFailed(
                 f"The grader's worker did not start within {self.limits.budget.boot:g} s: the grading machine is "
                 "overloaded, not your notebook. Grade it again later."
             ) from None
@@ -141,7 +141,7 @@ class LearnerProcess:
             what, _ = exit_reason(self._exit_status(), self.limits)
             said = next(iter(self.output()[0].strip().splitlines()[-1:]), "no output")
             self.close()
-            raise WorkerCrashed(
+            raise MachineFailed(
                 f"The grader's worker stopped before running your notebook ({what}; it said: {said[:200]}). This is a "
                 f"problem with the grading machine, not your notebook: tell your instructor ({ISOLATION_ENV}=process "
                 "avoids bubblewrap, if that is what failed)."
