@@ -156,6 +156,9 @@ def limits_for(timeout: float | None) -> Limits:
 #: Learner calls at their limit that a worker's CPU-time limit allows beyond the notebook's run, and the margin
 #: on top (see :attr:`TimeBudget.cpu_seconds`).
 CPU_CALLS, CPU_MARGIN_SECONDS = 10, 30
+#: Seconds of CPU time past that limit (its soft one, SIGXCPU) at which the kernel kills the worker (the hard one,
+#: SIGKILL): for code that ignores SIGXCPU; the soft limit's signal is what tells the learner "out of CPU time".
+CPU_KILL_GRACE_SECONDS = 5
 #: Seconds beyond the calls that ``grade`` waits for a daemon's answer (:attr:`TimeBudget.daemon_reply`).
 DAEMON_REPLY_MARGIN_SECONDS = 10.0
 

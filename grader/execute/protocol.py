@@ -229,6 +229,10 @@ class ChannelClosed(ChannelError):
     """The other side went away (it exited or crashed)."""
 
 
+class WorkerEnded(ChannelClosed):
+    """The learner's worker ended during a call; the message says how, from its exit status, for the learner."""
+
+
 class ChannelTimeout(ChannelError):
     """No answer came within the time allowed."""
 

@@ -13,7 +13,14 @@ from typing import Any
 from grader.config import Limits, WorkerMode
 from grader.errors import GraderError, MachineFailed
 from grader.execute.lender import Lender
-from grader.execute.protocol import CallsBudgetSpent, ChannelClosed, ChannelError, ChannelTimeout, Returned
+from grader.execute.protocol import (
+    CallsBudgetSpent,
+    ChannelClosed,
+    ChannelError,
+    ChannelTimeout,
+    Returned,
+    WorkerEnded,
+)
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission
@@ -75,12 +82,15 @@ class WorkerTarget:
         try:
             return action(worker, started + min(budget.call, self._calls_left))
         except ChannelError as err:
+            ended = worker.ended() if type(err) is ChannelClosed else None  # before close(): the worker's own status
             worker.close()  # a hung or dead worker is replaced on the next call
             self._worker = None
             if isinstance(err, ChannelTimeout) and limited:
                 self._note(name, started)
                 noted = True
                 raise CallsBudgetSpent(self._spent()) from None
+            if ended is not None:
+                raise WorkerEnded(f"{ended[0]}. {ended[1]}") from None
             raise
         finally:
             if not noted:

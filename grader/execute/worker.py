@@ -274,6 +274,13 @@ class LearnerProcess:
             "Look there for a loop that never ends or a very long computation, then run the notebook again."
         )
 
+    def ended(self) -> tuple[str, str] | None:
+        """How the worker ended after its channel closed (:func:`exit_reason`), or None if it has not (the channel
+        closed for another reason). Ask before :meth:`close`, whose kill would be the status seen."""
+        self._wait_for_exit()
+        code = self._exit_status()
+        return None if code is None else exit_reason(code, self.limits)
+
     def _crashed(self) -> WorkerCrashed:
         sentence = self._crash_sentence()  # before close(): the worker's own exit status, not our SIGKILL
         self.close()
@@ -314,8 +321,9 @@ def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
         signal.SIGABRT: ("it aborted (SIGABRT), often because a library ran out of memory", memory),
         signal.SIGKILL: ("it was killed (SIGKILL), usually because it used too much memory", memory),
         signal.SIGXCPU: (
-            "it used more processor time than allowed (SIGXCPU)",
-            "Look there for a loop that never ends, then run the notebook again.",
+            f"it ran out of CPU time (SIGXCPU: the notebook and the hidden tests' calls may use "
+            f"{limits.budget.cpu_seconds} s of processor time together)",
+            "Look there for a loop that never ends or a slow computation, then run the notebook again.",
         ),
         signal.SIGXFSZ: (
             f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)",
