@@ -119,8 +119,10 @@ class LearnerProcess:
         except ChannelError:
             raise self._crashed() from None
         errors = tuple(self._cell_error(e) for e in message.get("errors", []) if isinstance(e, dict))
+        more = message.get("more", 0)
         return Execution(
             cell_errors=errors,
+            more_cell_errors=more if type(more) is int and more > 0 else 0,
             isolation=self.isolation,
             seconds=time.monotonic() - started,
         )
