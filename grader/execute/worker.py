@@ -325,7 +325,7 @@ def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
         signal.SIGXCPU: (
             f"it ran out of CPU time (SIGXCPU: the notebook and the hidden tests' calls may use "
             f"{limits.budget.cpu_seconds} s of processor time together)",
-            "Look there for a loop that never ends or a slow computation, then run the notebook again.",
+            "Look there for a loop that never ends, then run the notebook again.",
         ),
         signal.SIGXFSZ: (
             f"it wrote a file larger than {limits.max_file_mb} MB (SIGXFSZ)",
