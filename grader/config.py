@@ -105,6 +105,10 @@ class Limits:
     """Wall-clock seconds for running the whole notebook."""
     call_timeout: float = option(5.0, affects_score=True)
     """Wall-clock seconds for one call of a learner function from a hidden test."""
+    calls_timeout: float = option(60.0, affects_score=True)
+    """Wall-clock seconds all the hidden tests' calls to one notebook's functions may take together (an honest
+    notebook's take 1-2 s): a notebook whose every function sleeps just under ``call_timeout`` cannot hold a
+    grading process for many minutes. Once spent, every further call fails at once (``testing.LearnerHung``)."""
     boot_timeout: float = option(60.0, affects_score=True)
     """Wall-clock seconds a worker may take to start (import IPython) before the notebook's clock starts."""
     memory_mb: int = option(2048, affects_score=True)
@@ -152,6 +156,9 @@ def limits_for(timeout: float | None) -> Limits:
 #: Learner calls at their limit that a worker's CPU-time limit allows beyond the notebook's run, and the margin
 #: on top (see :attr:`TimeBudget.cpu_seconds`).
 CPU_CALLS, CPU_MARGIN_SECONDS = 10, 30
+#: Seconds of CPU time past that limit (its soft one, SIGXCPU) at which the kernel kills the worker (the hard one,
+#: SIGKILL): for code that ignores SIGXCPU; the soft limit's signal is what tells the learner "out of CPU time".
+CPU_KILL_GRACE_SECONDS = 5
 #: Seconds beyond the calls that ``grade`` waits for a daemon's answer (:attr:`TimeBudget.daemon_reply`).
 DAEMON_REPLY_MARGIN_SECONDS = 10.0
 
@@ -171,10 +178,15 @@ class TimeBudget:
     call: float
     """Seconds one call of a learner function may take: a hidden test's call from the grading process, a lent
     call to the lender, a self-check or nbgrader cell's call in the learner's own kernel."""
+    calls: float
+    """Seconds the hidden tests' calls to one notebook's functions may take together: each call's deadline is the
+    sooner of ``call`` and what is left of it (``execute/target.py``)."""
 
     @classmethod
     def of(cls, limits: Limits) -> TimeBudget:
-        return cls(boot=limits.boot_timeout, notebook=limits.timeout, call=limits.call_timeout)
+        return cls(
+            boot=limits.boot_timeout, notebook=limits.timeout, call=limits.call_timeout, calls=limits.calls_timeout
+        )
 
     @property
     def cpu_seconds(self) -> int:

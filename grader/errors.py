@@ -32,6 +32,11 @@ class WorkerCrashed(GraderError):
     """The process running the learner's code died (a crash, a memory limit, ``os._exit``)."""
 
 
+class MachineFailed(WorkerCrashed):
+    """The grading machine failed, not the learner's code (a worker that did not start, a lender that could not
+    run the solution): the notebook is not graded (``crashed``, which a batch retries), never scored as lost."""
+
+
 class CorpusError(LessonError):
     """A file of a lesson's mistakes corpus has a malformed header: the lesson's author must fix it."""
 

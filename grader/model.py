@@ -148,6 +148,8 @@ class Execution:
     """What running the notebook's cells produced, as seen from the trusted side."""
 
     cell_errors: tuple[CellError, ...] = ()
+    more_cell_errors: int = 0
+    """Cells that raised beyond those in ``cell_errors`` (the worker lists at most ``protocol.MAX_CELL_ERRORS``)."""
     isolation: str = ""
     seconds: float = 0.0
     failure: str | None = None

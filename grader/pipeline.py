@@ -138,6 +138,12 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
         copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
     finally:
         target.close()
+    if target.fault is not None:  # the machine's failure is never scored as the learner's lost check
+        reason = (
+            f"This notebook was not graded: {target.fault}. That is the grading machine's fault, not your "
+            "notebook's: grade it again."
+        )
+        return failed_report(lesson, submission, reason, "crashed", worker.isolation)
     report = score(lesson, submission, execution, outcomes)
     flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
     notes = tuple(n for n in flags if n)

@@ -33,7 +33,12 @@ def score(lesson: Lesson, submission: Submission, execution: Execution, outcomes
         f"Cell {code_cell_number(submission, e.index)} raised {e.ename}: {e.evalue} (`{e.preview}`); the cells after "
         "it still ran."
         for e in execution.cell_errors
-    ) + ((execution.failure,) if execution.failure else ())
+    )
+    if execution.more_cell_errors:
+        errors += (
+            f"{execution.more_cell_errors} more cells raised errors, not listed here; fix the ones above first.",
+        )
+    errors += (execution.failure,) if execution.failure else ()
     return Report(
         lesson=lesson.id,
         path=str(submission.path),

@@ -299,8 +299,12 @@ def _last_learner_line(traceback: str) -> str:
 
 
 def _hung_sentence(text: str, err: ChannelError) -> str:
-    from grader.execute.protocol import BadMessage, ChannelTimeout
+    from grader.execute.protocol import BadMessage, CallsBudgetSpent, ChannelTimeout, WorkerEnded
 
+    if isinstance(err, CallsBudgetSpent):
+        return f"{text} was not answered: {err}."
+    if isinstance(err, WorkerEnded):
+        return f"{text} stopped the process running your code: {err}"
     if isinstance(err, ChannelTimeout):
         return f"{text} did not return in time and was stopped: look for a loop that never ends."
     if isinstance(err, BadMessage):

@@ -179,6 +179,7 @@ CLOCKS = {
     "boot": {"boot_timeout"},
     "notebook": {"timeout"},
     "call": {"call_timeout"},
+    "calls": {"calls_timeout"},
     "cpu_seconds": {"timeout", "call_timeout"},
     "daemon_reply": {"boot_timeout", "timeout", "call_timeout"},
 }

@@ -96,7 +96,7 @@ async def _run(endpoint: Endpoint, rfd: int, wfd: int) -> int | None:
         except DeadKernelError:
             process = _kernel_process(client)
             return None if process is None else process.wait()
-        endpoint.send(wire.Executed(t=wire.EXECUTED, errors=errors))
+        endpoint.send(wire.executed(errors))
         code = (
             f"__import__('sys').path.append({_PACKAGE_PARENT!r}); "
             f"__import__('grader.execute.kernel_main', fromlist=['_']).answer_in_kernel({rfd}, {wfd})"

@@ -65,6 +65,9 @@ class Lender:
         self._renew = False
         """Whether a new learner is to be served by a fresh child before its first call."""
         self._kept: OrderedDict[str, Any] = OrderedDict()
+        self.fault: str | None = None
+        """Why the lender could not serve this learner's notebook (the machine's failure, never the learner's):
+        the notebook is then not graded (``pipeline.grade_submission``); reset for each learner."""
 
     def boot(self) -> None:
         """Start the lender's worker now if there is none alive, so it boots meanwhile; :meth:`ready` waits for it.
@@ -78,6 +81,7 @@ class Lender:
         """A new learner's calls come next: none of them may see what an earlier learner's did in the worker."""
         self._renew = self._renew or self._asked
         self._asked = False
+        self.fault = None
 
     def ready(self) -> None:
         """Have a lender's worker that has run the solution, fresh for this learner: before a learner call that
@@ -98,6 +102,7 @@ class Lender:
         except GraderError as err:
             self.close()
             why = f"the grader could not run the lesson's solution to lend its functions ({err})"
+            self.fault = self.fault or why
             raise ChannelClosed(why) from None
         self._booted = True
 

@@ -57,7 +57,7 @@ def serve(rfd: int, wfd: int) -> None:
     worker.endpoint.send(wire.Ready(t=wire.READY))
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
-    worker.endpoint.send(wire.Executed(t=wire.EXECUTED, errors=errors))
+    worker.endpoint.send(wire.executed(errors))
     announce = False
     while True:
         sys.stdout.flush()

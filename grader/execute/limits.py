@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.config import WORKER_UID_BASE, Limits
+from grader.config import CPU_KILL_GRACE_SECONDS, WORKER_UID_BASE, Limits
 from grader.execute import ipc
 from grader.execute.sandbox import Launch
 
@@ -53,7 +53,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
     def apply() -> None:
         os.setsid()
         _set(resource.RLIMIT_AS, limits.memory_mb * mb)
-        _set(resource.RLIMIT_CPU, cpu)
+        _set(resource.RLIMIT_CPU, cpu, CPU_KILL_GRACE_SECONDS)
         _set(resource.RLIMIT_FSIZE, limits.max_file_mb * mb)
         _set(resource.RLIMIT_NOFILE, limits.max_open_files)
         _set(resource.RLIMIT_CORE, 0)
@@ -78,12 +78,15 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
     return apply
 
 
-def _set(which: int, value: int) -> None:
+def _set(which: int, value: int, grace: int = 0) -> None:
+    """Limit ``which`` to ``value``; the hard limit ``grace`` above it (RLIMIT_CPU: SIGXCPU at the soft limit says
+    "out of CPU time" in the worker's exit status, where an equal hard limit is a bare SIGKILL)."""
     _, hard = resource.getrlimit(which)
+    top = value + grace
     if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
+        value, top = min(value, hard), min(top, hard)
     try:
-        resource.setrlimit(which, (value, value))
+        resource.setrlimit(which, (value, top))
     except (ValueError, OSError):
         pass
 

@@ -99,6 +99,18 @@ class CellStarted(TypedDict):
 class Executed(TypedDict):
     t: str
     errors: list[CellRaised]
+    """The first :data:`MAX_CELL_ERRORS` cells that raised."""
+    more: int
+    """How many more cells raised, not listed (20,000 raising cells once made this message too large to read)."""
+
+
+#: Cells that raised that one ``executed`` message lists (each a few hundred bytes: well within a message).
+MAX_CELL_ERRORS = 200
+
+
+def executed(errors: list[CellRaised]) -> Executed:
+    """The ``executed`` message for these errors, the first :data:`MAX_CELL_ERRORS` listed and the rest counted."""
+    return Executed(t=EXECUTED, errors=errors[:MAX_CELL_ERRORS], more=max(0, len(errors) - MAX_CELL_ERRORS))
 
 
 class Get(TypedDict):
@@ -229,8 +241,16 @@ class ChannelClosed(ChannelError):
     """The other side went away (it exited or crashed)."""
 
 
+class WorkerEnded(ChannelClosed):
+    """The learner's worker ended during a call; the message says how, from its exit status, for the learner."""
+
+
 class ChannelTimeout(ChannelError):
     """No answer came within the time allowed."""
+
+
+class CallsBudgetSpent(ChannelTimeout):
+    """The hidden tests' calls to one notebook used up its time (``TimeBudget.calls``); the message says so."""
 
 
 class BadMessage(ChannelError):

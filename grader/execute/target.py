@@ -6,13 +6,21 @@ the notebook again. If the notebook itself cannot be run again, every later call
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from grader.config import Limits, WorkerMode
-from grader.errors import GraderError
+from grader.errors import GraderError, MachineFailed
 from grader.execute.lender import Lender
-from grader.execute.protocol import ChannelClosed, ChannelError, Returned
+from grader.execute.protocol import (
+    CallsBudgetSpent,
+    ChannelClosed,
+    ChannelError,
+    ChannelTimeout,
+    Returned,
+    WorkerEnded,
+)
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission
@@ -37,6 +45,11 @@ class WorkerTarget:
         self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = worker
         self._broken: str | None = None
+        self._fault: str | None = None
+        self._calls_left = limits.budget.calls
+        """Seconds left of the notebook's budget for the hidden tests' calls."""
+        self._slowest = ("", 0.0)
+        """The slowest call so far (the function's name, seconds), to name when the budget is spent."""
 
     def _live(self) -> LearnerProcess:
         if self._broken is not None:
@@ -45,20 +58,62 @@ class WorkerTarget:
             worker = LearnerProcess(self._submission, self._limits, self._mode, self._zygote)
             try:
                 worker.run_notebook()
+            except MachineFailed as err:  # the machine's failure: the notebook is not graded (see fault)
+                self._broken = self._fault = f"the grader could not start a worker to run your notebook again ({err})"
+                raise ChannelClosed(self._broken) from None
             except GraderError as err:
                 self._broken = f"your notebook could not be run again after an earlier crash: {err}"
                 raise ChannelClosed(self._broken) from None
             self._worker = worker
         return self._worker
 
-    def _guard(self, action: Callable[[LearnerProcess], Any]) -> Any:
+    def _guard(self, name: str, action: Callable[[LearnerProcess, float], Any]) -> Any:
+        """``action(worker, deadline)``, timed against the notebook's budget for calls (``TimeBudget.calls``):
+        its deadline is the sooner of ``call_timeout`` and what is left of that budget; once the budget is spent,
+        every call fails at once (a restart of the worker after a crash is the notebook's time, not the call's)."""
+        if self.fault is not None:  # the notebook will not be graded: spend no more time on it
+            raise ChannelClosed(self.fault)
+        if self._calls_left <= 0:
+            raise CallsBudgetSpent(self._spent())
         worker = self._live()
+        started, noted = time.monotonic(), False
+        budget = self._limits.budget
+        limited = self._calls_left < budget.call  # this call's deadline is the budget's end
         try:
-            return action(worker)
-        except ChannelError:
+            return action(worker, started + min(budget.call, self._calls_left))
+        except ChannelError as err:
+            ended = worker.ended() if type(err) is ChannelClosed else None  # before close(): the worker's own status
             worker.close()  # a hung or dead worker is replaced on the next call
             self._worker = None
+            if isinstance(err, ChannelTimeout) and limited:
+                self._note(name, started)
+                noted = True
+                raise CallsBudgetSpent(self._spent()) from None
+            if ended is not None:
+                raise WorkerEnded(f"{ended[0]}. {ended[1]}") from None
             raise
+        finally:
+            if not noted:
+                self._note(name, started)
+
+    def _note(self, name: str, started: float) -> None:
+        took = time.monotonic() - started
+        self._calls_left -= took
+        if took > self._slowest[1]:
+            self._slowest = (name, took)
+
+    def _spent(self) -> str:
+        name, took = self._slowest
+        return (
+            f"the hidden tests' calls to your functions used up the notebook's {self._limits.budget.calls:g} s of "
+            f"time, so the tests left were not run; make your functions faster: a call of {name} took {took:.1f} s"
+        )
+
+    @property
+    def fault(self) -> str | None:
+        """Why some call failed through the grading machine's fault, not the learner's (a worker or the lender's
+        worker that did not start): then no outcome of this notebook is evidence, and it is not graded."""
+        return self._fault or (self._lender.fault if self._lender is not None else None)
 
     def lent(self, name: str) -> Callable[..., Any] | None:
         """The solution's function ``name``, run in the lender's worker (so its cost is bounded), to lend."""
@@ -67,12 +122,12 @@ class WorkerTarget:
     def call(
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
-        if swaps and self._lender is not None:
+        if swaps and self._lender is not None and self.fault is None:
             self._lender.ready()  # booted before the call's clock starts, not on its time
-        return self._guard(lambda w: w.call(name, args, kwargs, swaps))  # type: ignore[no-any-return]
+        return self._guard(name, lambda w, due: w.call(name, args, kwargs, swaps, due))  # type: ignore[no-any-return]
 
     def value(self, name: str) -> Any:
-        return self._guard(lambda w: w.value(name))
+        return self._guard(name, lambda w, due: w.value(name, due))
 
     def close(self) -> None:
         if self._worker is not None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from grader.config import ISOLATION_ENV, Limits, WorkerMode
-from grader.errors import ExecutionTimeout, WorkerCrashed
+from grader.errors import ExecutionTimeout, MachineFailed, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
 from grader.execute.process import Spawned, WorkerOS
@@ -119,8 +119,10 @@ class LearnerProcess:
         except ChannelError:
             raise self._crashed() from None
         errors = tuple(self._cell_error(e) for e in message.get("errors", []) if isinstance(e, dict))
+        more = message.get("more", 0)
         return Execution(
             cell_errors=errors,
+            more_cell_errors=more if type(more) is int and more > 0 else 0,
             isolation=self.isolation,
             seconds=time.monotonic() - started,
         )
@@ -132,7 +134,7 @@ class LearnerProcess:
                 pass
         except ChannelTimeout:
             self.close()
-            raise WorkerCrashed(
+            raise MachineFailed(
                 f"The grader's worker did not start within {self.limits.budget.boot:g} s: the grading machine is "
                 "overloaded, not your notebook. Grade it again later."
             ) from None
@@ -141,7 +143,7 @@ class LearnerProcess:
             what, _ = exit_reason(self._exit_status(), self.limits)
             said = next(iter(self.output()[0].strip().splitlines()[-1:]), "no output")
             self.close()
-            raise WorkerCrashed(
+            raise MachineFailed(
                 f"The grader's worker stopped before running your notebook ({what}; it said: {said[:200]}). This is a "
                 f"problem with the grading machine, not your notebook: tell your instructor ({ISOLATION_ENV}=process "
                 "avoids bubblewrap, if that is what failed)."
@@ -171,15 +173,21 @@ class LearnerProcess:
 
     # -- calls from hidden tests -------------------------------------------------------------------------
     def call(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        swaps: dict[str, Callable[..., Any]],
+        deadline: float | None = None,
     ) -> Returned:
         """Call the learner's function ``name`` (``swaps`` stand in for other lesson functions meanwhile).
 
         Returns the value, which arguments the call modified in place and whether the result is an object the
-        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``).
+        caller already held (see ``calls.changed_arguments`` and ``calls.ResultIdentity``). ``deadline``: when
+        the call must have answered (None: ``call_timeout`` from now).
         """
         message = wire.CallByName(t=wire.CALL, name=name, args=args, kwargs=kwargs, swap=swaps)
-        reply = self._endpoint.request(message, time.monotonic() + self.limits.budget.call)
+        reply = self._endpoint.request(message, deadline or time.monotonic() + self.limits.budget.call)
         changed = reply.get("changed") if isinstance(reply, dict) else None
         same_as = reply.get("same_as") if isinstance(reply, dict) else None
         if not (
@@ -192,8 +200,9 @@ class LearnerProcess:
             raise BadMessage("a reply to a call that is not {value, changed, same_as}")
         return Returned(reply["value"], tuple(changed), same_as and same_as[:MAX_TYPE_NAME])
 
-    def value(self, name: str) -> Any:
-        return self._endpoint.request(wire.Get(t=wire.GET, name=name), time.monotonic() + self.limits.budget.call)
+    def value(self, name: str, deadline: float | None = None) -> Any:
+        deadline = deadline or time.monotonic() + self.limits.budget.call
+        return self._endpoint.request(wire.Get(t=wire.GET, name=name), deadline)
 
     @property
     def forked(self) -> bool:
@@ -267,6 +276,13 @@ class LearnerProcess:
             "Look there for a loop that never ends or a very long computation, then run the notebook again."
         )
 
+    def ended(self) -> tuple[str, str] | None:
+        """How the worker ended after its channel closed (:func:`exit_reason`), or None if it has not (the channel
+        closed for another reason). Ask before :meth:`close`, whose kill would be the status seen."""
+        self._wait_for_exit()
+        code = self._exit_status()
+        return None if code is None else exit_reason(code, self.limits)
+
     def _crashed(self) -> WorkerCrashed:
         sentence = self._crash_sentence()  # before close(): the worker's own exit status, not our SIGKILL
         self.close()
@@ -307,7 +323,8 @@ def exit_reason(code: int | None, limits: Limits) -> tuple[str, str]:
         signal.SIGABRT: ("it aborted (SIGABRT), often because a library ran out of memory", memory),
         signal.SIGKILL: ("it was killed (SIGKILL), usually because it used too much memory", memory),
         signal.SIGXCPU: (
-            "it used more processor time than allowed (SIGXCPU)",
+            f"it ran out of CPU time (SIGXCPU: the notebook and the hidden tests' calls may use "
+            f"{limits.budget.cpu_seconds} s of processor time together)",
             "Look there for a loop that never ends, then run the notebook again.",
         ),
         signal.SIGXFSZ: (

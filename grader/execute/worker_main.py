@@ -127,7 +127,7 @@ def serve(rfd: int, wfd: int, shell: Any) -> None:
     worker.endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
-    worker.endpoint.send(wire.Executed(t=wire.EXECUTED, errors=errors))
+    worker.endpoint.send(wire.executed(errors))
     answer_calls(worker)
     sys.stdout.flush()
     os._exit(0)
