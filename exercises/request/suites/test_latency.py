@@ -70,6 +70,13 @@ def test_itl_steady_gaps(learner, rq):
     rq.check(learner, "itl_from_timestamps", times=_arrivals(0.29, [0.0125] * 6))
 
 
+@question("itl_from_timestamps")
+def test_itl_a_stall_longer_than_everything_before_it(learner, rq):
+    """A fast first token, then a stall longer than all the time before it (a prefill scheduled in between): a
+    gap that is not small beside the arrival times themselves."""
+    rq.check(learner, "itl_from_timestamps", times=[0.05, 0.3, 0.31, 0.95])
+
+
 @question("itl_from_timestamps", weight=2)
 @settings(max_examples=12, phases=NO_SHRINK)
 @given(ttft=TTFT, gaps=st.lists(GAP, min_size=2, max_size=40))
