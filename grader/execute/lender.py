@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.config import Limits, WorkerMode
-from grader.errors import GraderError
+from grader.errors import GraderError, MachineFailed
 from grader.execute.channel import DICT_KEY, TUPLE_KEY, to_plain
 from grader.execute.protocol import ChannelClosed, ChannelError, ChannelTimeout
 from grader.execute.sandbox import LENDER_PROGRAM
@@ -102,7 +102,8 @@ class Lender:
         except GraderError as err:
             self.close()
             why = f"the grader could not run the lesson's solution to lend its functions ({err})"
-            self.fault = self.fault or why
+            if isinstance(err, MachineFailed):  # the machine's failure only: a worker that did not start
+                self.fault = self.fault or why
             raise ChannelClosed(why) from None
         self._booted = True
 
