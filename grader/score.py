@@ -191,7 +191,7 @@ def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOut
     for result in results:
         passing = [o for o in outcomes if o.question == result.id and o.status == "passed"]
         called = {n for o in passing for n in o.stood_in}
-        carried = {n for o in passing for n in o.carried}
+        carried = _carried_from({n for o in passing for n in o.carried}, outcomes)
         lead = "Passed" if result.status == "passed" else "Its passing checks ran"
         notes = tuple(
             f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})."
@@ -208,3 +208,16 @@ def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOut
         staff = result.staff_feedback + notes if result.staff_feedback else ()
         noted.append(replace(result, feedback=result.feedback + notes, staff_feedback=staff) if notes else result)
     return tuple(noted)
+
+
+def _carried_from(names: set[str], outcomes: Sequence[TestOutcome]) -> set[str]:
+    """``names`` with each earlier answer that was itself credited for following from another replaced by that
+    other, down the chain: tokens per second worked from a carried ms per token follows from the wrong GB."""
+    found, todo = set[str](), list(names)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        todo += [n for o in outcomes if o.question == name and o.status == "passed" for n in o.carried]
+    return found

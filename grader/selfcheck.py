@@ -136,10 +136,13 @@ def question_results(lesson: Lesson, target: Any, ids: list[str], params: Params
 
     session = shared_session(lesson)
     outcomes = session.run(target, frozenset(ids), params)
-    earlier = {n for o in outcomes if o.status == "passed" for n in (*o.stood_in, *o.carried)} - set(ids)
-    earlier &= {q.id for q in lesson.questions}
-    if earlier:
-        outcomes += session.run(target, frozenset(earlier), params)
+    known, earlier = {q.id for q in lesson.questions}, set[str]()
+    new = {n for o in outcomes if o.status == "passed" for n in (*o.stood_in, *o.carried)}
+    while new := (new & known) - earlier - set(ids):
+        earlier |= new
+        outcomes += session.run(target, frozenset(new), params)
+        # an earlier answer that was itself carried forward: the note names the wrong one further up the chain
+        new = {n for o in outcomes if o.question in new and o.status == "passed" for n in o.carried}
     scored = [
         score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions

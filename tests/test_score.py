@@ -91,3 +91,19 @@ def test_an_answer_credited_for_following_from_a_wrong_earlier_one_says_so_and_k
             if noted
             else ()
         )
+
+
+def test_an_answer_carried_from_a_carried_one_names_the_wrong_answer_up_the_chain() -> None:
+    gb, ms, tps = (Question(q, "value", 1.0) for q in ("gb", "ms", "tps"))
+    lesson = Lesson("l", "L", Path("."), (gb, ms, tps), Path("."), Path("."), Path("."))
+    outcomes = (
+        TestOutcome("gb", "t", 1, "failed", "wrong"),
+        TestOutcome("ms", "t", 1, "passed", carried=("gb",)),
+        TestOutcome("tps", "t", 1, "passed", carried=("ms",)),
+    )
+    report = score(lesson, SUB, Execution(), outcomes)
+    assert report.score == 2.0
+    assert [line for line in report.questions[2].feedback if "follows from" in line] == [
+        "Credited because it follows from your own `gb`, which is marked wrong (see gb): once `gb` is fixed, work "
+        "this answer again from it."
+    ]
