@@ -6,11 +6,12 @@ Method (the README's batch section says why):
    everyone's), self-check cells left out.
 2. **AST normal form**: each cell is parsed with :mod:`ast` (IPython's ``%``/``!`` lines dropped), and its
    tree is written out in preorder as a token stream: each node's type, every identifier that is not a
-   builtin renamed in order of first appearance in the cell (``v0``, ``v1``, ...), constants as written,
-   docstrings left out. Comments and layout never reach a tree. Renaming variables, adding comments,
-   reflowing code, rewording docstrings or moving cells no longer changes anything. (Walking the tree
-   directly costs a third of printing it back with :func:`ast.unparse` and tokenizing that; cells the class
-   shares word for word are read once.)
+   builtin renamed in order of first appearance in the cell (``v0``, ``v1``, ...), constants as written (their
+   first 40 characters), docstrings and every other statement of literals alone left out. Comments and
+   layout never reach a tree, and the size bounds count code, not comments or strings (:func:`code_chars`).
+   Renaming variables, adding comments, reflowing code, rewording docstrings or moving cells no longer changes
+   anything. (Walking the tree directly costs a third of printing it back with :func:`ast.unparse` and
+   tokenizing that; cells the class shares word for word are read once.)
 3. **Winnowing** (Schleimer, Wilkerson and Aiken, SIGMOD 2003: MOSS's method) over that token
    stream: hashes of every k-gram of tokens, and in each window of w consecutive hashes the smallest is
    kept. Any shared run of at least ``w + k - 1`` tokens is guaranteed to be found, reordering functions
@@ -35,7 +36,9 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import io
 import math
+import tokenize
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -64,12 +67,16 @@ class Pair:
     """What the two share, weighed by rarity: in fingerprints that only the two of them have (the ranking)."""
 
 
-#: What of a learner's answers is compared: cells longer than this are left out, and at most this much in
-#: all. The batch process parses them with :mod:`ast` and has no memory limit, and a tree costs tens of
-#: bytes per character of source: a notebook near the size cap of one long cell must not cost gigabytes.
-#: A lesson's answers are a few kilobytes; a cell this long is not an answer anyone copied by hand.
+#: What of a learner's answers is compared: cells with more code than this are left out, and at most this much
+#: code in all. The batch process parses them with :mod:`ast` and has no memory limit, and a tree costs tens of
+#: bytes per character of code: a notebook near the size cap of one long cell must not cost gigabytes.
+#: A lesson's answers are a few kilobytes; a cell this long is not an answer anyone copied by hand. Code is
+#: what :func:`code_chars` counts: comments, blank lines and a string's contents cost a tree (almost) nothing and
+#: never reach the comparison, so padding a copied cell with them neither hides nor dilutes it.
 MAX_COMPARED_CELL_CHARS = 20_000
 MAX_COMPARED_CHARS = 200_000
+#: What a string literal counts as in :func:`code_chars`: the tree holds it as one node, compared by its start.
+_STRING_CHARS = 40
 
 
 def answer_cells(submission: Submission, starter: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -79,10 +86,35 @@ def answer_cells(submission: Submission, starter: frozenset[str] = frozenset()) 
     kept: list[str] = []
     left = MAX_COMPARED_CHARS
     for source in cells:
-        if source and source not in starter and len(source) <= min(MAX_COMPARED_CELL_CHARS, left):
+        if not source or source in starter:
+            continue
+        size = code_chars(source)
+        if size <= min(MAX_COMPARED_CELL_CHARS, left):
             kept.append(source)
-            left -= len(source)
+            left -= size
     return tuple(kept)
+
+
+def code_chars(cell: str) -> int:
+    """How much code a cell holds, before parsing it: the length of its tokens without comments and layout, a
+    string literal counted as :data:`_STRING_CHARS` at most. A cell Python cannot tokenize counts its full length
+    (it will not parse either, and is left out of the comparison by :func:`cell_tokens`)."""
+    lines = "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith(("%", "!")))
+    size = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(lines).readline):
+            if token.type in _LAYOUT:
+                continue
+            size += min(len(token.string), _STRING_CHARS) if token.type in _STRINGS else len(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return len(cell)
+    return size
+
+
+_STRINGS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)})  # 3.12 splits f-strings
+_LAYOUT = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+)
 
 
 def cell_tokens(cell: str) -> tuple[str, ...]:
@@ -122,23 +154,20 @@ def _cached_tokens(source: str) -> tuple[str, ...]:
         elif isinstance(node, ast.Constant):
             out.append(repr(node.value)[:40])
         children = [
-            c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_docstring(node, c)
+            c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_string_statement(c)
         ]
         stack.extend(reversed(children))
     return tuple(out)
 
 
-def _is_docstring(parent: ast.AST, child: ast.AST) -> bool:
-    body = getattr(parent, "body", None)
-    return (
-        isinstance(parent, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and isinstance(body, list)
-        and bool(body)
-        and body[0] is child
-        and isinstance(child, ast.Expr)
-        and isinstance(child.value, ast.Constant)
-        and isinstance(child.value.value, str)
-    )
+def _is_string_statement(child: ast.AST) -> bool:
+    """A statement made of literals alone and thrown away (a docstring, a string used as a comment or as padding,
+    ``'a' * 9000 + 'b'``, wherever it stands): it does nothing, and leaving it in would let padding dilute the
+    comparison. One that names, calls, yields or awaits anything is code and stays."""
+    return isinstance(child, ast.Expr) and not any(isinstance(n, _EFFECTS) for n in ast.walk(child.value))
+
+
+_EFFECTS = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
 
 
 def normal_form(cells: Sequence[str]) -> tuple[str, ...]:
