@@ -26,6 +26,11 @@ Method (the README's batch section says why):
    :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` units (a short answer has too few ways to be written to
    say anything). Pairs are ranked by that weight, the evidence. ``bench/similarity.py`` measures precision
    and recall on a class of independent answers with planted near-copies.
+6. **Chance** (:class:`_Answers`): fingerprints of one answer are one observation, not many, so a pair must
+   also share answers (cells) that chance does not explain: each answer they wrote alike is as likely to
+   coincide as the share of the class that wrote it alike says, and over the answers and the class's pairs
+   that must predict fewer than :data:`~grader.config.SIMILARITY_CHANCE` pairs (in a class of at least
+   :data:`~grader.config.SIMILARITY_CHANCE_CLASS`; a smaller one cannot say how common an answer is).
 
 It runs in the batch process after grading, on the notebooks as the batch read them (never reading a file
 again): off the hot path.
@@ -46,7 +51,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from grader.config import SIMILARITY_COMMON_SHARE, SIMILARITY_MIN_FINGERPRINTS, SIMILARITY_THRESHOLD, WINNOW_K, WINNOW_W
+from grader.config import (
+    SIMILARITY_CHANCE,
+    SIMILARITY_CHANCE_CLASS,
+    SIMILARITY_COMMON_SHARE,
+    SIMILARITY_MIN_FINGERPRINTS,
+    SIMILARITY_THRESHOLD,
+    WINNOW_K,
+    WINNOW_W,
+)
 from grader.errors import NotebookUnreadable
 from grader.model import Submission
 from grader.read import read_submission
@@ -199,10 +212,12 @@ def similar_pairs(
     :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` fingerprints that only the two of them have.
     """
     given = fingerprints(starter) if starter else frozenset()
-    prints = {learner: fingerprints(cells) - given for learner, cells in codes.items()}
+    per_cell = {learner: [winnow(cell_tokens(cell)) - given for cell in cells] for learner, cells in codes.items()}
+    prints = {learner: frozenset().union(*cells) for learner, cells in per_cell.items()}
     shared_by = Counter(f for fs in prints.values() for f in fs)
     common = max(2.0, SIMILARITY_COMMON_SHARE * len(prints))  # a fingerprint two learners share is always evidence
     prints = {learner: frozenset(f for f in fs if shared_by[f] <= common) for learner, fs in prints.items()}
+    answers = _Answers({learner: [c & prints[learner] for c in cells] for learner, cells in per_cell.items()})
     weight = _rarity(shared_by, len(prints))
     holders: dict[int, list[str]] = defaultdict(list)
     for learner, fs in prints.items():
@@ -216,9 +231,61 @@ def similar_pairs(
     pairs = []
     for (a, b), evidence in shared.items():
         similarity = evidence / (mass[a] + mass[b] - evidence)
-        if similarity >= threshold and evidence >= SIMILARITY_MIN_FINGERPRINTS:
+        if similarity >= threshold and evidence >= SIMILARITY_MIN_FINGERPRINTS and not answers.by_chance(a, b):
             pairs.append(Pair(a, b, similarity, "\n\n".join(codes[a]), "\n\n".join(codes[b]), round(evidence, 1)))
     return sorted(pairs, key=lambda p: (-p.evidence, -p.similarity, p.first, p.second))
+
+
+class _Answers:
+    """The chance test: do two learners share answers that the class says are too rare to coincide?
+
+    Fingerprints within one answer are not independent evidence: two learners who wrote a function the same
+    common way share all of its fingerprints at once, and a class of hundreds has pairs who, by chance, wrote
+    two or three of five functions alike (bench/similarity.py found such pairs flagged). The unit of chance is
+    the answer (a cell): how likely a classmate is to write it alike is the share of the class that did,
+    add-one smoothed, ``(holders - 1) / (n - 1)``; answers are taken as independent, and the pair's alike answers
+    together predict ``n (n - 1) / 2`` times their product pairs as alike by chance in this class. Fewer than
+    :data:`~grader.config.SIMILARITY_CHANCE` is evidence; more is what chance gives, and no flag. (MOSS and
+    Dolos discount code many submissions share by fingerprint; this asks the same of whole answers.)
+    """
+
+    def __init__(self, cells: Mapping[str, Sequence[frozenset[int]]]) -> None:
+        self.cells = {learner: [c for c in cs if c] for learner, cs in cells.items()}
+        self.index: defaultdict[int, set[tuple[str, int]]] = defaultdict(set)
+        for learner, cs in self.cells.items():
+            for i, c in enumerate(cs):
+                for f in c:
+                    self.index[f].add((learner, i))
+        self.holders: dict[tuple[str, int], int] = {}
+
+    def by_chance(self, a: str, b: str) -> bool:
+        """Whether the answers ``a`` and ``b`` wrote alike are as many as chance gives in this class."""
+        n = len(self.cells)
+        if n < SIMILARITY_CHANCE_CLASS:
+            return False
+        expected = n * (n - 1) / 2
+        left = list(range(len(self.cells[b])))
+        for i, cell in enumerate(self.cells[a]):
+            match = max(left, key=lambda j: _jaccard(cell, self.cells[b][j]), default=None)
+            if match is None or _jaccard(cell, self.cells[b][match]) < SIMILARITY_THRESHOLD:
+                continue
+            left.remove(match)
+            share = max(self._holders(a, i), self._holders(b, match)) - 1
+            expected *= share / (n - 1)
+        return expected >= SIMILARITY_CHANCE
+
+    def _holders(self, learner: str, i: int) -> int:
+        """How many learners (``learner`` too) wrote an answer alike to ``learner``'s cell ``i``."""
+        if (learner, i) not in self.holders:
+            cell = self.cells[learner][i]
+            near = {cand for f in cell for cand in self.index[f]}
+            alike = {other for other, j in near if _jaccard(cell, self.cells[other][j]) >= SIMILARITY_THRESHOLD}
+            self.holders[learner, i] = len(alike | {learner})
+        return self.holders[learner, i]
+
+
+def _jaccard(x: frozenset[int], y: frozenset[int]) -> float:
+    return len(x & y) / len(x | y) if x or y else 0.0
 
 
 def _rarity(shared_by: Mapping[int, int], learners: int) -> dict[int, float]:
