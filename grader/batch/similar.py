@@ -165,7 +165,8 @@ def _cached_tokens(source: str) -> tuple[str, ...]:
         elif isinstance(node, ast.Attribute):
             out.append(node.attr)
         elif isinstance(node, ast.Constant):
-            out.append(repr(node.value)[:40])
+            value = node.value[:40] if isinstance(node.value, (str, bytes)) else node.value  # never a copy of padding
+            out.append(repr(value)[:40])
         children = [
             c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context) and not _is_string_statement(c)
         ]
