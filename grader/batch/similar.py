@@ -210,7 +210,8 @@ def similar_pairs(
     fingerprint weighs by its rarity, ``log((n + 1) / holders)`` (a document frequency weighting), so a line a
     few learners share weighs less than code only these two have. A pair is listed when the weighted Jaccard
     index of their fingerprints is at least ``threshold`` and what they share weighs at least
-    :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` fingerprints that only the two of them have.
+    :data:`~grader.config.SIMILARITY_MIN_FINGERPRINTS` fingerprints that only the two of them have, and the
+    answers they wrote alike are more than chance gives in a class this size (:class:`_Answers`).
     """
     given = fingerprints(starter) if starter else frozenset()
     per_cell = {learner: [winnow(cell_tokens(cell)) - given for cell in cells] for learner, cells in codes.items()}
