@@ -73,6 +73,14 @@ WINNOW_W = 4
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_FINGERPRINTS = 8
 SIMILARITY_COMMON_SHARE = 0.5
+#: A pair that passes the test above must also share answers that chance does not explain: the answers (cells)
+#: they wrote alike (fingerprint Jaccard of SIMILARITY_THRESHOLD or more), each as common as the class says
+#: (the share of classmates who wrote it alike, add-one smoothed), multiplied over the answers and the class's
+#: pairs, must predict fewer than SIMILARITY_CHANCE pairs this alike by chance. A class of fewer than
+#: SIMILARITY_CHANCE_CLASS learners cannot say how common an answer is (one in a class of 12 is 1/11), so there
+#: the first test stands alone.
+SIMILARITY_CHANCE = 0.05
+SIMILARITY_CHANCE_CLASS = 30
 #: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
 #: Every flagged pair in any class but one of mass copying (on bench/similarity.py's class of 123 learners, 6
 #: pairs are flagged): the bound keeps such a class's page and summary.json from growing by the square.
