@@ -207,6 +207,13 @@ class TimeBudget:
         """Seconds ``grade`` waits for the daemon's answer to one notebook before grading it cold."""
         return self.boot + self.notebook + DAEMON_REPLY_CALLS * self.call + DAEMON_REPLY_MARGIN_SECONDS
 
+    @property
+    def daemon_hello(self) -> float:
+        """Seconds ``grade`` waits for a daemon to greet it before asking anything, then grades cold: one learner
+        call's limit. A live daemon greets from a thread of its own at once, however busy it is; one that does not
+        is stopped (``kill -STOP``) or starved, and waiting ``daemon_reply`` for it would cost minutes."""
+        return self.call
+
 
 @dataclass(frozen=True)
 class WorkerMode:
