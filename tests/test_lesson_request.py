@@ -15,6 +15,7 @@ import nbformat
 import pytest
 
 from grader.lessons import load_lesson
+from tests.lesson_support import suite_module
 
 LESSON = load_lesson("request")
 VALUE_QUESTIONS = [q.id for q in LESSON.questions if q.kind == "value"]
@@ -182,21 +183,29 @@ def test_no_by_hand_answer_appears_in_the_learner_notebook() -> None:
         assert _given_away(answer, numbers, ABS_TOL.get(name, 0.0)) == [], f"{name}'s answer is on the page"
 
 
+def _part1_answers(solution: nbformat.NotebookNode) -> dict[str, float]:
+    """Part 1's answers as a solution notebook's answer cells compute them (a cell may take two lines)."""
+    namespace: dict[str, Any] = {}
+    for cell in solution.cells:
+        if cell.get("id") in VALUE_QUESTIONS:
+            exec(cell.source, namespace)  # the lesson's own solution cell
+    return {name: float(namespace[name]) for name in VALUE_QUESTIONS}
+
+
 def test_the_answer_search_finds_answers_where_they_are_written() -> None:
     """The check above can fail: on the solution notebook, whose answer cells hold them, it finds every one
     (written as a number, or as the arithmetic that gives it, whose terms are on the page anyway)."""
     r = _reference()
-    solution = _read(LESSON.solution)
+    answers = _part1_answers(_read(LESSON.solution))
     for name in VALUE_QUESTIONS:
-        (cell,) = [c for c in solution.cells if c.get("id") == name]
-        value = eval(cell.source.split("=", 1)[1].split("#")[0])
-        assert math.isclose(value, float(getattr(r, name)))
+        assert math.isclose(answers[name], float(getattr(r, name)))
     assert _given_away(31.25, _numbers("the rate is 31.25 tokens/s"), 0.0) == [31.25]
     assert _given_away(24.1158, _numbers("about 24.1 tokens/s"), 0.05) == [24.1]
 
 
 def test_part_1_states_its_own_numbers_and_the_answers_follow_from_the_lessons_functions() -> None:
-    """Part 1's givens differ from the worked example's, and each answer is what Part 2's functions give."""
+    """Part 1's givens (the page's own numbers) differ from the worked example's, and each answer is what Part 2's
+    functions give."""
     r = _reference()
     text = _markdown(_read(LESSON.notebook))
     part1 = text[text.index("## Part 1: by hand") : text.index("## Part 2: in code")]
@@ -208,6 +217,135 @@ def test_part_1_states_its_own_numbers_and_the_answers_follow_from_the_lessons_f
     assert r.request_tokens_per_s == pytest.approx(r.output_rate(60, 0.6, 0.032), rel=1e-12)
     mean, p50, p99 = r.latency_summary(samples)
     assert (r.mean_ms, r.p50_ms, r.p99_ms) == pytest.approx((mean, p50, p99), rel=1e-12)
+
+
+# -- Part 1 on each learner's own numbers (lesson.toml's [params]) -----------------------------------------------
+
+
+def _expected(numbers: dict[str, Any]) -> dict[str, float]:
+    """Part 1's right answers on one set of numbers, from Part 2's functions (not the suites' own arithmetic)."""
+    r = _reference()
+    samples = [float(x) for x in str(numbers["latencies"]).split(",")]
+    ttft, itl, n_out = float(numbers["ttft_s"]), float(numbers["itl_ms"]) / 1000, int(numbers["n_out"])
+    mean, p50, p99 = r.latency_summary(samples)
+    return {
+        "latency_s": r.request_latency(ttft, itl, n_out),
+        "steady_tokens_per_s": r.fleet_tokens_per_second([itl]),
+        "request_tokens_per_s": r.output_rate(n_out, ttft, itl),
+        "mean_ms": mean,
+        "p50_ms": p50,
+        "p99_ms": p99,
+    }
+
+
+#: Known mistakes are named within 0.2% (the suites' conftest); two numbers more than twice that apart are never
+#: both in one window, so a right answer is never told a slip and no slip is told another's name.
+APART = 4e-3
+
+
+def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_mistake() -> None:
+    """On each of the 48 combinations: the suites' expected value is what Part 2's functions give; it and every
+    known mistake of its question are more than 0.4% apart, and more than twice the tolerance apart where the
+    answer may be rounded; and no request_tokens_per_s is within 0.1 of a whole number (rounding to one is always
+    wrong)."""
+    from grader.params import every_params
+
+    values = suite_module(LESSON, "test_values")
+    sets = every_params(LESSON)
+    assert len(sets) == 48
+    for params in sets:
+        numbers = dict(params)
+        part1 = values.Part1.of(numbers)
+        expected = _expected(numbers)
+        for name, right, mistakes in (
+            ("latency_s", part1.latency, part1.latency_mistakes()),
+            ("steady_tokens_per_s", part1.steady, part1.steady_mistakes()),
+            ("request_tokens_per_s", part1.rate, part1.rate_mistakes()),
+            ("mean_ms", part1.mean, part1.mean_mistakes()),
+            ("p50_ms", part1.percentile(50), part1.p50_mistakes()),
+            ("p99_ms", part1.percentile(99), part1.p99_mistakes()),
+        ):
+            assert math.isclose(right, expected[name], rel_tol=1e-12), (params, name)
+            numbers_of = [right, *mistakes.values()]
+            closest = min(
+                abs(a - b) / max(abs(a), abs(b)) for i, a in enumerate(numbers_of) for b in numbers_of[i + 1 :]
+            )
+            assert closest > APART, (params, name, numbers_of)
+            tol = ABS_TOL.get(name, 0.0)
+            assert all(abs(right - wrong) > 2 * tol for wrong in mistakes.values()), (params, name)
+        assert abs(part1.rate - round(part1.rate)) > 0.1, params
+
+
+@pytest.mark.slow  # builds 48 notebooks
+def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers() -> None:
+    """Released on each set of numbers the lesson can give: the text states that learner's deployment, reply
+    length and latencies, the solution built on them answers for them, and none of those answers (nor one the
+    grader would accept for it) is a number on the learner's page."""
+    from grader.build import Owner, build_notebooks, read_source
+    from grader.params import every_params
+
+    src = read_source(LESSON)
+    for params in every_params(LESSON):
+        numbers = dict(params)
+        built = build_notebooks(src, Owner("ada", params))
+        answers = _part1_answers(built.solution)
+        expected = _expected(numbers)
+        assert all(math.isclose(answers[q], expected[q], rel_tol=1e-12) for q in VALUE_QUESTIONS), params
+        text = _markdown(built.learner)
+        part1 = text[text.index("## Part 1: by hand") : text.index("## Part 2: in code")]
+        assert f"TTFT is **{numbers['ttft_s']:g} s**" in part1, params
+        assert f"ITL is **{numbers['itl_ms']:g} ms**" in part1 and f"**{numbers['n_out']}** output tokens" in part1
+        assert f"> {numbers['latencies']}" in part1, params
+        page = _numbers(_everything(built.learner))
+        for name in VALUE_QUESTIONS:
+            assert _given_away(answers[name], page, ABS_TOL.get(name, 0.0)) == [], (params, name)
+        assert built.learner.metadata["grader"]["params"] == numbers
+
+
+@pytest.fixture(scope="module")
+def request_suites() -> Any:
+    from grader.suites.session import SuiteSession
+
+    with SuiteSession(LESSON) as session:
+        yield session
+
+
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(request_suites: Any) -> None:
+    """Each learner's right answers pass on their own numbers; a classmate's (who drew other numbers for every
+    parameter) fail on every question."""
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+
+    secret = b"a-course-secret-for-this-test-only"
+    ada = draw(LESSON, "ada", secret)
+    others = (draw(LESSON, f"learner{k}", secret) for k in range(200))
+    bob = next(p for p in others if all(dict(p)[f] != v for f, v in ada))
+    questions = frozenset(VALUE_QUESTIONS)
+    for mine, theirs in ((ada, bob), (bob, ada)):
+        own = request_suites.run(NamespaceTarget(_expected(dict(mine))), questions, mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = request_suites.run(NamespaceTarget(_expected(dict(theirs))), questions, mine)
+        assert {o.status for o in copied} == {"failed"}, copied
+
+
+def test_a_slip_is_named_on_every_learners_numbers(request_suites: Any) -> None:
+    """The ITL taken in milliseconds and the unsorted median are named whatever the learner's numbers, and the
+    feedback speaks of the learner's own ITL."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+
+    for params in spread(LESSON):
+        numbers = dict(params)
+        given = [float(x) for x in str(numbers["latencies"]).split(",")]
+        slips = {
+            "latency_s": float(numbers["ttft_s"]) + (int(numbers["n_out"]) - 1) * float(numbers["itl_ms"]),
+            "p50_ms": (given[4] + given[5]) / 2,
+        }
+        outcomes = {o.question: o for o in request_suites.run(NamespaceTarget(slips), frozenset(slips), params)}
+        latency, p50 = outcomes["latency_s"], outcomes["p50_ms"]
+        assert latency.status == "failed" and "used in milliseconds" in latency.message, (params, latency.message)
+        assert f"{numbers['itl_ms']:g} ms" in latency.message
+        assert p50.status == "failed" and "not sorted" in p50.message, (params, p50.message)
 
 
 # -- the percentile method the text states is the one graded ---------------------------------------------------------
