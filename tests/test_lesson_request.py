@@ -6,9 +6,11 @@ percentile is the method the text names, and its choices do not give the answer 
 from __future__ import annotations
 
 import ast
+import json
 import math
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import nbformat
@@ -346,6 +348,54 @@ def test_a_slip_is_named_on_every_learners_numbers(request_suites: Any) -> None:
         assert latency.status == "failed" and "used in milliseconds" in latency.message, (params, latency.message)
         assert f"{numbers['itl_ms']:g} ms" in latency.message
         assert p50.status == "failed" and "not sorted" in p50.message, (params, p50.message)
+
+
+@pytest.mark.slow  # releases two notebooks and grades them in a batch
+def test_released_notebooks_give_each_learner_their_numbers_and_full_marks_only_on_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``grade build --roster``'s release writes each learner their own numbers; a learner who works Part 1 on
+    their notebook's numbers gets full marks for it, and the same answers handed in by a classmate (who drew
+    other numbers for every parameter) get none of Part 1's points, and are flagged."""
+    from grader.batch import BatchOptions, run_batch
+    from grader.build import Owner, build_notebooks, read_source
+    from grader.params import SECRET_ENV, draw
+    from grader.pipeline import GradeOptions
+    from grader.release import release
+
+    secret = "a-course-secret-for-this-test-only"
+    monkeypatch.setenv(SECRET_ENV, secret)
+    drawn = {f"learner{k}": draw(LESSON, f"learner{k}", secret.encode()) for k in range(200)}
+    ada = "learner0"
+    bob = next(who for who, p in drawn.items() if all(dict(p)[f] != v for f, v in drawn[ada]))
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"learner\n{ada}\n{bob}\n", encoding="utf-8")
+    released = {p.parent.name: p for p in release(LESSON, roster, tmp_path / "released", LESSON.root.parent)}
+    src = read_source(LESSON)
+    worked = {}
+    for who in (ada, bob):
+        nb = _read(released[who])
+        assert nb.metadata["grader"]["params"] == dict(drawn[who])
+        assert f"> {dict(drawn[who])['latencies']}" in _everything(nb)
+        solution = {c.get("id"): c.source for c in build_notebooks(src, Owner(who, drawn[who])).solution.cells}
+        for cell in nb.cells:
+            if cell.get("id") in VALUE_QUESTIONS:
+                cell.source = solution[cell.get("id")]
+        worked[who] = nb
+    handed_in = tmp_path / "class"
+    handed_in.mkdir()
+    nbformat.write(worked[ada], handed_in / f"{ada}.ipynb")
+    nbformat.write(worked[ada], handed_in / f"{bob}.ipynb")  # bob hands in ada's work
+    options = BatchOptions(grading=GradeOptions(lesson="request", lessons_root=LESSON.root.parent), jobs=1)
+    run_batch(handed_in, tmp_path / "results", options)
+    lines = (tmp_path / "results" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = {row["learner"]: row for row in map(json.loads, lines)}
+    part1 = {
+        who: {q["id"]: q["score"] for q in row["questions"] if q["id"] in VALUE_QUESTIONS} for who, row in rows.items()
+    }
+    assert part1[ada] == {q: 1 for q in VALUE_QUESTIONS}, rows[ada]
+    assert part1[bob] == {q: 0 for q in VALUE_QUESTIONS}, rows[bob]
+    assert any(f"released to '{ada}'" in e for e in rows[bob]["errors"]), rows[bob]["errors"]
 
 
 # -- the percentile method the text states is the one graded ---------------------------------------------------------
