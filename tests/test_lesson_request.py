@@ -350,6 +350,29 @@ def test_a_slip_is_named_on_every_learners_numbers(request_suites: Any) -> None:
         assert p50.status == "failed" and "not sorted" in p50.message, (params, p50.message)
 
 
+def test_the_class_report_counts_one_misconception_across_everyones_numbers(request_suites: Any) -> None:
+    """The ITL taken in milliseconds, made by four learners on four different sets of numbers, is one row of the
+    class report with four learners: only numbers differ between their feedback (the learner's own ITL, in
+    parentheses), and the report leaves numbers and parentheses out."""
+    from grader.batch.class_report import misconceptions
+    from grader.batch.rows import Row
+    from grader.model import Report
+    from grader.params import spread
+    from grader.score import score_question
+    from grader.suites.namespace import NamespaceTarget
+
+    rows = []
+    for k, params in enumerate(spread(LESSON)):
+        numbers = dict(params)
+        slip = {"latency_s": float(numbers["ttft_s"]) + (int(numbers["n_out"]) - 1) * float(numbers["itl_ms"])}
+        outcomes = request_suites.run(NamespaceTarget(slip), frozenset(slip), params)
+        result = score_question(LESSON.question("latency_s"), list(outcomes))
+        rows.append(Row.of(f"learner{k}", Report("request", "x.ipynb", 0, 1, (result,))))
+    assert len(rows) == 4
+    found = misconceptions(rows)
+    assert len(found) == 1 and len(found[0].learners) == len(rows), [m.text for m in found]
+
+
 @pytest.mark.slow  # releases two notebooks and grades them in a batch
 def test_released_notebooks_give_each_learner_their_numbers_and_full_marks_only_on_their_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
