@@ -78,7 +78,7 @@ class Part1:
             "That counts one gap too few: after the first token come n_out - 1 gaps.": ttft + (n - 2) * itl,
             "The ITL was used in milliseconds while the TTFT is in seconds: convert it to seconds first (yours: "
             f"{self.itl_ms:g} ms = {itl:g} s).": ttft + (n - 1) * self.itl_ms,
-            f"That is the worked example's latency: Part 1 is another request {self.yours}.": WORKED_TTFT
+            "That is the worked example's latency: Part 1 is about another request, with its own TTFT, ITL and length.": WORKED_TTFT
             + (WORKED_N - 1) * WORKED_ITL,
         }
 
@@ -91,7 +91,7 @@ class Part1:
             ),
             f"That is tokens per millisecond (1 / {self.itl_ms:g}): one token per ITL in seconds gives tokens per "
             "second.": 1 / self.itl_ms,
-            f"That is the worked example's steady rate: Part 1 is another deployment {self.yours}.": 1 / WORKED_ITL,
+            "That is the worked example's steady rate: Part 1 is about another deployment, with its own ITL.": 1 / WORKED_ITL,
         }
 
     def rate_mistakes(self):
@@ -105,7 +105,7 @@ class Part1:
             "It is upside down: that is seconds per token, T / n_out.": latency / n,
             "That is tokens per millisecond: divide by the latency in seconds.": n / (latency * 1000),
             "That is n_out / TTFT: divide by the whole latency, not the wait for the first token.": n / ttft,
-            f"That is the worked example's output rate: Part 1 is another request {self.yours}.": WORKED_N
+            "That is the worked example's output rate: Part 1 is about another request, with its own TTFT, ITL and length.": WORKED_N
             / (WORKED_TTFT + (WORKED_N - 1) * WORKED_ITL),
         }
 
