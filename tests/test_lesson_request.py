@@ -350,6 +350,38 @@ def test_a_slip_is_named_on_every_learners_numbers(request_suites: Any) -> None:
         assert p50.status == "failed" and "not sorted" in p50.message, (params, p50.message)
 
 
+def test_one_latency_slip_costs_only_latency_s_on_every_learners_numbers(request_suites: Any) -> None:
+    """One bug costs once (error carried forward): a request_tokens_per_s worked right from the learner's own
+    wrong latency_s keeps its point, and its feedback says why; one wrong on that latency_s too still fails, told
+    it does not follow from it; a right rate beside a wrong latency_s passes with no note."""
+    from grader.params import spread
+    from grader.score import note_stand_ins, score_question
+    from grader.suites.namespace import NamespaceTarget
+
+    def graded(answers: dict[str, float], params: Any) -> dict[str, Any]:
+        outcomes = request_suites.run(NamespaceTarget(answers), frozenset(answers), params)
+        results = tuple(score_question(LESSON.question(q), [o for o in outcomes if o.question == q]) for q in answers)
+        return {r.id: r for r in note_stand_ins(results, outcomes)}
+
+    for params in spread(LESSON):
+        numbers = dict(params)
+        ttft, itl, n_out = float(numbers["ttft_s"]), float(numbers["itl_ms"]) / 1000, int(numbers["n_out"])
+        slipped = ttft + n_out * itl  # n_out gaps after the first token, not n_out - 1
+        carried = graded({"latency_s": slipped, "request_tokens_per_s": n_out / slipped}, params)
+        assert carried["latency_s"].score == 0 and carried["request_tokens_per_s"].score == 1, (params, carried)
+        assert "n_out gaps" in " ".join(carried["latency_s"].feedback)
+        assert "follows from your own `latency_s`" in " ".join(carried["request_tokens_per_s"].feedback)
+        twice = graded({"latency_s": slipped, "request_tokens_per_s": (n_out - 1) / slipped}, params)
+        assert twice["request_tokens_per_s"].score == 0, (params, twice)
+        assert "does not follow from your own `latency_s`" in " ".join(twice["request_tokens_per_s"].feedback)
+        right = graded(
+            {"latency_s": slipped, "request_tokens_per_s": _expected(numbers)["request_tokens_per_s"]}, params
+        )
+        assert right["request_tokens_per_s"].score == 1 and "follows" not in " ".join(
+            right["request_tokens_per_s"].feedback
+        )
+
+
 def test_the_class_report_counts_one_misconception_across_everyones_numbers(request_suites: Any) -> None:
     """The ITL taken in milliseconds, made by four learners on four different sets of numbers, is one row of the
     class report with four learners: only numbers differ between their feedback (the learner's own ITL, in

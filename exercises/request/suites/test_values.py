@@ -184,6 +184,8 @@ def test_request_tokens_per_s(learner, rq, params):
         unit="tokens/s", abs_tol=0.05,
         slips=part1.rate_mistakes(),
         hint="Divide all n_out tokens by the whole latency T (latency_s), and keep one decimal place.",
+        # Worked from the learner's own latency_s (its own check: REL_TOL, no abs_tol): a slip there costs once.
+        carried=rq.Carried((rq.Use.of(learner, "latency_s", part1.latency),), lambda t: part1.n_out / t, learner),
     )
 
 
