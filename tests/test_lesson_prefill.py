@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -305,3 +306,49 @@ def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_number
             (sparse,) = suites.run(NamespaceTarget(_answers(numbers, 0.5)), frozenset({"ttft_ms"}), params)
             assert sparse.status == "failed" and "used as is" in sparse.message, (params, sparse.message)
             assert f"{numbers['sparse_tflops']:,} teraFLOPS" in sparse.message, sparse.message
+
+
+@pytest.mark.slow
+def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_their_own_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`grade build exercises/prefill --roster`: two learners get different numbers in their text; graded in a
+    batch, the Part 1 answers worked on their own numbers get full marks, and the same answers handed in by the
+    other learner get none of Part 1's points."""
+    import json
+
+    from grader.batch import BatchOptions, run_batch
+    from grader.build import Owner, build_notebooks, read_source
+    from grader.params import SECRET_ENV, draw
+    from grader.pipeline import GradeOptions
+    from grader.release import release
+
+    secret = "a-course-secret-for-this-test-only"
+    monkeypatch.setenv(SECRET_ENV, secret)
+    (tmp_path / "roster.csv").write_text("learner\nada\nbob\n", encoding="utf-8")
+    ada, bob = (tmp_path / "released" / who / "prefill.ipynb" for who in ("ada", "bob"))
+    assert release(LESSON, tmp_path / "roster.csv", tmp_path / "released", LESSON.root.parent) == [ada, bob]
+    numbers = {who: draw(LESSON, who, secret.encode()) for who in ("ada", "bob")}
+    assert as_dict(numbers["ada"])["prompt_len"] != as_dict(numbers["bob"])["prompt_len"]
+    src = read_source(LESSON)
+    work = {}
+    for who, path in (("ada", ada), ("bob", bob)):
+        text = path.read_text(encoding="utf-8")
+        assert f"L = {as_dict(numbers[who])['prompt_text']} tokens" in text
+        solved = build_notebooks(src, Owner(who, numbers[who])).solution
+        work[who] = {c.get("id"): c.source for c in solved.cells if c.get("id") in PART1}
+    submitted = tmp_path / "class"
+    submitted.mkdir()
+    for who, path, answers in (("ada", ada, work["ada"]), ("bob", bob, work["ada"])):  # bob hands in ada's Part 1
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell.get("id") in answers:
+                cell["source"] = answers[cell["id"]]
+        (submitted / f"{who}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    options = BatchOptions(grading=GradeOptions(lesson="prefill", lessons_root=LESSON.root.parent), jobs=1)
+    run_batch(submitted, tmp_path / "results", options)
+    rows = [json.loads(line) for line in (tmp_path / "results" / "results.jsonl").read_text().splitlines()]
+    part1 = {
+        r["learner"]: {q["id"]: q["score"] == q["max_score"] for q in r["questions"] if q["id"] in PART1} for r in rows
+    }
+    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": dict.fromkeys(PART1, False)}, part1
