@@ -275,6 +275,13 @@ def _answers(numbers: dict[str, Any], slip: float = 1.0) -> dict[str, object]:
     return {**right, "ttft_ms": right["ttft_ms"] * slip}
 
 
+def _copied_status(mine: Any, theirs: Any, question: str) -> str:
+    """How a question fares when a learner hands in another's Part 1: failed, except ttft_ms on the same
+    accelerator, which follows from the (wrong) FLOPs handed in and is credited as carried forward."""
+    same_chip = as_dict(mine)["gpu"] == as_dict(theirs)["gpu"]
+    return "passed" if question == "ttft_ms" and same_chip else "failed"
+
+
 def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
     from grader.params import draw
     from grader.suites.namespace import NamespaceTarget
@@ -288,7 +295,7 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
             own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
             assert {o.status for o in own} == {"passed"}, own
             copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
-            assert {o.status for o in copied} == {"failed"}, copied
+            assert [o.status for o in copied] == [_copied_status(mine, theirs, q) for q in PART1], copied
 
 
 def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_numbers() -> None:
@@ -314,7 +321,7 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
 ) -> None:
     """`grade build exercises/prefill --roster`: two learners get different numbers in their text; graded in a
     batch, the Part 1 answers worked on their own numbers get full marks, and the same answers handed in by the
-    other learner get none of Part 1's points."""
+    other learner lose every point but a TTFT carried forward from the FLOPs handed in (same accelerator)."""
     import json
 
     from grader.batch import BatchOptions, run_batch
@@ -351,4 +358,30 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
     part1 = {
         r["learner"]: {q["id"]: q["score"] == q["max_score"] for q in r["questions"] if q["id"] in PART1} for r in rows
     }
-    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": dict.fromkeys(PART1, False)}, part1
+    copied = {q: _copied_status(numbers["bob"], numbers["ada"], q) == "passed" for q in PART1}
+    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": copied}, part1
+
+
+def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only() -> None:
+    """One bug costs once: on every learner's numbers, a TTFT worked right from the learner's own wrong FLOPs
+    passes (the FLOPs fail with their slip named); a TTFT wrong on the learner's own FLOPs too still fails, its
+    slip named from the right inputs; and right FLOPs carry nothing (a TTFT off by the slip's factor fails)."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    both = frozenset({"prompt_flops", "ttft_ms"})
+    with SuiteSession(LESSON) as suites:
+        for params in spread(LESSON):
+            right = _answers(as_dict(params))
+            slipped = right["prompt_flops"] / 2  # 1 FLOP per parameter per token
+            carried = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 2}
+            flops, ttft = suites.run(NamespaceTarget(carried), both, params)
+            assert flops.status == "failed" and "1 FLOP per parameter" in flops.message, (params, flops.message)
+            assert ttft.status == "passed", (params, ttft.message)
+            seconds = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 1e3}
+            _, ttft = suites.run(NamespaceTarget(seconds), both, params)
+            assert ttft.status == "failed" and "time in seconds" in ttft.message, (params, ttft.message)
+            alone = {"prompt_flops": right["prompt_flops"], "ttft_ms": right["ttft_ms"] / 2}
+            flops, ttft = suites.run(NamespaceTarget(alone), both, params)
+            assert flops.status == "passed" and ttft.status == "failed", (params, ttft.message)

@@ -160,11 +160,26 @@ class Part1:
         }
 
 
-def _value(learner, prefill, params, name):
+def _value(learner, prefill, params, name, carried=None):
     part1 = Part1.of(params)
     expected, rel, meaning, advice = part1.values()[name]
     known = part1.known()[name]
-    prefill.expect_value(name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice)
+    prefill.expect_value(
+        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried
+    )
+
+
+def carried_ttft(learner, prefill, params):
+    """ttft_ms is worked from prompt_flops (TTFT = the prefill's FLOPs / (dense peak x utilisation)), so a learner
+    whose FLOPs are wrong and whose TTFT follows from their own FLOPs loses the FLOPs' point only (one bug costs
+    once; grader.checks.Carried)."""
+    part1 = Part1.of(params)
+    flops, rel, _, _ = part1.values()["prompt_flops"]
+    return prefill.Carried(
+        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel)],
+        formula=lambda flops: flops / (part1.dense * UTILISATION) * 1e3,
+        learner=learner,
+    )
 
 
 @question("prompt_flops")
@@ -179,7 +194,7 @@ def test_prompt_intensity(learner, prefill, params):
 
 @question("ttft_ms")
 def test_ttft_ms(learner, prefill, params):
-    _value(learner, prefill, params, "ttft_ms")
+    _value(learner, prefill, params, "ttft_ms", carried_ttft(learner, prefill, params))
 
 
 @question("kv_gb")
