@@ -275,13 +275,6 @@ def _answers(numbers: dict[str, Any], slip: float = 1.0) -> dict[str, object]:
     return {**right, "ttft_ms": right["ttft_ms"] * slip}
 
 
-def _copied_status(mine: Any, theirs: Any, question: str) -> str:
-    """How a question fares when a learner hands in another's Part 1: failed, except ttft_ms on the same
-    accelerator, which follows from the (wrong) FLOPs handed in and is credited as carried forward."""
-    same_chip = as_dict(mine)["gpu"] == as_dict(theirs)["gpu"]
-    return "passed" if question == "ttft_ms" and same_chip else "failed"
-
-
 def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
     from grader.params import draw
     from grader.suites.namespace import NamespaceTarget
@@ -295,7 +288,28 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
             own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
             assert {o.status for o in own} == {"passed"}, own
             copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
-            assert [o.status for o in copied] == [_copied_status(mine, theirs, q) for q in PART1], copied
+            assert {o.status for o in copied} == {"failed"}, copied
+
+
+def test_a_part1_copied_from_any_other_set_of_numbers_earns_nothing_not_even_carried_forward() -> None:
+    """A TTFT that follows from FLOPs handed in from another set of numbers (a classmate's on the same
+    accelerator, say) is a copy, not a slip carried forward: it earns nothing, on every other set."""
+    from grader.params import every_params
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    mine, *others = every_params(LESSON)
+    own = _answers(as_dict(mine))
+    tried = 0
+    with SuiteSession(LESSON) as suites:
+        for theirs in others:
+            handed_in = _answers(as_dict(theirs))
+            if abs(handed_in["prompt_flops"] - own["prompt_flops"]) <= 1e-3 * own["prompt_flops"]:
+                continue  # the same model and prompt: the same FLOPs are right, not copied
+            tried += 1
+            (ttft,) = suites.run(NamespaceTarget(handed_in), frozenset({"ttft_ms"}), mine)
+            assert ttft.status == "failed" and not ttft.carried, (theirs, ttft)
+    assert tried >= 10
 
 
 def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_numbers() -> None:
@@ -321,7 +335,7 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
 ) -> None:
     """`grade build exercises/prefill --roster`: two learners get different numbers in their text; graded in a
     batch, the Part 1 answers worked on their own numbers get full marks, and the same answers handed in by the
-    other learner lose every point but a TTFT carried forward from the FLOPs handed in (same accelerator)."""
+    other learner lose every point (a TTFT that follows from the FLOPs handed in is a copy, not carried forward)."""
     import json
 
     from grader.batch import BatchOptions, run_batch
@@ -358,8 +372,7 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
     part1 = {
         r["learner"]: {q["id"]: q["score"] == q["max_score"] for q in r["questions"] if q["id"] in PART1} for r in rows
     }
-    copied = {q: _copied_status(numbers["bob"], numbers["ada"], q) == "passed" for q in PART1}
-    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": copied}, part1
+    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": dict.fromkeys(PART1, False)}, part1
 
 
 def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only() -> None:

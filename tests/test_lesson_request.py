@@ -330,6 +330,25 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers(request_sui
         assert {o.status for o in copied} == {"failed"}, copied
 
 
+def test_a_rate_that_follows_from_a_copied_latency_earns_nothing(request_suites: Any) -> None:
+    """A latency handed in from another set of numbers (a classmate sharing n_out, say) is a copy, not a slip:
+    the output rate worked from it is not carried forward, on every other set whose latency differs."""
+    from grader.params import every_params
+    from grader.suites.namespace import NamespaceTarget
+
+    mine, *others = every_params(LESSON)
+    own = _expected(dict(mine))["latency_s"]
+    tried = 0
+    for theirs in others:
+        copied = _expected(dict(theirs))
+        if abs(copied["latency_s"] - own) <= 1e-6 * own:
+            continue
+        tried += 1
+        (rate,) = request_suites.run(NamespaceTarget(copied), frozenset({"request_tokens_per_s"}), mine)
+        assert rate.status == "failed", (theirs, rate)
+    assert tried >= 10
+
+
 def test_a_slip_is_named_on_every_learners_numbers(request_suites: Any) -> None:
     """The ITL taken in milliseconds and the unsorted median are named whatever the learner's numbers, and the
     feedback speaks of the learner's own ITL."""

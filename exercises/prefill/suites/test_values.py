@@ -169,14 +169,15 @@ def _value(learner, prefill, params, name, carried=None):
     )
 
 
-def carried_ttft(learner, prefill, params):
+def carried_ttft(learner, prefill, params, other_params):
     """ttft_ms is worked from prompt_flops (TTFT = the prefill's FLOPs / (dense peak x utilisation)), so a learner
     whose FLOPs are wrong and whose TTFT follows from their own FLOPs loses the FLOPs' point only (one bug costs
-    once; grader.checks.Carried)."""
+    once; grader.checks.Carried). FLOPs right on another learner's numbers are a copy, and carry nothing."""
     part1 = Part1.of(params)
     flops, rel, _, _ = part1.values()["prompt_flops"]
+    others = [Part1.of(p).values()["prompt_flops"][0] for p in other_params]
     return prefill.Carried(
-        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel)],
+        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel, others=others)],
         formula=lambda flops: flops / (part1.dense * UTILISATION) * 1e3,
         learner=learner,
     )
@@ -193,8 +194,8 @@ def test_prompt_intensity(learner, prefill, params):
 
 
 @question("ttft_ms")
-def test_ttft_ms(learner, prefill, params):
-    _value(learner, prefill, params, "ttft_ms", carried_ttft(learner, prefill, params))
+def test_ttft_ms(learner, prefill, params, other_params):
+    _value(learner, prefill, params, "ttft_ms", carried_ttft(learner, prefill, params, other_params))
 
 
 @question("kv_gb")

@@ -176,8 +176,10 @@ def test_steady_tokens_per_s(learner, rq, params):
 
 
 @question("request_tokens_per_s")
-def test_request_tokens_per_s(learner, rq, params):
+def test_request_tokens_per_s(learner, rq, params, other_params):
     part1 = Part1.of(params)
+    # a latency right on another learner's numbers is a copied Part 1, not a slip: it carries nothing
+    others = [Part1.of(p).latency for p in other_params]
     rq.expect_value(
         "request_tokens_per_s", learner.value("request_tokens_per_s"), part1.rate,
         meaning=f"the request's output rate over its whole latency, in tokens per second {part1.yours}",
@@ -185,7 +187,9 @@ def test_request_tokens_per_s(learner, rq, params):
         slips=part1.rate_mistakes(),
         hint="Divide all n_out tokens by the whole latency T (latency_s), and keep one decimal place.",
         # Worked from the learner's own latency_s (its own check: REL_TOL, no abs_tol): a slip there costs once.
-        carried=rq.Carried((rq.Use.of(learner, "latency_s", part1.latency),), lambda t: part1.n_out / t, learner),
+        carried=rq.Carried(
+            (rq.Use.of(learner, "latency_s", part1.latency, others=others),), lambda t: part1.n_out / t, learner
+        ),
     )
 
 
