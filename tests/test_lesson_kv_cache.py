@@ -10,11 +10,15 @@ import importlib.util
 import inspect
 import itertools
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from grader.lessons import load_lesson
+from grader.suites.session import SuiteSession
 from tests import lesson_support as page
 from tests.conftest import REPO
 
@@ -192,11 +196,126 @@ def test_a_slip_is_named_only_when_every_result_fits_it() -> None:
 
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
-    values = _module("test_values")
+    """On the page's numbers the suites expect the solution's answers. On every combination a learner can get
+    (lesson.toml's [params]): each right answer is apart from every known slip (by more than its tolerance and
+    naming's 0.2%; the count, compared exactly, only differs), the slips are apart from each other, no count of
+    sequences is a whole quotient (rounding up would be right) or a handful, the context rounded to 3 significant
+    figures (as the page allows) is right, and no answer is the worked example's."""
+    from grader.params import every_params
+
+    values: Any = _module("test_values")
     r = page.reference(LESSON)
-    for name, (expected, rel, _, _) in values.VALUES.items():
-        assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
-        known = [v for _, v in values.KNOWN[name]]
-        assert all(abs(v / expected - 1) > max(rel, 2e-3) for v in known), name
-        for a, b in itertools.combinations(known, 2):
-            assert abs(a / b - 1) > 4e-3, (name, a, b)
+    first = values.Part1.of(dict(every_params(LESSON)[0]))
+    for name in values.REL:
+        assert math.isclose(float(getattr(r, name)), first.value(name), rel_tol=1e-9), name
+    sets = every_params(LESSON)
+    assert len(sets) == 36
+    for params in sets:
+        part1 = values.Part1.of(dict(params))
+        for name in values.REL:
+            rel = part1.rel(name)
+            expected = part1.value(name)
+            known = [v for _, v in part1.known(name)]
+            for v in known:
+                if name == "sequences_fit":  # compared exactly, as a whole number
+                    assert v != expected, (params, name, v)
+                else:
+                    assert _rel(v, expected) > max(rel, 2e-3) + 2e-3, (params, name, v)
+            for a, b in itertools.combinations(known, 2):
+                assert _rel(a, b) > 4e-3, (params, name, a, b)
+        rounded = float(f"{part1.even_context:.3g}")  # the page allows 3 significant figures
+        assert abs(rounded / part1.even_context - 1) <= part1.rel("even_context"), params
+        fraction = part1.budget / part1.seq - part1.sequences_fit
+        assert 0.02 < fraction < 1 and part1.sequences_fit >= 8, params
+        for name, worked in zip(values.REL, values.WORKED, strict=True):
+            assert _rel(part1.value(name), worked) > 0.01, (params, name)
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), 1e-300)
+
+
+def test_two_slips_that_give_the_same_number_are_named_together() -> None:
+    """On the page's numbers K-or-V-only and an FP8 cache both halve the bytes per token: one entry names both;
+    and on Mistral-NeMo-12B (40 layers) the worked example's 80 layers double the sequences' size, as the factor 2
+    counted twice does."""
+    from grader.params import every_params
+
+    values: Any = _module("test_values")
+    page_numbers = values.Part1.of(dict(every_params(LESSON)[0]))
+    (half,) = [s for s, v in page_numbers.known("token_bytes") if v == page_numbers.per_token / 2]
+    assert "K or V only" in half and "FP8" in half
+    nemo = next(dict(p) for p in every_params(LESSON) if dict(p)["n_layers"] == 40)
+    twice = values.Part1.of(nemo)
+    doubled = [s for s, v in twice.known("sequences_fit") if v == twice.budget // (2 * twice.seq)]
+    assert len(doubled) == 1 and "80 layers" in doubled[0] and "counted twice" in doubled[0], doubled
+
+
+# -- Part 1 on each learner's own numbers, through the hidden suites ------------------------------------------------
+
+PART1 = ("token_bytes", "budget_gb", "sequences_fit", "even_context")
+
+
+def _answers(numbers: dict[str, Any]) -> dict[str, Any]:
+    """Part 1 worked right for ``numbers``, by the lesson's own formulas (not the suites')."""
+    r = page.reference(LESSON)
+    per = r.kv_bytes_per_token(numbers["n_layers"], numbers["n_kv_heads"], numbers["head_dim"], 2)
+    weights = float(numbers["params_b"]) * 1e9 * 2
+    budget = r.kv_budget_bytes(float(numbers["memory_gb"]) * 1e9, weights, 0.1)
+    return {
+        "token_bytes": per,
+        "budget_gb": budget / 1e9,
+        "sequences_fit": r.max_sequences(budget, per, numbers["context"]),
+        "even_context": weights / per,
+    }
+
+
+@pytest.fixture(scope="module")
+def kv_suites() -> Iterator[SuiteSession]:
+    with SuiteSession(LESSON) as session:
+        yield session
+
+
+@pytest.mark.slow
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(kv_suites: SuiteSession) -> None:
+    """Learners drawn onto different models, accelerators and contexts: each one's own answers pass on their
+    numbers, and every Part 1 answer worked on the other's numbers fails (none coincides)."""
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+
+    secret = b"a-course-secret-for-this-test-only"
+    drawn = {who: draw(LESSON, who, secret) for who in ("ada", "bob", "cy", "dee", "eve", "fay")}
+    apart = [
+        (a, b)
+        for a in drawn
+        for b in drawn
+        if all(dict(drawn[a])[f] != dict(drawn[b])[f] for f in ("model", "gpu", "context"))
+    ]
+    ada, bob = apart[0]
+    questions = frozenset(PART1)
+    for mine, theirs in ((drawn[ada], drawn[bob]), (drawn[bob], drawn[ada])):
+        own = kv_suites.run(NamespaceTarget(_answers(dict(mine))), questions, mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = kv_suites.run(NamespaceTarget(_answers(dict(theirs))), questions, mine)
+        assert {o.status for o in copied} == {"failed"}, copied
+
+
+@pytest.mark.slow
+def test_a_slip_is_named_on_every_learners_numbers(kv_suites: SuiteSession) -> None:
+    """The query heads for the KV heads are named on every set the corpus grades, with the learner's own head
+    counts, and no message a learner sees states a right answer."""
+    from grader.params import spread
+    from grader.reveal import learner_view
+    from grader.suites.namespace import NamespaceTarget
+
+    for params in spread(LESSON):
+        numbers = dict(params)
+        right = _answers(numbers)
+        ratio = numbers["n_heads"] / numbers["n_kv_heads"]
+        wrong = {"token_bytes": right["token_bytes"] * ratio, "even_context": right["even_context"] / ratio}
+        outcomes = kv_suites.run(NamespaceTarget(wrong), frozenset(wrong), params)
+        for outcome in outcomes:
+            assert outcome.status == "failed" and "query heads" in outcome.message, (params, outcome.message)
+            assert f"has {numbers['n_heads']}" in outcome.message, outcome.message
+            for value in right.values():
+                assert page.on_page(float(value), learner_view(outcome.message)) == [], (params, outcome.message)
