@@ -4,8 +4,9 @@ one NVIDIA H100 SXM (80 GB) with 8,192-token sequences; the worked example (Llam
 is on the page, so its answers are among the known slips.
 
 The feedback never states a by-hand answer. Each question's known slips are computed from the learner's numbers;
-two slips that give the same number (within 0.4%, twice the naming tolerance) are named together, in one sentence,
-so the one within 0.2% of the learner's number is named (a test of the lesson checks every combination). What
+the slips within 0.2% of the learner's number are named, several together in one sentence (on some learners'
+numbers two slips give about the same number), and a count only by a slip that gives exactly it. A test of the
+lesson checks every combination: each right answer is apart from every slip. What
 differs between learners stays in parentheses or numbers, which the class report leaves out. The count of
 sequences is compared exactly (it is a whole number, rounded down).
 """
@@ -19,29 +20,17 @@ GIB = 2**30
 #: The worked example's answers (Llama-3-70B on two H200s, 8,192-token sequences): bytes per token, GB of budget,
 #: sequences, even context.
 WORKED = (327_680, 183.8, 68, 70e9 / 327_680)
-#: Two known slips this close (relative) are one entry: a number within 0.2% of either could be both.
-SAME = 4e-3
+#: How close (relative) a number must be to a slip's to be named by it: the naming tolerance of
+#: grader.checks.expect_value. Two slips that close to the learner's number are named together, in one sentence.
+NAMING = 2e-3
 
 
-def merged(slips):
-    """``slips`` [(sentence, value)] with the ones that give the same number said together, in one sentence."""
-    groups: list[tuple[list[str], float]] = []
-    for sentence, value in slips:
-        for group in groups:
-            if math.isclose(value, group[1], rel_tol=SAME, abs_tol=1e-300):
-                if sentence not in group[0]:
-                    group[0].append(sentence)
-                break
-        else:
-            groups.append(([sentence], value))
-    out = []
-    for sentences, value in groups:
-        if len(sentences) == 1:
-            out.append((sentences[0], value))
-        else:
-            out.append((f"one of {len(sentences)} slips, which give the same number here: " + "; or ".join(sentences),
-                        value))
-    return out
+def together(fits):
+    """One sentence naming every slip in ``fits`` [(sentence, value)], or the one."""
+    sentences = list(dict.fromkeys(s for s, _ in fits))
+    if len(sentences) == 1:
+        return sentences[0]
+    return f"one of {len(sentences)} slips, which give about the same number here: " + "; or ".join(sentences)
 
 
 @dataclass(frozen=True)
@@ -122,7 +111,7 @@ class Part1:
 
     def token_bytes_known(self):
         p = self.per_token
-        return merged([
+        return ([
             (f"exactly half, what two slips give: K or V only (a layer stores a key and a value, the factor 2), or "
              f"{self._bf16()}", p / 2),
             (self._heads(), p * self.ratio),
@@ -138,7 +127,7 @@ class Part1:
 
     def budget_gb_known(self):
         m, w = self.memory_gb, self.weights_gb
-        return merged([
+        return ([
             ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", self.budget / GIB),
             ("the 10% reserve left out: keep 10% of the memory back for activations and the framework", m - w),
             ("the weights at 1 byte per parameter, where they are BF16 (2 bytes)", 0.9 * m - w / 2),
@@ -155,7 +144,7 @@ class Part1:
     def sequences_fit_known(self):
         b, s, p = self.budget, self.seq, self.per_token
         k = self.context // 1024
-        return merged([
+        return ([
             ("not rounded down: only whole sequences can be served", b / s),
             ("rounded up: the last sequence must fit whole", math.ceil(b / s)),
             (f"sequences of {k},000 tokens where they have {self.context_text} ({k}K is {k} x 1,024)",
@@ -178,7 +167,7 @@ class Part1:
 
     def even_context_known(self):
         w, p = self.weights, self.per_token
-        return merged([
+        return ([
             (f"exactly twice, what two slips give: K or V only (the factor 2 left out), or {self._bf16()}", w / p * 2),
             (self._heads(), w / p / self.ratio),
             ("exactly half, what two slips give: the weights at 1 byte per parameter where they are BF16 (2 bytes), "
@@ -203,6 +192,22 @@ class Part1:
 
     def known(self, name):
         return getattr(self, f"{name}_known")()
+
+    def named(self, name, given):
+        """The known slips that explain ``given``, as one entry (several that give about the same number are named
+        together), or all of them when ``given`` is no real number. A count is a whole number: a whole answer is
+        named only by a slip that gives exactly it (at hundreds of sequences 0.2% is more than one), and an answer
+        that is not whole only by a slip that is not whole either (such as the count left unrounded)."""
+        known = self.known(name)
+        if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given):
+            return known
+        if name == "sequences_fit" and float(given).is_integer():
+            fits = [(s, v) for s, v in known if v == given]
+        elif name == "sequences_fit":
+            fits = [(s, v) for s, v in known if not float(v).is_integer() and math.isclose(v, given, rel_tol=NAMING)]
+        else:
+            fits = [(s, v) for s, v in known if math.isclose(v, given, rel_tol=NAMING)]
+        return [(together(fits), given)] if fits else []
 
     def value(self, name):
         return getattr(self, name)
@@ -232,12 +237,13 @@ REL = {"token_bytes": 1e-6, "budget_gb": 1e-6, "sequences_fit": 1e-12, "even_con
 
 def _value(learner, kv, params, name):
     part1 = Part1.of(params)
+    given = learner.value(name)
     kv.expect_value(
         name,
-        learner.value(name),
+        given,
         part1.value(name),
         meaning=part1.meaning(name),
-        known=part1.known(name),
+        known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
     )
