@@ -13,6 +13,14 @@ gives every result seen; a generic slip of :mod:`grader.diagnose` (a unit factor
 when it is the same on the first probe; the same number on a probe is a hard-coded answer; anything else is said
 plainly to be a slip the grader cannot tell. A by-hand number is only one piece of evidence, so its slip is
 named only when it is the one known slip within 0.2% of the answer given.
+
+One bug costs once for by-hand chains too (error carried forward). A function is graded with the reference's
+helpers behind it; a by-hand answer cannot be, for the learner computed it from their own earlier answers. So
+a by-hand answer worked right from the learner's own earlier answers, one of them wrong, earns its points
+(:class:`Carried`, :class:`Use`): a slip in the GB read per step costs that question only, not also the
+milliseconds and the tokens per second worked from it. Credit needs positive evidence: every earlier answer a
+finite real number, the carried value finite, non-zero and not the right one, and the answer within its own
+tolerance of it; the report then says why it passed (never a right value).
 """
 
 from __future__ import annotations
@@ -25,14 +33,16 @@ from typing import Any
 from grader.config import REL_TOL
 from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, unit_slip
 from grader.reveal import withheld
-from grader.testing import Call, Learner, LearnerRaised, Mismatch, close, show
+from grader.testing import Call, Learner, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, close, show
 
 __all__ = [
     "HARD_CODED",
     "NOT_SURE",
+    "Carried",
     "Known",
     "Numbers",
     "Slip",
+    "Use",
     "WhyNot",
     "call_text",
     "call_with",
@@ -43,6 +53,7 @@ __all__ = [
     "not_right",
     "only_fit",
     "panel_answers",
+    "within",
 ]
 
 #: How every check starts saying it cannot name the slip (a lesson's corpus looks for it).
@@ -154,15 +165,118 @@ def not_right(got: Call, expected: Any, unit: str = "") -> str:
     return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {shown})") + "."
 
 
+def within(got: float, right: float, rel: float, abs_tol: float = 0.0) -> bool:
+    """Whether a by-hand number is right: within ``abs_tol`` of ``right`` when one is set (an answer asked to a
+    number of decimal places), else within ``rel`` relative."""
+    return abs(got - right) <= abs_tol if abs_tol else close(got, right, rel)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One earlier by-hand answer a later one is worked from, for :class:`Carried`.
+
+    ``rel`` and ``abs_tol`` must be the ones the earlier answer's own check uses: "wrong" here has to mean what
+    it means there, or a later answer could be credited on an earlier one that passed.
+    """
+
+    name: str
+    value: Any
+    """What the learner gave; :meth:`of` reads it, an answer missing, not attempted or unreadable as None."""
+    right: float
+    rel: float = REL_TOL
+    abs_tol: float = 0.0
+
+    @classmethod
+    def of(cls, learner: Learner, name: str, right: float, *, rel: float = REL_TOL, abs_tol: float = 0.0) -> Use:
+        """The learner's ``name``, read without failing the later answer's check when it is not there (its own
+        question reports that)."""
+        try:
+            value = learner.value(name)
+        except (MissingAnswer, NotAttempted, LearnerRaised):
+            value = None
+        return cls(name, value, right, rel, abs_tol)
+
+    @property
+    def given(self) -> float | None:
+        """The learner's answer as a finite real number, or None (missing, a bool, a string, inf, NaN)."""
+        got = number(self.value)
+        return got if got is not None and math.isfinite(got) else None
+
+    @property
+    def wrong(self) -> bool:
+        """Whether the learner gave a number that its own question marks wrong."""
+        got = self.given
+        return got is not None and not within(got, self.right, self.rel, self.abs_tol)
+
+
+@dataclass(frozen=True)
+class Carried:
+    """How a by-hand answer follows from earlier ones, so a slip in those costs their points only (error carried
+    forward: one bug costs once, as a function graded on the reference's helpers does).
+
+    ``formula`` is the lesson's own formula for the answer, called with the learner's values of ``uses`` in
+    order (the learner's other numbers, from ``params``, go in the closure). ``learner`` is where a credit is
+    noted, so the report can say the answer passed for following from a wrong earlier one; None credits silently.
+    """
+
+    uses: Sequence[Use]
+    formula: Callable[..., float]
+    learner: Learner | None = None
+
+    def value(self) -> float | None:
+        """The answer as worked right from the learner's own earlier answers, when that may earn credit: every
+        one of them a finite real number and at least one wrong; None otherwise, or when the formula fails or
+        gives 0, inf or NaN (a carried 0 would credit any answer that is 0 for a reason of its own)."""
+        given = [use.given for use in self.uses]
+        if not self.uses or None in given or not any(use.wrong for use in self.uses):
+            return None
+        try:
+            carried = float(self.formula(*given))
+        except (ArithmeticError, ValueError):
+            return None
+        return carried if math.isfinite(carried) and carried != 0 else None
+
+    @property
+    def wrong(self) -> tuple[str, ...]:
+        """The names of the earlier answers the learner got wrong."""
+        return tuple(use.name for use in self.uses if use.wrong)
+
+
 def expect_value(
-    name: str, value: Any, expected: float, *, meaning: str, known: Known, rel: float, advice: str
+    name: str,
+    value: Any,
+    expected: float,
+    *,
+    meaning: str,
+    known: Known,
+    rel: float,
+    advice: str = "",
+    abs_tol: float = 0.0,
+    unit: str = "",
+    rounding: bool = False,
+    carried: Carried | None = None,
 ) -> None:
     """Check a by-hand number (``meaning`` says in words what it is, never its value); the feedback never states
     the number. Only one number is evidence here, so a slip is named only when it is the one known slip within
-    0.2% of the answer given (a lesson keeps its slips further apart), else a generic slip, else "not sure"."""
+    0.2% of the answer given (a lesson keeps its slips further apart), else a generic slip (``unit`` words a unit
+    factor; ``rounding`` lets a rounded answer be named, for a lesson whose slips include no rounding of their
+    own), else "not sure". ``abs_tol``, when set, judges the answer to that many decimals instead of ``rel``.
+
+    With ``carried``, an answer worked right from the learner's own earlier answers, one of them wrong, earns
+    its points too (see :class:`Carried`); a wrong one keeps the feedback above, its slip named from the right
+    inputs, and is told when it does not follow from the learner's own earlier answers either.
+    """
     got = number(value)
-    if got is not None and math.isfinite(got) and close(got, expected, rel):
-        return
+    follows = carried.value() if carried is not None else None
+    if follows is not None and within(follows, expected, rel, abs_tol):
+        follows = None  # the earlier slip does not change this answer: only the right value is right
+    if got is not None and math.isfinite(got):
+        if within(got, expected, rel, abs_tol):
+            return
+        if carried is not None and follows is not None and within(got, follows, rel, abs_tol):
+            if carried.learner is not None:
+                carried.learner.carried.update(carried.wrong)
+            return
     text = (
         f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g})") + "."
     )
@@ -172,10 +286,18 @@ def expect_value(
         if len(fits) == 1:
             why = f"That is {fits[0]}."
         else:
-            slip = unit_slip(got, expected, rel=_TYPED)
-            why = (slip.sentence if slip else "") or reciprocal(got, expected, _TYPED) or near_miss(got, expected, rel)
+            slip = unit_slip(got, expected, unit, rel=_TYPED)
+            why = (
+                (slip.sentence if slip else "")
+                or reciprocal(got, expected, _TYPED)
+                or (rounded(got, expected) if rounding else "")
+                or near_miss(got, expected, rel)
+            )
     why = why or f"{NOT_SURE} gives this number."
-    raise Mismatch(f"{text} {why} {advice}")
+    if carried is not None and follows is not None and got is not None and math.isfinite(got):
+        names = " and ".join(f"`{n}`" for n in carried.wrong)
+        why += f" It does not follow from your own {names} either, so look for a slip in this step too."
+    raise Mismatch(" ".join(part for part in (text, why, advice) if part))
 
 
 def panel_answers(learner: Learner, name: str, calls: Sequence[Sequence[Any]]) -> tuple[Any, ...] | None:

@@ -169,6 +169,8 @@ class TestOutcome:
     message: str = ""
     stood_in: tuple[str, ...] = ()
     """Earlier questions' functions whose reference stand-in the learner's code called during this test."""
+    carried: tuple[str, ...] = ()
+    """Earlier by-hand answers, wrong, that this test's answer was credited for following from (carried forward)."""
 
 
 @dataclass(frozen=True)

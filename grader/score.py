@@ -2,8 +2,9 @@
 
 Points come only from positive evidence: a test earns its share of its question's points only if pytest
 reported it passed. Within a question, points are split among its tests by weight (partial credit). A
-question that passed with the reference standing in for a wrong earlier answer keeps its points (one bug
-costs once) and says so in its feedback.
+question that passed with the reference standing in for a wrong earlier answer, or a by-hand answer credited
+for following from the learner's own wrong earlier one, keeps its points (one bug costs once) and says so in its
+feedback.
 """
 
 from __future__ import annotations
@@ -180,19 +181,43 @@ _OWN_ANSWER = {
 
 def note_stand_ins(results: Sequence[QuestionResult], outcomes: Sequence[TestOutcome]) -> tuple[QuestionResult, ...]:
     """Add a note (never a change of score) to each question that earned points only with an earlier answer
-    stood in for: its passing tests called the reference for an earlier question whose own answer did not pass.
+    stood in for: its passing tests called the reference for an earlier question whose own answer did not pass,
+    or credited a by-hand answer for following from the learner's own wrong earlier answer (carried forward).
 
     ``results`` must include those earlier questions; one that is not there is taken as passed (no note).
     """
     status = {r.id: r.status for r in results}
     noted = []
     for result in results:
-        called = {n for o in outcomes if o.question == result.id and o.status == "passed" for n in o.stood_in}
-        wrong = [n for n in status if n in called and status[n] != "passed"]
+        passing = [o for o in outcomes if o.question == result.id and o.status == "passed"]
+        called = {n for o in passing for n in o.stood_in}
+        carried = _carried_from({n for o in passing for n in o.carried}, outcomes)
         lead = "Passed" if result.status == "passed" else "Its passing checks ran"
         notes = tuple(
-            f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})." for n in wrong
+            f"{lead} with the reference `{n}` standing in for yours, {_OWN_ANSWER[status[n]]} (see {n})."
+            for n in status
+            if n in called and status[n] != "passed"
+        )
+        credited = "Credited" if result.status == "passed" else "Its passing checks were credited"
+        notes += tuple(
+            f"{credited} because it follows from your own `{n}`, which is marked wrong (see {n}): once `{n}` is "
+            "fixed, work this answer again from it."
+            for n in status
+            if n in carried and status[n] != "passed"
         )
         staff = result.staff_feedback + notes if result.staff_feedback else ()
         noted.append(replace(result, feedback=result.feedback + notes, staff_feedback=staff) if notes else result)
     return tuple(noted)
+
+
+def _carried_from(names: set[str], outcomes: Sequence[TestOutcome]) -> set[str]:
+    """``names`` with each earlier answer that was itself credited for following from another replaced by that
+    other, down the chain: tokens per second worked from a carried ms per token follows from the wrong GB."""
+    found, todo = set[str](), list(names)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        todo += [n for o in outcomes if o.question == name and o.status == "passed" for n in o.carried]
+    return found

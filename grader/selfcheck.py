@@ -128,17 +128,21 @@ def question_results(lesson: Lesson, target: Any, ids: list[str], params: Params
     """Run the hidden tests of questions ``ids`` against ``target`` and score each as ``grade`` does, on the
     learner parameters ``params`` (None: the lesson's defaults).
 
-    When a passing test called the reference standing in for an earlier question, that question's tests run
-    too, to know whether the learner's own answer passed (the feedback then says so, as ``grade`` does).
+    When a passing test called the reference standing in for an earlier question (or credited an answer carried
+    forward from an earlier one), that question's tests run too, to know whether the learner's own answer passed
+    (the feedback then says so, as ``grade`` does).
     """
     from grader.score import note_stand_ins, score_question
 
     session = shared_session(lesson)
     outcomes = session.run(target, frozenset(ids), params)
-    earlier = {n for o in outcomes if o.status == "passed" for n in o.stood_in} - set(ids)
-    earlier &= {q.id for q in lesson.questions}
-    if earlier:
-        outcomes += session.run(target, frozenset(earlier), params)
+    known, earlier = {q.id for q in lesson.questions}, set[str]()
+    new = {n for o in outcomes if o.status == "passed" for n in (*o.stood_in, *o.carried)}
+    while new := (new & known) - earlier - set(ids):
+        earlier |= new
+        outcomes += session.run(target, frozenset(new), params)
+        # an earlier answer that was itself carried forward: the note names the wrong one further up the chain
+        new = {n for o in outcomes if o.question in new and o.status == "passed" for n in o.carried}
     scored = [
         score_question(q, [o for o in outcomes if o.question == q.id])
         for q in lesson.questions

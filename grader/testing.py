@@ -189,6 +189,10 @@ class Learner:
         self._notes = {} if notes is None else notes
         self.stood_in: set[str] = set()
         """The names whose stand-in the learner's code actually called, over every call of this test."""
+        self.carried: set[str] = set()
+        """Earlier by-hand answers, wrong, that this test credited a later answer for following from (error
+        carried forward, :class:`grader.checks.Carried`): kept, like :attr:`stood_in`, so the report can say why
+        the check passed."""
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()``, run once per notebook graded and kept for every later test that asks for ``key``.

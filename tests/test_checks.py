@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
 
-from grader.checks import Numbers, expect_choice, expect_value, only_fit, panel_answers
+from grader.checks import Carried, Numbers, Use, expect_choice, expect_value, only_fit, panel_answers
 from grader.reveal import learner_view
-from grader.testing import Call, Learner, LearnerRaised, Mismatch, describe_call
+from grader.testing import Call, Learner, LearnerRaised, Mismatch, MissingAnswer, describe_call
 
 
 class Fake:
@@ -119,3 +120,88 @@ def test_a_panel_runs_once_per_notebook_and_names_only_a_unique_fit() -> None:
     assert only_fit(answers, rules, lambda a, r: a == r) == "plus one"
     assert only_fit(answers, [*rules, ("again", (2, 3, 4))], lambda a, r: a == r) == ""
     assert panel_answers(learner(lambda x: 1 / 0), "g", calls) is None
+
+
+class Answers:
+    """A learner's by-hand answers (as ``Learner.value`` and ``Learner.carried`` behave)."""
+
+    def __init__(self, **values: Any) -> None:
+        self.values, self.carried = values, set[str]()
+
+    def value(self, name: str) -> Any:
+        if name not in self.values:
+            raise MissingAnswer(f"no {name}")
+        return self.values[name]
+
+
+#: A two-step chain: gb = 26 (right), ms = gb / 3.35 (right 7.76...), checked to 2 decimals.
+GB, TB_PER_S = 26.0, 3.35
+MS = GB / TB_PER_S
+
+
+def _ms(answers: Answers, ms: Any, silent: bool = False) -> None:
+    gb = Use.of(cast(Learner, answers), "gb_per_step", GB)
+    carried = Carried((gb,), lambda gb: gb / TB_PER_S, None if silent else cast(Learner, answers))
+    known = [("at 1 TB/s", GB)]
+    expect_value(
+        "ms_per_token", ms, MS, meaning="ms", known=known, rel=1e-6, abs_tol=0.005, advice="B.", carried=carried
+    )
+
+
+def test_an_answer_worked_right_from_a_wrong_earlier_one_is_credited_and_noted() -> None:
+    answers = Answers(gb_per_step=52.0)  # 2 bytes per parameter
+    _ms(answers, 52.0 / TB_PER_S)
+    assert answers.carried == {"gb_per_step"}
+    _ms(answers, round(52.0 / TB_PER_S, 2))  # within the answer's own tolerance of the carried value
+    silent = Answers(gb_per_step=52.0)
+    _ms(silent, 52.0 / TB_PER_S, silent=True)
+    assert silent.carried == set()
+    _ms(Answers(gb_per_step=GB), MS)  # right is right, and nothing is noted
+    right = Answers(gb_per_step=GB)
+    _ms(right, MS)
+    assert right.carried == set()
+
+
+def test_a_wrong_answer_on_its_own_earlier_ones_keeps_its_named_slip() -> None:
+    answers = Answers(gb_per_step=52.0)
+    said = _fails(lambda: _ms(answers, GB))  # worked at 1 TB/s from the right GB, not from its own 52
+    assert "That is at 1 TB/s." in said and "does not follow from your own `gb_per_step` either" in said
+    assert f"{MS:.6g}" not in said and answers.carried == set()
+    # with the earlier answer right there is nothing to carry: no sentence about it
+    assert "follow" not in _fails(lambda: _ms(Answers(gb_per_step=GB), 52.0 / TB_PER_S))
+
+
+@pytest.mark.parametrize("gb", [0, 0.0, math.inf, math.nan, True, "52", None, [52.0]])
+def test_a_carried_value_that_is_no_finite_non_zero_number_earns_nothing(gb: Any) -> None:
+    def carried_ms() -> Any:
+        try:
+            return gb / TB_PER_S
+        except TypeError:
+            return gb
+
+    answers = Answers(gb_per_step=gb)
+    said = _fails(lambda: _ms(answers, carried_ms()))
+    assert answers.carried == set() and "follow" not in said
+
+
+def test_a_missing_earlier_answer_is_read_as_nothing_to_carry() -> None:
+    assert Use.of(cast(Learner, Answers()), "gb_per_step", GB).value is None
+    _fails(lambda: _ms(Answers(), 52.0 / TB_PER_S))
+
+
+def test_a_carried_value_that_is_the_right_one_leaves_only_the_right_answer_right() -> None:
+    """An earlier slip that does not change this answer carries nothing: the answer must be right."""
+    assert not Use("ms_per_token", 7.76, MS, abs_tol=0.005).wrong  # right to its 2 decimals
+    off = Use("x", 2.0, 1.0)
+    carried = Carried((off,), lambda x: 5.0)  # the formula ignores x: the carried value is the right one
+    said = _fails(lambda: expect_value("y", 6.0, 5.0, meaning="m", known=(), rel=1e-6, carried=carried))
+    assert "follow" not in said
+    expect_value("y", 5.0, 5.0, meaning="m", known=(), rel=1e-6, carried=carried)
+
+
+def test_the_tolerance_is_absolute_when_given_and_a_rounding_is_named_only_when_asked() -> None:
+    expect_value("t", 257.7, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05)
+    assert "rounded to a whole number" in _fails(
+        lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05, rounding=True)
+    )
+    assert "rounded" not in _fails(lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6))

@@ -68,3 +68,42 @@ def test_a_missing_answer_is_not_blamed_on_another_cells_error() -> None:
     for source in ("other = param_byts / 1e9", "print(gb_per_step)", "x" * 30_000 + " = 1\ngb_per_step = 1"):
         feedback = _missing_with_cell_error(source)
         assert not any("which defines" in line for line in feedback), (source[:40], feedback)
+
+
+def test_an_answer_credited_for_following_from_a_wrong_earlier_one_says_so_and_keeps_its_points() -> None:
+    """Carried forward (grader.checks.Carried): the note names the earlier answer, never a value, and only while
+    that answer is marked wrong; the score is the pass's."""
+    gb, ms = Question("gb", "value", 1.0), Question("ms", "value", 1.0)
+    lesson = Lesson("l", "L", Path("."), (gb, ms), Path("."), Path("."), Path("."))
+    credited = TestOutcome("ms", "t", 1, "passed", carried=("gb",))
+    for gb_outcome, noted in (
+        (TestOutcome("gb", "t", 1, "failed", "wrong"), True),
+        (TestOutcome("gb", "t", 1, "passed"), False),
+    ):
+        report = score(lesson, SUB, Execution(), (gb_outcome, credited))
+        result = report.questions[1]
+        assert result.score == 1.0 and result.feedback[0] == "The check passed."
+        assert result.feedback[1:] == (
+            (
+                "Credited because it follows from your own `gb`, which is marked wrong (see gb): once `gb` is "
+                "fixed, work this answer again from it.",
+            )
+            if noted
+            else ()
+        )
+
+
+def test_an_answer_carried_from_a_carried_one_names_the_wrong_answer_up_the_chain() -> None:
+    gb, ms, tps = (Question(q, "value", 1.0) for q in ("gb", "ms", "tps"))
+    lesson = Lesson("l", "L", Path("."), (gb, ms, tps), Path("."), Path("."), Path("."))
+    outcomes = (
+        TestOutcome("gb", "t", 1, "failed", "wrong"),
+        TestOutcome("ms", "t", 1, "passed", carried=("gb",)),
+        TestOutcome("tps", "t", 1, "passed", carried=("ms",)),
+    )
+    report = score(lesson, SUB, Execution(), outcomes)
+    assert report.score == 2.0
+    assert [line for line in report.questions[2].feedback if "follows from" in line] == [
+        "Credited because it follows from your own `gb`, which is marked wrong (see gb): once `gb` is fixed, work "
+        "this answer again from it."
+    ]

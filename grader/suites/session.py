@@ -188,10 +188,12 @@ class _Plugin:
                 recorded(passed)
         finally:
             self.current = None
-        stood_in = tuple(sorted(self.current_learner.stood_in)) if self.current_learner is not None else ()
+        learner = self.current_learner
+        stood_in = tuple(sorted(learner.stood_in)) if learner is not None else ()
         name = item.name
         if passed:
-            return TestOutcome(qid, name, weight, "passed", stood_in=stood_in)
+            carried = tuple(sorted(learner.carried)) if learner is not None else ()
+            return TestOutcome(qid, name, weight, "passed", stood_in=stood_in, carried=carried)
         error = _first_leaf(self._excinfo.pop(item.nodeid, None))
         return replace(_outcome(qid, name, weight, error, reports), stood_in=stood_in)
 
