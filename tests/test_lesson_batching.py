@@ -300,9 +300,13 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers(batching_su
 
 
 @pytest.mark.slow
-def test_a_slip_is_named_on_every_learners_numbers(batching_suites: SuiteSession) -> None:
-    """The weights read once per sequence is named on every set the corpus grades, with the learner's own batch,
-    and no message a learner sees states a right answer."""
+def test_a_slip_is_named_on_every_learners_numbers_and_costs_only_its_own_question(
+    batching_suites: SuiteSession,
+) -> None:
+    """The weights read once per sequence, on every set the corpus grades: in step_ms it is named with the
+    learner's own weights, and the fleet rate worked from that step keeps its points, carried forward, noted as
+    following from step_ms; a fleet rate wrong on the learner's own step too still fails, its slip named. No
+    message a learner sees states a right answer."""
     from grader.params import spread
     from grader.reveal import learner_view
     from grader.suites.namespace import NamespaceTarget
@@ -312,9 +316,17 @@ def test_a_slip_is_named_on_every_learners_numbers(batching_suites: SuiteSession
         right = _answers(n)
         per = 2 * n["n_layers"] * n["n_kv_heads"] * n["head_dim"] * 2
         weights, bandwidth = float(n["params_b"]) * 1e9, float(n["tb_per_s"]) * 1e12
-        wrong = {"step_ms": n["batch"] * (weights + n["context"] * per) / bandwidth * 1e3}
-        (outcome,) = batching_suites.run(NamespaceTarget(wrong), frozenset(wrong), params)
-        assert outcome.status == "failed" and "once per sequence" in outcome.message, (params, outcome.message)
-        assert f"{n['params_b']:g} GB of weights" in outcome.message, outcome.message
-        for value in right.values():
-            assert page.on_page(float(value), learner_view(outcome.message)) == [], (params, outcome.message)
+        step_ms = n["batch"] * (weights + n["context"] * per) / bandwidth * 1e3
+        chain = {**right, "step_ms": step_ms, "fleet_rate": n["batch"] / (step_ms / 1e3)}
+        outcomes = {o.question: o for o in batching_suites.run(NamespaceTarget(chain), frozenset(PART1), params)}
+        step = outcomes["step_ms"]
+        assert step.status == "failed" and "once per sequence" in step.message, (params, step.message)
+        assert f"{n['params_b']:g} GB of weights" in step.message, step.message
+        assert {outcomes[q].status for q in PART1 if q != "step_ms"} == {"passed"}, (params, outcomes)
+        assert outcomes["fleet_rate"].carried == ("step_ms",)
+        per_user = {**chain, "fleet_rate": 1 / (step_ms / 1e3)}  # one user's rate, on either step
+        (rate,) = batching_suites.run(NamespaceTarget(per_user), frozenset({"fleet_rate"}), params)
+        assert rate.status == "failed" and rate.carried == (), (params, rate.message)
+        for outcome in (step, rate):
+            for value in right.values():
+                assert page.on_page(float(value), learner_view(outcome.message)) == [], (params, outcome.message)

@@ -252,7 +252,7 @@ def test_two_slips_that_give_the_same_number_are_named_together_and_a_count_only
     assert many.sequences_fit > 500
     ((up, _),) = many.named("sequences_fit", many.sequences_fit + 1)
     assert "rounded up" in up
-    assert many.named("sequences_fit", many.sequences_fit + 2) == []
+    assert not many.named("sequences_fit", many.sequences_fit + 2)
     ((unrounded, _),) = many.named("sequences_fit", many.budget / many.seq)
     assert "not rounded down" in unrounded
 
@@ -307,20 +307,36 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers(kv_suites: 
 
 
 @pytest.mark.slow
-def test_a_slip_is_named_on_every_learners_numbers(kv_suites: SuiteSession) -> None:
-    """The query heads for the KV heads are named on every set the corpus grades, with the learner's own head
-    counts, and no message a learner sees states a right answer."""
+def test_a_slip_is_named_on_every_learners_numbers_and_costs_only_its_own_question(kv_suites: SuiteSession) -> None:
+    """The query heads for the KV heads, on every set the corpus grades: in token_bytes alone it is named with the
+    learner's own head counts, and the answers worked from that token_bytes (sequences_fit, even_context) keep
+    their points, carried forward, with a note naming token_bytes. Made in even_context alone (token_bytes right) it
+    is named there. No message a learner sees states a right answer."""
     from grader.params import spread
     from grader.reveal import learner_view
     from grader.suites.namespace import NamespaceTarget
 
+    values: Any = _module("test_values")
     for params in spread(LESSON):
         numbers = dict(params)
         right = _answers(numbers)
-        ratio = numbers["n_heads"] / numbers["n_kv_heads"]
-        wrong = {"token_bytes": right["token_bytes"] * ratio, "even_context": right["even_context"] / ratio}
-        outcomes = kv_suites.run(NamespaceTarget(wrong), frozenset(wrong), params)
-        for outcome in outcomes:
+        part1 = values.Part1.of(numbers)
+        per_token = right["token_bytes"] * part1.ratio
+        chain = {
+            "token_bytes": per_token,
+            "budget_gb": right["budget_gb"],
+            "sequences_fit": int(part1.budget // (per_token * part1.context)),
+            "even_context": part1.weights / per_token,
+        }
+        target = NamespaceTarget(chain)
+        outcomes = {o.question: o for o in kv_suites.run(target, frozenset(PART1), params)}
+        assert outcomes["token_bytes"].status == "failed", (params, outcomes)
+        assert {outcomes[q].status for q in PART1 if q != "token_bytes"} == {"passed"}, (params, outcomes)
+        assert outcomes["sequences_fit"].carried == outcomes["even_context"].carried == ("token_bytes",)
+        assert outcomes["budget_gb"].carried == ()
+        alone = {**right, "even_context": right["even_context"] / part1.ratio}
+        (slip,) = kv_suites.run(NamespaceTarget(alone), frozenset({"even_context"}), params)
+        for outcome in (outcomes["token_bytes"], slip):
             assert outcome.status == "failed" and "query heads" in outcome.message, (params, outcome.message)
             assert f"has {numbers['n_heads']}" in outcome.message, outcome.message
             for value in right.values():

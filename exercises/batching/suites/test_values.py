@@ -13,6 +13,7 @@ lesson checks every combination: each right answer is apart from every slip.
 import math
 from dataclasses import dataclass
 
+from grader.checks import Carried, Use, explaining, three_figures
 from grader.testing import question
 
 ITL_TARGET = 0.010  # seconds
@@ -22,25 +23,6 @@ WORKED_STEPS = (7.43, 16.03)
 WORKED_RATES = (134.6, 3993, 4652)
 WORKED_BATCH = 93
 WORKED_IN_FLIGHT = 83.84
-#: How close (relative) a number must be to a slip's to be named by it: the naming tolerance of
-#: grader.checks.expect_value. Two slips that close to the learner's number are named together, in one sentence.
-NAMING = 2e-3
-
-
-def together(fits):
-    """One sentence naming every slip in ``fits`` [(sentence, value)], or the one."""
-    sentences = list(dict.fromkeys(s for s, _ in fits))
-    if len(sentences) == 1:
-        return sentences[0]
-    return f"one of {len(sentences)} slips, which give about the same number here: " + "; or ".join(sentences)
-
-
-def three_figures(x, rel):
-    """A tolerance that accepts ``x`` rounded to 3 significant figures (half a unit of its third figure is up to
-    0.5% of it, depending on its leading digits), and never less than ``rel``."""
-    return max(rel, 0.5 * 10 ** (math.floor(math.log10(abs(x))) - 2) / abs(x) * (1 + 1e-9))
-
-
 @dataclass(frozen=True)
 class Part1:
     """One learner's Part 1: their model, accelerator, batch, context and arrivals, and what follows from them."""
@@ -174,24 +156,21 @@ class Part1:
             ("the worked example's requests in flight: Part 1 has its own rate and latency", WORKED_IN_FLIGHT),
         ])
 
+    def carried(self, name, learner):
+        """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong ``step_ms``
+        costs its own points only), or None for an answer worked from the given numbers alone."""
+        if name != "fleet_rate":
+            return None
+        step = Use.of(learner, "step_ms", self.step_ms, rel=self.rel("step_ms"))
+        return Carried((step,), lambda step_ms: self.batch / (step_ms / 1e3), learner)
+
     def known(self, name):
         return getattr(self, f"{name}_known")()
 
     def named(self, name, given):
-        """The known slips that explain ``given``, as one entry (several that give about the same number are named
-        together), or all of them when ``given`` is no real number. A count is a whole number: a whole answer is
-        named only by a slip that gives exactly it (at hundreds of sequences 0.2% is more than one), and an answer
-        that is not whole only by a slip that is not whole either (such as the count left unrounded)."""
-        known = self.known(name)
-        if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given):
-            return known
-        if name == "max_batch" and float(given).is_integer():
-            fits = [(s, v) for s, v in known if v == given]
-        elif name == "max_batch":
-            fits = [(s, v) for s, v in known if not float(v).is_integer() and math.isclose(v, given, rel_tol=NAMING)]
-        else:
-            fits = [(s, v) for s, v in known if math.isclose(v, given, rel_tol=NAMING)]
-        return [(together(fits), given)] if fits else []
+        """The known slips that explain ``given`` (grader.checks.explaining: several within 0.2% in one sentence, a
+        count only by a slip giving exactly it)."""
+        return explaining(self.known(name), given, count=name == "max_batch")
 
     def meaning(self, name):
         return {
@@ -227,6 +206,7 @@ def _value(learner, batching, params, name):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        carried=part1.carried(name, learner),
     )
 
 

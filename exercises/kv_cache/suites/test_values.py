@@ -14,25 +14,13 @@ sequences is compared exactly (it is a whole number, rounded down).
 import math
 from dataclasses import dataclass
 
+from grader.checks import Carried, Use, explaining, three_figures
 from grader.testing import question
 
 GIB = 2**30
 #: The worked example's answers (Llama-3-70B on two H200s, 8,192-token sequences): bytes per token, GB of budget,
 #: sequences, even context.
 WORKED = (327_680, 183.8, 68, 70e9 / 327_680)
-#: How close (relative) a number must be to a slip's to be named by it: the naming tolerance of
-#: grader.checks.expect_value. Two slips that close to the learner's number are named together, in one sentence.
-NAMING = 2e-3
-
-
-def together(fits):
-    """One sentence naming every slip in ``fits`` [(sentence, value)], or the one."""
-    sentences = list(dict.fromkeys(s for s, _ in fits))
-    if len(sentences) == 1:
-        return sentences[0]
-    return f"one of {len(sentences)} slips, which give about the same number here: " + "; or ".join(sentences)
-
-
 @dataclass(frozen=True)
 class Part1:
     """One learner's Part 1: their model's shape, their accelerator's memory, their context, and what follows."""
@@ -183,31 +171,33 @@ class Part1:
         ])
 
     def rel(self, name):
-        """The question's relative tolerance on these numbers: a context rounded to 3 significant figures is right
-        (half a unit of its third figure is up to 0.5% of it, depending on its leading digits)."""
-        if name != "even_context":
-            return REL[name]
-        x = self.even_context
-        return max(REL[name], 0.5 * 10 ** (math.floor(math.log10(x)) - 2) / x * (1 + 1e-9))
+        """The question's relative tolerance on these numbers: a context rounded to 3 significant figures is right."""
+        return three_figures(self.even_context, REL[name]) if name == "even_context" else REL[name]
+
+    def carried(self, name, learner):
+        """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong
+        ``token_bytes`` or ``budget_gb`` costs its own points only), or None for an answer worked from the given
+        numbers alone."""
+        def use(earlier):
+            return Use.of(learner, earlier, self.value(earlier), rel=self.rel(earlier))
+
+        if name == "sequences_fit":
+            return Carried(
+                (use("token_bytes"), use("budget_gb")),
+                lambda per_token, budget_gb: budget_gb * 1e9 // (per_token * self.context),
+                learner,
+            )
+        if name == "even_context":
+            return Carried((use("token_bytes"),), lambda per_token: self.weights / per_token, learner)
+        return None
 
     def known(self, name):
         return getattr(self, f"{name}_known")()
 
     def named(self, name, given):
-        """The known slips that explain ``given``, as one entry (several that give about the same number are named
-        together), or all of them when ``given`` is no real number. A count is a whole number: a whole answer is
-        named only by a slip that gives exactly it (at hundreds of sequences 0.2% is more than one), and an answer
-        that is not whole only by a slip that is not whole either (such as the count left unrounded)."""
-        known = self.known(name)
-        if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given):
-            return known
-        if name == "sequences_fit" and float(given).is_integer():
-            fits = [(s, v) for s, v in known if v == given]
-        elif name == "sequences_fit":
-            fits = [(s, v) for s, v in known if not float(v).is_integer() and math.isclose(v, given, rel_tol=NAMING)]
-        else:
-            fits = [(s, v) for s, v in known if math.isclose(v, given, rel_tol=NAMING)]
-        return [(together(fits), given)] if fits else []
+        """The known slips that explain ``given`` (grader.checks.explaining: several within 0.2% in one sentence, a
+        count only by a slip giving exactly it)."""
+        return explaining(self.known(name), given, count=name == "sequences_fit")
 
     def value(self, name):
         return getattr(self, name)
@@ -246,6 +236,7 @@ def _value(learner, kv, params, name):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        carried=part1.carried(name, learner),
     )
 
 
