@@ -48,11 +48,13 @@ __all__ = [
     "call_with",
     "expect_choice",
     "expect_value",
+    "explaining",
     "float_count",
     "hard_coded",
     "not_right",
     "only_fit",
     "panel_answers",
+    "three_figures",
     "within",
 ]
 
@@ -322,6 +324,35 @@ def expect_value(
         names = " and ".join(f"`{n}`" for n in carried.wrong)
         why += f" It does not follow from your own {names} either, so look for a slip in this step too."
     raise Mismatch(" ".join(part for part in (text, why, advice) if part))
+
+
+def explaining(known: Known, value: Any, *, count: bool = False) -> Known:
+    """The known slips that explain ``value``, as one entry naming them all in one sentence, or none; all of
+    ``known`` when ``value`` is no finite real number. On some learner's numbers two slips give about the same
+    number: passed on as two, neither would be named. A count is a whole number: a whole answer is explained only by
+    a slip giving exactly it (at hundreds, 0.2% spans more than one), one not whole only by a slip not whole either
+    (the count left unrounded), so a lesson with learner parameters passes :func:`expect_value` this, not ``known``."""
+    got = number(value)
+    if got is None or not math.isfinite(got):
+        return known
+    if count and got.is_integer():
+        fits = [(s, v) for s, v in known if v == got]
+    else:
+        fits = [(s, v) for s, v in known if close(got, v, _TYPED) and not (count and float(v).is_integer())]
+    sentences = list(dict.fromkeys(s for s, _ in fits))
+    if not sentences:
+        return ()
+    if len(sentences) == 1:
+        return ((sentences[0], got),)
+    return ((f"one of {len(sentences)} slips, which give about the same number here: " + "; or ".join(sentences), got),)
+
+
+def three_figures(right: float, rel: float) -> float:
+    """The relative tolerance that accepts ``right`` rounded to 3 significant figures (half a unit of its third
+    figure, up to 0.5% of it by its leading digits), never less than ``rel``: for a question that allows that."""
+    if right == 0 or not math.isfinite(right):
+        return rel
+    return max(rel, 0.5 * 10.0 ** (math.floor(math.log10(abs(right))) - 2) / abs(right) * (1 + 1e-9))
 
 
 def panel_answers(learner: Learner, name: str, calls: Sequence[Sequence[Any]]) -> tuple[Any, ...] | None:

@@ -224,3 +224,29 @@ def test_an_earlier_answer_right_on_another_learners_numbers_carries_nothing() -
     ms(slipped, 52.0 / TB_PER_S)
     assert slipped.carried == {"gb_per_step"}
     assert not Use("gb_per_step", GB, GB, others=(GB,)).copied  # right on both is right, not copied
+
+
+def test_explaining_names_close_slips_together_and_a_count_only_exactly() -> None:
+    """Two slips within 0.2% of the answer are one entry naming both (passed on as two, neither would be named);
+    a whole count is explained only by a slip giving exactly it, a count not whole only by a slip not whole."""
+    from grader.checks import explaining
+
+    known = [("weights at 2 bytes", 7.4357), ("the worked example's step", 7.43), ("caches left out", 3.06)]
+    ((both, value),) = explaining(known, 7.433)
+    assert value == 7.433 and both.startswith("one of 2 slips") and "2 bytes" in both and "worked example" in both
+    assert explaining(known, 5.0) == ()
+    assert explaining(known, "7.43") == known  # no number: every slip, for expect_value's own wording
+    counts = [("rounded up", 1342), ("not rounded down", 1341.6), ("query heads", 335)]
+    assert explaining(counts, 1340, count=True) == ()  # 0.15% off "rounded up", but one sequence off
+    assert explaining(counts, 1342, count=True) == (("rounded up", 1342.0),)
+    assert explaining(counts, 1341.6, count=True) == (("not rounded down", 1341.6),)
+
+
+def test_three_figures_accepts_an_answer_rounded_to_three_significant_figures() -> None:
+    from grader.checks import three_figures, within
+
+    for right in (149_536.0, 122_070.3, 7.4357, 0.0010049, 998.7):
+        rounded = float(f"{right:.3g}")
+        assert within(rounded, right, three_figures(right, 2e-3)), right
+    assert three_figures(265_067.0, 2e-3) == 2e-3  # never tighter than the question's own
+    assert not within(150_000.0, 149_536.0, 2e-3)  # the fixed 0.2% alone would refuse it

@@ -10,11 +10,15 @@ import importlib.util
 import inspect
 import itertools
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from grader.lessons import load_lesson
+from grader.suites.session import SuiteSession
 from tests import lesson_support as page
 from tests.conftest import REPO
 
@@ -192,11 +196,148 @@ def test_a_slip_is_named_only_when_every_result_fits_it() -> None:
 
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
-    values = _module("test_values")
+    """On the page's numbers the suites expect the solution's answers. On every combination a learner can get
+    (lesson.toml's [params]): each right answer is apart from every known slip (by more than its tolerance and
+    naming's 0.2%; the count, compared exactly, only differs), no count of
+    sequences is a whole quotient (rounding up would be right) or a handful, the context rounded to 3 significant
+    figures (as the page allows) is right, and no answer is the worked example's."""
+    from grader.params import every_params
+
+    values: Any = _module("test_values")
     r = page.reference(LESSON)
-    for name, (expected, rel, _, _) in values.VALUES.items():
-        assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
-        known = [v for _, v in values.KNOWN[name]]
-        assert all(abs(v / expected - 1) > max(rel, 2e-3) for v in known), name
-        for a, b in itertools.combinations(known, 2):
-            assert abs(a / b - 1) > 4e-3, (name, a, b)
+    first = values.Part1.of(dict(every_params(LESSON)[0]))
+    for name in values.REL:
+        assert math.isclose(float(getattr(r, name)), first.value(name), rel_tol=1e-9), name
+    sets = every_params(LESSON)
+    assert len(sets) == 36
+    for params in sets:
+        part1 = values.Part1.of(dict(params))
+        for name in values.REL:
+            rel = part1.rel(name)
+            expected = part1.value(name)
+            known = [v for _, v in part1.known(name)]
+            for v in known:
+                if name == "sequences_fit":  # compared exactly, as a whole number
+                    assert v != expected, (params, name, v)
+                else:
+                    assert _rel(v, expected) > max(rel, 2e-3) + 2e-3, (params, name, v)
+        rounded = float(f"{part1.even_context:.3g}")  # the page allows 3 significant figures
+        assert abs(rounded / part1.even_context - 1) <= part1.rel("even_context"), params
+        fraction = part1.budget / part1.seq - part1.sequences_fit
+        assert 0.02 < fraction < 1 and part1.sequences_fit >= 8, params
+        for name, worked in zip(values.REL, values.WORKED, strict=True):
+            assert _rel(part1.value(name), worked) > 0.01, (params, name)
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), 1e-300)
+
+
+def test_two_slips_that_give_the_same_number_are_named_together_and_a_count_only_exactly() -> None:
+    """On the page's numbers K-or-V-only and an FP8 cache both halve the bytes per token: one sentence names both.
+    On Mistral-NeMo-12B (40 layers) the worked example's 80 layers halve the sequences, as the factor 2 counted
+    twice does. A whole count is named only by a slip giving exactly it: one sequence off the "rounded up" slip's
+    count is not that slip, however close (at hundreds of sequences one is less than 0.2%)."""
+    from grader.params import every_params
+
+    values: Any = _module("test_values")
+    sets = [values.Part1.of(dict(p)) for p in every_params(LESSON)]
+    mine = sets[0]
+    ((half, _),) = mine.named("token_bytes", mine.per_token / 2)
+    assert "K or V only" in half and "FP8" in half
+    nemo = next(s for s in sets if s.layers == 40)
+    ((halved, _),) = nemo.named("sequences_fit", nemo.budget // (2 * nemo.seq))
+    assert "80 layers" in halved and "counted twice" in halved, halved
+    many = max(sets, key=lambda s: s.sequences_fit)
+    assert many.sequences_fit > 500
+    ((up, _),) = many.named("sequences_fit", many.sequences_fit + 1)
+    assert "rounded up" in up
+    assert not many.named("sequences_fit", many.sequences_fit + 2)
+    ((unrounded, _),) = many.named("sequences_fit", many.budget / many.seq)
+    assert "not rounded down" in unrounded
+
+
+# -- Part 1 on each learner's own numbers, through the hidden suites ------------------------------------------------
+
+PART1 = ("token_bytes", "budget_gb", "sequences_fit", "even_context")
+
+
+def _answers(numbers: dict[str, Any]) -> dict[str, Any]:
+    """Part 1 worked right for ``numbers``, by the lesson's own formulas (not the suites')."""
+    r = page.reference(LESSON)
+    per = r.kv_bytes_per_token(numbers["n_layers"], numbers["n_kv_heads"], numbers["head_dim"], 2)
+    weights = float(numbers["params_b"]) * 1e9 * 2
+    budget = r.kv_budget_bytes(float(numbers["memory_gb"]) * 1e9, weights, 0.1)
+    return {
+        "token_bytes": per,
+        "budget_gb": budget / 1e9,
+        "sequences_fit": r.max_sequences(budget, per, numbers["context"]),
+        "even_context": weights / per,
+    }
+
+
+@pytest.fixture(scope="module")
+def kv_suites() -> Iterator[SuiteSession]:
+    with SuiteSession(LESSON) as session:
+        yield session
+
+
+@pytest.mark.slow
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(kv_suites: SuiteSession) -> None:
+    """Learners drawn onto different models, accelerators and contexts: each one's own answers pass on their
+    numbers, and every Part 1 answer worked on the other's numbers fails (none coincides)."""
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+
+    secret = b"a-course-secret-for-this-test-only"
+    drawn = {who: draw(LESSON, who, secret) for who in ("ada", "bob", "cy", "dee", "eve", "fay")}
+    apart = [
+        (a, b)
+        for a in drawn
+        for b in drawn
+        if all(dict(drawn[a])[f] != dict(drawn[b])[f] for f in ("model", "gpu", "context"))
+    ]
+    ada, bob = apart[0]
+    questions = frozenset(PART1)
+    for mine, theirs in ((drawn[ada], drawn[bob]), (drawn[bob], drawn[ada])):
+        own = kv_suites.run(NamespaceTarget(_answers(dict(mine))), questions, mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = kv_suites.run(NamespaceTarget(_answers(dict(theirs))), questions, mine)
+        assert {o.status for o in copied} == {"failed"}, copied
+
+
+@pytest.mark.slow
+def test_a_slip_is_named_on_every_learners_numbers_and_costs_only_its_own_question(kv_suites: SuiteSession) -> None:
+    """The query heads for the KV heads, on every set the corpus grades: in token_bytes alone it is named with the
+    learner's own head counts, and the answers worked from that token_bytes (sequences_fit, even_context) keep
+    their points, carried forward, with a note naming token_bytes. Made in even_context alone (token_bytes right) it
+    is named there. No message a learner sees states a right answer."""
+    from grader.params import spread
+    from grader.reveal import learner_view
+    from grader.suites.namespace import NamespaceTarget
+
+    values: Any = _module("test_values")
+    for params in spread(LESSON):
+        numbers = dict(params)
+        right = _answers(numbers)
+        part1 = values.Part1.of(numbers)
+        per_token = right["token_bytes"] * part1.ratio
+        chain = {
+            "token_bytes": per_token,
+            "budget_gb": right["budget_gb"],
+            "sequences_fit": int(part1.budget // (per_token * part1.context)),
+            "even_context": part1.weights / per_token,
+        }
+        target = NamespaceTarget(chain)
+        outcomes = {o.question: o for o in kv_suites.run(target, frozenset(PART1), params)}
+        assert outcomes["token_bytes"].status == "failed", (params, outcomes)
+        assert {outcomes[q].status for q in PART1 if q != "token_bytes"} == {"passed"}, (params, outcomes)
+        assert outcomes["sequences_fit"].carried == outcomes["even_context"].carried == ("token_bytes",)
+        assert outcomes["budget_gb"].carried == ()
+        alone = {**right, "even_context": right["even_context"] / part1.ratio}
+        (slip,) = kv_suites.run(NamespaceTarget(alone), frozenset({"even_context"}), params)
+        for outcome in (outcomes["token_bytes"], slip):
+            assert outcome.status == "failed" and "query heads" in outcome.message, (params, outcome.message)
+            assert f"has {numbers['n_heads']}" in outcome.message, outcome.message
+            for value in right.values():
+                assert page.on_page(float(value), learner_view(outcome.message)) == [], (params, outcome.message)

@@ -160,43 +160,43 @@ answer_double_batch = "C"  # 2,744 -> 3,993 tokens/s (x 1.45) while the step gro
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A different model and chip from the worked example. A model with 8e9 parameters (about the size of
-# Llama-3-8B) is stored in FP8 (1 byte per parameter) on **one** NVIDIA H100 SXM, whose memory bandwidth is
-# 3.35 TB/s (NVIDIA H100 datasheet). Its shape is Llama-3-8B's: 32 layers, 8 KV heads (of 32 query heads), head
-# dimension 128 (Llama 3 paper, Table 3), with the KV cache in BF16 (2 bytes per value). Every sequence is at a
-# context of 2,000 tokens, and every step is memory-bound at the peak bandwidth. You may type a number or an
-# arithmetic expression.
+# A different model and chip from the worked example (the worked example above will not give these answers). A
+# model with {params_b}e9 parameters ({model}) is stored in FP8 (1 byte per parameter) on **one** {gpu}, whose
+# memory bandwidth is {tb_per_s} TB/s ({datasheet}). Its shape is {model}'s: {n_layers} layers, {n_kv_heads} KV
+# heads (of {n_heads} query heads), head dimension {head_dim} ({card}), with the KV cache in BF16 (2 bytes per
+# value). Every sequence is at a context of {context_text} tokens, and every step is memory-bound at the peak
+# bandwidth. You may type a number or an arithmetic expression.
 #
-# - `step_ms`: how many **milliseconds** does one decode step take at a batch of 16? You may round to 3
+# - `step_ms`: how many **milliseconds** does one decode step take at a batch of {batch}? You may round to 3
 #   significant figures.
 # - `fleet_rate`: how many tokens per second does the replica write in all at that batch? You may round to 3
 #   significant figures.
 # - `max_batch`: the largest batch whose step meets an ITL target of 10 ms (a whole number of sequences).
-# - `requests_in_flight`: requests arrive at 15 per second and each spends 4.2 s in the system on average. How
-#   many are in flight, on average?
+# - `requests_in_flight`: requests arrive at {rate} per second and each spends {latency} s in the system on
+#   average. How many are in flight, on average?
 
 # %% question="step_ms"
 ### STUB step_ms = None  # your answer, in ms
 ### BEGIN SOLUTION
-step_ms = (8e9 + 16 * 2000 * (2 * 32 * 8 * 128 * 2)) / 3.35e12 * 1000  # weights once, 16 caches
+step_ms = ({params_b}e9 + {batch} * {context} * (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)) / {tb_per_s}e12 * 1000  # weights once, a cache per sequence
 ### END SOLUTION
 
 # %% question="fleet_rate"
 ### STUB fleet_rate = None  # your answer, in tokens/s
 ### BEGIN SOLUTION
-fleet_rate = 16 / ((8e9 + 16 * 2000 * (2 * 32 * 8 * 128 * 2)) / 3.35e12)  # one token per sequence per step
+fleet_rate = {batch} / (({params_b}e9 + {batch} * {context} * (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)) / {tb_per_s}e12)  # one token per sequence per step
 ### END SOLUTION
 
 # %% question="max_batch"
 ### STUB max_batch = None  # your answer, a whole number of sequences
 ### BEGIN SOLUTION
-max_batch = 97  # (0.010 x 3.35e12 - 8e9) / (2000 x 131,072) = 97.27..., rounded down
+max_batch = int((0.010 * {tb_per_s}e12 - {params_b}e9) // ({context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2))  # rounded down
 ### END SOLUTION
 
 # %% question="requests_in_flight"
 ### STUB requests_in_flight = None  # your answer, in requests
 ### BEGIN SOLUTION
-requests_in_flight = 15 * 4.2  # Little's law: arrival rate x time in the system
+requests_in_flight = {rate} * {latency}  # Little's law: arrival rate x time in the system
 ### END SOLUTION
 
 # %% [markdown]

@@ -152,41 +152,41 @@ answer_gqa = "B"  # only the 8 KV heads are stored; 64 / 8 = 8
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A different model and chip from the worked example. **Llama-3-8B** has 32 layers, 32 query heads, 8 KV heads
-# and head dimension 128 (Meta, "The Llama 3 Herd of Models", 2024, Table 3; the same fields of its
-# `config.json`) and a context of 8,192 tokens (its model card). Take it as 8.0e9 parameters with its weights
-# **and** its cache in BF16 (2 bytes per value), on **one NVIDIA H100 SXM**: 80 GB of HBM3 at 3.35 TB/s (NVIDIA,
-# "H100 Tensor Core GPU" datasheet). As in the worked example, 10% of the memory is reserved for activations and
-# the framework. You may type a number or an arithmetic expression.
+# A different model and chip from the worked example (the worked example above will not give these answers).
+# **{model}** has {n_layers} layers, {n_heads} query heads, {n_kv_heads} KV heads and head
+# dimension {head_dim} ({card}). Take it as {params_b}e9 parameters with its weights **and** its cache in BF16 (2
+# bytes per value), on **one {gpu}**: {memory_gb} GB of {memory_kind} at {tb_per_s} TB/s ({datasheet}). Each
+# sequence is given room for a context of {context_text} tokens. As in the worked example, 10% of the memory is
+# reserved for activations and the framework. You may type a number or an arithmetic expression.
 #
 # - `token_bytes`: how many **bytes** of KV cache does one token take?
 # - `budget_gb`: how many **GB** (1e9 bytes) of memory are left for the KV cache?
-# - `sequences_fit`: how many sequences of 8,192 tokens fit in that budget at once (a whole number)?
+# - `sequences_fit`: how many sequences of {context_text} tokens fit in that budget at once (a whole number)?
 # - `even_context`: at what context, in tokens, does one decode step read as many bytes of KV cache as of
 #   weights? You may round to 3 significant figures.
 
 # %% question="token_bytes"
 ### STUB token_bytes = None  # your answer, in bytes
 ### BEGIN SOLUTION
-token_bytes = 2 * 32 * 8 * 128 * 2  # K and V, every layer, every KV head, BF16
+token_bytes = 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2  # K and V, every layer, every KV head, BF16
 ### END SOLUTION
 
 # %% question="budget_gb"
 ### STUB budget_gb = None  # your answer, in GB
 ### BEGIN SOLUTION
-budget_gb = 80 * 0.9 - 8.0e9 * 2 / 1e9  # usable memory minus the BF16 weights
+budget_gb = {memory_gb} * 0.9 - {params_b}e9 * 2 / 1e9  # usable memory minus the BF16 weights
 ### END SOLUTION
 
 # %% question="sequences_fit"
 ### STUB sequences_fit = None  # your answer, a whole number
 ### BEGIN SOLUTION
-sequences_fit = int(56e9 // (2 * 32 * 8 * 128 * 2 * 8192))  # rounded down
+sequences_fit = int(({memory_gb}e9 * 0.9 - {params_b}e9 * 2) // (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2 * {context}))  # rounded down
 ### END SOLUTION
 
 # %% question="even_context"
 ### STUB even_context = None  # your answer, in tokens
 ### BEGIN SOLUTION
-even_context = 8.0e9 * 2 / (2 * 32 * 8 * 128 * 2)  # weight bytes / KV bytes per token
+even_context = {params_b}e9 * 2 / (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)  # weight bytes / KV bytes per token
 ### END SOLUTION
 
 # %% [markdown]

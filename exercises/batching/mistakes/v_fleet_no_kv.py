@@ -1,5 +1,5 @@
 # kind: wrong
 # about: leaves out the caches
-# expect fleet_rate: wrong /caches left out|16 caches too/
+# expect fleet_rate: wrong /caches left out|caches too/
 
-fleet_rate = 16 * 3.35e12 / 8e9
+fleet_rate = {batch} * {tb_per_s}e12 / {params_b}e9

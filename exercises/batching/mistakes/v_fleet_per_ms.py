@@ -1,5 +1,5 @@
 # kind: wrong
-# about: divides 16 by the step time in ms
+# about: divides {batch} by the step time in ms
 # expect fleet_rate: wrong /millisecond/
 
-fleet_rate = 16 / ((8e9 + 16 * 2000 * 2 * 32 * 8 * 128 * 2) / 3.35e12 * 1000)
+fleet_rate = {batch} / (({params_b}e9 + {batch} * {context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2) / {tb_per_s}e12 * 1000)

@@ -2,4 +2,4 @@
 # about: gives one user's tokens/s
 # expect fleet_rate: wrong /one user's rate/
 
-fleet_rate = 3.35e12 / (8e9 + 16 * 2000 * 2 * 32 * 8 * 128 * 2)
+fleet_rate = {tb_per_s}e12 / ({params_b}e9 + {batch} * {context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)

@@ -2,4 +2,4 @@
 # about: divides the time by the rate
 # expect requests_in_flight: wrong /time divided by the rate/
 
-requests_in_flight = 4.2 / 15
+requests_in_flight = {latency} / {rate}

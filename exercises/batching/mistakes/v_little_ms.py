@@ -2,4 +2,4 @@
 # about: uses the time in ms
 # expect requests_in_flight: wrong /milliseconds/
 
-requests_in_flight = 15 * 4200
+requests_in_flight = {rate} * {latency} * 1000

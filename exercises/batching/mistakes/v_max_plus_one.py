@@ -1,5 +1,7 @@
 # kind: wrong
-# about: rounds 97.27 up
+# about: rounds the number of sequences up
 # expect max_batch: wrong /one too many/
 
-max_batch = 98
+import math
+
+max_batch = math.ceil((0.010 * {tb_per_s}e12 - {params_b}e9) / ({context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2))

@@ -2,4 +2,4 @@
 # about: leaves the number of sequences unrounded
 # expect max_batch: wrong /unrounded/
 
-max_batch = (0.010 * 3.35e12 - 8e9) / (2000 * 2 * 32 * 8 * 128 * 2)
+max_batch = (0.010 * {tb_per_s}e12 - {params_b}e9) / ({context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)

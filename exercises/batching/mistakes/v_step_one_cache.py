@@ -1,5 +1,5 @@
 # kind: wrong
-# about: reads one 2,000-token cache, not 16
+# about: reads one {context_text}-token cache, not {batch}
 # expect step_ms: wrong /one sequence's cache only/
 
-step_ms = (8e9 + 2000 * 2 * 32 * 8 * 128 * 2) / 3.35e12 * 1000
+step_ms = ({params_b}e9 + {context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2) / {tb_per_s}e12 * 1000

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: uses the 32 query heads for the cache
-# expect step_ms: wrong /query heads/
+# about: uses the {n_heads} query heads for the cache
+# expect step_ms: wrong /query heads give/
 
-step_ms = (8e9 + 16 * 2000 * 2 * 32 * 32 * 128 * 2) / 3.35e12 * 1000
+step_ms = ({params_b}e9 + {batch} * {context} * 2 * {n_layers} * {n_heads} * {head_dim} * 2) / {tb_per_s}e12 * 1000

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: reads the weights for each of the 16 sequences
+# about: reads the weights for each of the {batch} sequences
 # expect step_ms: wrong /once per sequence|shares one read/
 
-step_ms = 16 * (8e9 + 2000 * 2 * 32 * 8 * 128 * 2) / 3.35e12 * 1000
+step_ms = {batch} * ({params_b}e9 + {context} * 2 * {n_layers} * {n_kv_heads} * {head_dim} * 2) / {tb_per_s}e12 * 1000

@@ -1,105 +1,233 @@
-"""By-hand values (Part 1: an 8e9-parameter FP8 model with Llama-3-8B's shape on one H100 SXM, 16 sequences of
-2,000 tokens, a 10 ms ITL target; Little's law at 15 requests/s and 4.2 s) and the four choices.
+"""By-hand values (Part 1) and the four choices. Each learner's Part 1 is their own (lesson.toml's [params]; the
+``params`` fixture): a model in FP8 with its published shape and a BF16 cache, an accelerator at its datasheet's
+bandwidth, a batch and context, a 10 ms ITL target, and Little's law at an arrival rate and latency. The page's own
+is an 8e9-parameter model with Llama-3-8B's shape on one H100 SXM, 16 sequences of 2,000 tokens, 15 requests/s
+and 4.2 s; the worked example (the chapter's replica) is on the page, so its answers are among the known slips.
 
-The feedback never states a by-hand answer. Each question's known slips are far apart (more than 0.2%: a test
-of the lesson checks it), so the one within 0.2% of the learner's number is named; two slips that give the same
-number are named together, in one sentence.
+The feedback never states a by-hand answer. Each question's known slips are computed from the learner's numbers;
+the slips within 0.2% of the learner's number are named, several together in one sentence (on some learners'
+numbers two slips give about the same number), and a count only by a slip that gives exactly it. A test of the
+lesson checks every combination: each right answer is apart from every slip.
 """
 
 import math
+from dataclasses import dataclass
 
+from grader.checks import Carried, Use, explaining, three_figures
 from grader.testing import question
 
-W, BW, CONTEXT, BATCH = 8e9, 3.35e12, 2000, 16
-KV = 2 * 32 * 8 * 128 * 2  # bytes per token: K and V, 32 layers, 8 KV heads, head dim 128, BF16
-SEQ = CONTEXT * KV  # one sequence's cache
-STEP_S = (W + BATCH * SEQ) / BW
-FITS = (0.010 * BW - W) / SEQ
-RATE, LATENCY = 15, 4.2
+ITL_TARGET = 0.010  # seconds
+#: The worked example's answers (the chapter's replica): steps at B = 1 and 64 (ms), fleet rates at B = 1, 64 and
+#: the 20 ms target's 93 (tokens/s), that 93, and the requests in flight at 8 per second.
+WORKED_STEPS = (7.43, 16.03)
+WORKED_RATES = (134.6, 3993, 4652)
+WORKED_BATCH = 93
+WORKED_IN_FLIGHT = 83.84
+@dataclass(frozen=True)
+class Part1:
+    """One learner's Part 1: their model, accelerator, batch, context and arrivals, and what follows from them."""
 
-KNOWN = {
-    "step_ms": [
-        ("one sequence's cache only: each of the 16 sequences has its own, and the step reads them all",
-         (W + SEQ) / BW * 1e3),
-        ("the weights read once per sequence: the batch shares one read of the 8 GB of weights",
-         BATCH * (W + SEQ) / BW * 1e3),
-        ("the caches left out: the step reads every sequence's cache as well as the weights", W / BW * 1e3),
-        ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", (W + BATCH * SEQ / 2) / BW * 1e3),
-        ("what the 32 query heads give: only the 8 KV heads are stored", (W + 4 * BATCH * SEQ) / BW * 1e3),
-        ("the weights at 2 bytes per parameter: they are in FP8, 1 byte", (2 * W + BATCH * SEQ) / BW * 1e3),
-        ("the time in seconds: the question asks for milliseconds (x 1000)", STEP_S),
-        ("K and V counted twice: 2 x layers x KV heads x head dim x 2 bytes already counts both",
-         (W + 2 * BATCH * SEQ) / BW * 1e3),
-    ],
-    "fleet_rate": [
-        ("one user's rate (1 / step time): each of the 16 sequences gains a token per step", 1 / STEP_S),
-        ("the caches left out: every step reads the 16 caches too", BATCH * BW / W),
-        ("one sequence's cache only: the step reads all 16 caches", BATCH * BW / (W + SEQ)),
-        ("the weights read once per sequence: the batch shares one read", BW / (W + SEQ)),
-        ("tokens per millisecond: divide by the step time in seconds", BATCH / (STEP_S * 1e3)),
-    ],
-    "max_batch": [
-        ("one too many: a batch that large takes longer than 10 ms a step (round down)", math.floor(FITS) + 1),
-        ("one too few: the next batch up still meets 10 ms", math.floor(FITS) - 1),
-        ("the number of sequences unrounded: a batch is a whole number; round down", FITS),
-        ("the weights left out: every step reads the 8 GB of weights before any cache",
-         math.floor(0.010 * BW / SEQ)),
-        ("the weights charged to every sequence: the batch shares one read of them",
-         math.floor(0.010 * BW / (W + SEQ))),
-        ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", math.floor((0.010 * BW - W) / (SEQ / 2))),
-        ("what the 32 query heads give: only the 8 KV heads are stored", math.floor((0.010 * BW - W) / (4 * SEQ))),
-    ],
-    "requests_in_flight": [
-        ("the rate divided by the time: Little's law multiplies them", RATE / LATENCY),
-        ("the time divided by the rate: Little's law multiplies them", LATENCY / RATE),
-        ("the time in milliseconds: both are per second and in seconds", RATE * LATENCY * 1e3),
-        ("the rate and the time added: Little's law multiplies them", RATE + LATENCY),
-    ],
-}
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    weights: float  # bytes (FP8: one per parameter)
+    bandwidth: float
+    tb_per_s: float
+    batch: int
+    context: int
+    context_text: str
+    rate: float
+    latency: float
 
-VALUES = {
-    "step_ms": (
-        STEP_S * 1e3, 2e-3, "the ms per decode step",
-        "The weights once plus 16 caches of 2,000 positions, over 3.35e12 bytes/s, then x 1000 for ms.",
-    ),
-    "fleet_rate": (
-        BATCH / STEP_S, 2e-3, "the tokens/s of the whole batch", "16 tokens per step, over the step time in seconds."
-    ),
-    "max_batch": (
-        math.floor(FITS), 1e-9, "the largest batch within 10 ms",
-        "The bytes 10 ms allows, less the weights, over one sequence's cache: then round down to a whole batch.",
-    ),
-    "requests_in_flight": (
-        RATE * LATENCY, 1e-6, "the requests in flight", "Little's law: arrival rate x time in the system.",
-    ),
-}
+    @classmethod
+    def of(cls, n):
+        return cls(
+            int(n["n_layers"]), int(n["n_heads"]), int(n["n_kv_heads"]), int(n["head_dim"]),
+            float(n["params_b"]) * 1e9, float(n["tb_per_s"]) * 1e12, float(n["tb_per_s"]), int(n["batch"]),
+            int(n["context"]), str(n["context_text"]), float(n["rate"]), float(n["latency"]),
+        )
+
+    @property
+    def kv(self):
+        return 2 * self.layers * self.kv_heads * self.head_dim * 2  # bytes per token, BF16 cache
+
+    @property
+    def seq(self):
+        return self.context * self.kv  # one sequence's cache
+
+    @property
+    def ratio(self):
+        return self.heads / self.kv_heads
+
+    @property
+    def step_s(self):
+        return (self.weights + self.batch * self.seq) / self.bandwidth
+
+    @property
+    def fits(self):
+        return (ITL_TARGET * self.bandwidth - self.weights) / self.seq
+
+    @property
+    def step_ms(self):
+        return self.step_s * 1e3
+
+    @property
+    def fleet_rate(self):
+        return self.batch / self.step_s
+
+    @property
+    def max_batch(self):
+        return math.floor(self.fits)
+
+    @property
+    def requests_in_flight(self):
+        return self.rate * self.latency
+
+    def value(self, name):
+        return getattr(self, name)
+
+    def rel(self, name):
+        return {
+            "step_ms": three_figures(self.step_ms, 2e-3),
+            "fleet_rate": three_figures(self.fleet_rate, 2e-3),
+            "max_batch": 1e-9,
+            "requests_in_flight": 1e-6,
+        }[name]
+
+    # -- what each slip gives --------------------------------------------------------------------------------
+
+    def _heads(self):
+        return f"what the query heads give (your model has {self.heads}): only its {self.kv_heads} KV heads are stored"
+
+    def step_ms_known(self):
+        w, b, s, bw = self.weights, self.batch, self.seq, self.bandwidth
+        return ([
+            (f"one sequence's cache only: each of the {b} sequences has its own, and the step reads them all",
+             (w + s) / bw * 1e3),
+            (f"the weights read once per sequence: the batch shares one read of the {w / 1e9:g} GB of weights",
+             b * (w + s) / bw * 1e3),
+            ("the caches left out: the step reads every sequence's cache as well as the weights", w / bw * 1e3),
+            ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", (w + b * s / 2) / bw * 1e3),
+            (self._heads(), (w + self.ratio * b * s) / bw * 1e3),
+            ("the weights at 2 bytes per parameter: they are in FP8, 1 byte", (2 * w + b * s) / bw * 1e3),
+            ("the time in seconds: the question asks for milliseconds (x 1000)", self.step_s),
+            ("K and V counted twice: 2 x layers x KV heads x head dim x 2 bytes already counts both",
+             (w + 2 * b * s) / bw * 1e3),
+            *((("the worked example's step (the chapter's replica): Part 1 is about another model and chip", x)
+               for x in WORKED_STEPS)),
+        ])
+
+    def fleet_rate_known(self):
+        w, b, s, bw = self.weights, self.batch, self.seq, self.bandwidth
+        return ([
+            (f"one user's rate (1 / step time): each of the {b} sequences gains a token per step", 1 / self.step_s),
+            (f"the caches left out: every step reads the {b} caches too", b * bw / w),
+            (f"one sequence's cache only: the step reads all {b} caches", b * bw / (w + s)),
+            ("the weights read once per sequence: the batch shares one read", bw / (w + s)),
+            ("tokens per millisecond: divide by the step time in seconds", b / (self.step_s * 1e3)),
+            *((("the worked example's rate (the chapter's replica): Part 1 is about another model and chip", x)
+               for x in WORKED_RATES)),
+        ])
+
+    def max_batch_known(self):
+        w, s, bw, fits = self.weights, self.seq, self.bandwidth, self.fits
+        room = ITL_TARGET * bw
+        return ([
+            ("one too many: a batch that large takes longer than 10 ms a step (round down)", math.floor(fits) + 1),
+            ("one too few: the next batch up still meets 10 ms", math.floor(fits) - 1),
+            ("the number of sequences unrounded: a batch is a whole number; round down", fits),
+            (f"the weights left out: every step reads the {w / 1e9:g} GB of weights before any cache",
+             math.floor(room / s)),
+            ("the weights charged to every sequence: the batch shares one read of them", math.floor(room / (w + s))),
+            ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", math.floor((room - w) / (s / 2))),
+            (self._heads(), math.floor((room - w) / (self.ratio * s))),
+            ("the worked example's largest batch (the chapter's replica, a 20 ms target): Part 1 is about another "
+             "model and chip", WORKED_BATCH),
+        ])
+
+    def requests_in_flight_known(self):
+        r, t = self.rate, self.latency
+        return ([
+            ("the rate divided by the time: Little's law multiplies them", r / t),
+            ("the time divided by the rate: Little's law multiplies them", t / r),
+            ("the time in milliseconds: both are per second and in seconds", r * t * 1e3),
+            ("the rate and the time added: Little's law multiplies them", r + t),
+            ("the worked example's requests in flight: Part 1 has its own rate and latency", WORKED_IN_FLIGHT),
+        ])
+
+    def carried(self, name, learner):
+        """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong ``step_ms``
+        costs its own points only), or None for an answer worked from the given numbers alone."""
+        if name != "fleet_rate":
+            return None
+        step = Use.of(learner, "step_ms", self.step_ms, rel=self.rel("step_ms"))
+        return Carried((step,), lambda step_ms: self.batch / (step_ms / 1e3), learner)
+
+    def known(self, name):
+        return getattr(self, f"{name}_known")()
+
+    def named(self, name, given):
+        """The known slips that explain ``given`` (grader.checks.explaining: several within 0.2% in one sentence, a
+        count only by a slip giving exactly it)."""
+        return explaining(self.known(name), given, count=name == "max_batch")
+
+    def meaning(self, name):
+        return {
+            "step_ms": "the ms per decode step",
+            "fleet_rate": "the tokens/s of the whole batch",
+            "max_batch": "the largest batch within 10 ms",
+            "requests_in_flight": "the requests in flight",
+        }[name]
+
+    def advice(self, name):
+        return {
+            "step_ms": f"The weights once plus {self.batch} caches of {self.context_text} positions, over "
+            f"{self.tb_per_s:g}e12 bytes/s, then x 1000 for ms.",
+            "fleet_rate": f"{self.batch} tokens per step, over the step time in seconds.",
+            "max_batch": "The bytes 10 ms allows, less the weights, over one sequence's cache: then round down to a "
+            "whole batch.",
+            "requests_in_flight": "Little's law: arrival rate x time in the system.",
+        }[name]
 
 
-def _value(learner, batching, name):
-    expected, rel, meaning, advice = VALUES[name]
+#: The by-hand questions, in the page's order.
+NAMES = ("step_ms", "fleet_rate", "max_batch", "requests_in_flight")
+
+
+def _value(learner, batching, params, name):
+    part1 = Part1.of(params)
+    given = learner.value(name)
     batching.expect_value(
-        name, learner.value(name), expected, meaning=meaning, known=KNOWN[name], rel=rel, advice=advice
+        name,
+        given,
+        part1.value(name),
+        meaning=part1.meaning(name),
+        known=part1.named(name, given),
+        rel=part1.rel(name),
+        advice=part1.advice(name),
+        carried=part1.carried(name, learner),
     )
 
 
 @question("step_ms")
-def test_step_ms(learner, batching):
-    _value(learner, batching, "step_ms")
+def test_step_ms(learner, batching, params):
+    _value(learner, batching, params, "step_ms")
 
 
 @question("fleet_rate")
-def test_fleet_rate(learner, batching):
-    _value(learner, batching, "fleet_rate")
+def test_fleet_rate(learner, batching, params):
+    _value(learner, batching, params, "fleet_rate")
 
 
 @question("max_batch")
-def test_max_batch(learner, batching):
-    _value(learner, batching, "max_batch")
+def test_max_batch(learner, batching, params):
+    _value(learner, batching, params, "max_batch")
 
 
 @question("requests_in_flight")
-def test_requests_in_flight(learner, batching):
-    _value(learner, batching, "requests_in_flight")
+def test_requests_in_flight(learner, batching, params):
+    _value(learner, batching, params, "requests_in_flight")
 
 
 # -- choices -------------------------------------------------------------------------------------------------------

@@ -2,4 +2,4 @@
 # about: gives bytes
 # expect budget_gb: wrong /in bytes: divide/
 
-budget_gb = 80e9 * 0.9 - 16e9
+budget_gb = {memory_gb}e9 * 0.9 - {params_b}e9 * 2

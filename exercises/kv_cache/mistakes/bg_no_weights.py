@@ -2,4 +2,4 @@
 # about: forgets the weights
 # expect budget_gb: wrong /weights left out/
 
-budget_gb = 80 * 0.9
+budget_gb = {memory_gb} * 0.9

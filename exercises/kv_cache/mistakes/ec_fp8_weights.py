@@ -1,5 +1,5 @@
 # kind: wrong
-# about: takes the weights as 8 GB
+# about: takes the weights as one byte per parameter
 # expect even_context: wrong /half|1 byte per parameter/
 
-even_context = 8e9 / 131072
+even_context = {params_b}e9 / (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)

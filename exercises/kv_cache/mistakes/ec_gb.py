@@ -1,5 +1,5 @@
 # kind: wrong
-# about: divides 16 GB as 16
-# expect even_context: wrong /in GB|16e9/
+# about: divides the weights' GB, not their bytes
+# expect even_context: wrong /in GB|not in bytes/
 
-even_context = 16 / 131072
+even_context = {params_b} * 2 / (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2)

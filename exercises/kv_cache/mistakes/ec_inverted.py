@@ -2,4 +2,4 @@
 # about: divides the other way
 # expect even_context: wrong /upside down/
 
-even_context = 131072 / 16e9
+even_context = (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2) / ({params_b}e9 * 2)

@@ -4,4 +4,5 @@
 
 import math
 
-sequences_fit = math.ceil(56e9 / (131072 * 8192))
+budget = {memory_gb}e9 * 0.9 - {params_b}e9 * 2
+sequences_fit = math.ceil(budget / (2 * {n_layers} * {n_kv_heads} * {head_dim} * 2 * {context}))

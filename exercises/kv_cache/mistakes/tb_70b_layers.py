@@ -2,4 +2,4 @@
 # about: copies the worked example's 80 layers
 # expect token_bytes: wrong /80 layers/
 
-token_bytes = 2 * 80 * 8 * 128 * 2
+token_bytes = 2 * 80 * {n_kv_heads} * {head_dim} * 2

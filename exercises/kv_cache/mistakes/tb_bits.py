@@ -2,4 +2,4 @@
 # about: counts BF16 as 16 per value
 # expect token_bytes: wrong /bits/
 
-token_bytes = 2 * 32 * 8 * 128 * 16
+token_bytes = 2 * {n_layers} * {n_kv_heads} * {head_dim} * 16

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: uses the 32 query heads
-# expect token_bytes: wrong /32 query heads/
+# about: uses the {n_heads} query heads
+# expect token_bytes: wrong /query heads give/
 
-token_bytes = 2 * 32 * 32 * 128 * 2
+token_bytes = 2 * {n_layers} * {n_heads} * {head_dim} * 2

@@ -1,147 +1,263 @@
-"""By-hand values (Part 1: Llama-3-8B in BF16 on one H100 SXM, 10% reserved, 8,192-token sequences) and the three
-choices.
+"""By-hand values (Part 1): each learner's own model, accelerator and context (lesson.toml's [params]; the
+``params`` fixture), weights and cache in BF16, 10% of the memory reserved. The page's own Part 1 is Llama-3-8B on
+one NVIDIA H100 SXM (80 GB) with 8,192-token sequences; the worked example (Llama-3-70B on the chapter's replica)
+is on the page, so its answers are among the known slips.
 
-The feedback never states a by-hand answer. Each question's known slips are far apart (a test of the lesson checks
-it), so the one within 0.2% of the learner's number is named; two slips that give the same number are named
-together, in one sentence. The count of sequences is compared exactly (it is a whole number, rounded down).
+The feedback never states a by-hand answer. Each question's known slips are computed from the learner's numbers;
+the slips within 0.2% of the learner's number are named, several together in one sentence (on some learners'
+numbers two slips give about the same number), and a count only by a slip that gives exactly it. A test of the
+lesson checks every combination: each right answer is apart from every slip. What
+differs between learners stays in parentheses or numbers, which the class report leaves out. The count of
+sequences is compared exactly (it is a whole number, rounded down).
 """
 
+import math
+from dataclasses import dataclass
+
+from grader.checks import Carried, Use, explaining, three_figures
 from grader.testing import question
 
-PER_TOKEN = 2 * 32 * 8 * 128 * 2  # Llama-3-8B, BF16 cache
-WEIGHTS = 8.0e9 * 2  # BF16
-BUDGET = 80e9 * 0.9 - WEIGHTS
-SEQ = PER_TOKEN * 8192
 GIB = 2**30
+#: The worked example's answers (Llama-3-70B on two H200s, 8,192-token sequences): bytes per token, GB of budget,
+#: sequences, even context.
+WORKED = (327_680, 183.8, 68, 70e9 / 327_680)
+@dataclass(frozen=True)
+class Part1:
+    """One learner's Part 1: their model's shape, their accelerator's memory, their context, and what follows."""
 
-KNOWN = {
-    "token_bytes": [
-        (
-            "exactly half, what two slips give: K or V only (a layer stores a key and a value, the factor 2), or "
-            "1 byte per value where the cache is BF16 (2 bytes)",
-            PER_TOKEN / 2,
-        ),
-        ("what the 32 query heads give: only the 8 KV heads are stored", PER_TOKEN * 4),
-        ("one layer only: each of the 32 layers stores its own keys and values", PER_TOKEN / 32),
-        ("the answer in bits: BF16 is 2 bytes per value", PER_TOKEN * 8),
-        ("what the worked example's 80 layers (Llama-3-70B's) give: this model has 32", PER_TOKEN * 80 / 32),
-        ("the head dimension left out: each key and value is a vector of 128 numbers", PER_TOKEN / 128),
-        ("the answer in MB: the question asks for bytes", PER_TOKEN / 1e6),
-        ("the answer in MiB (2^20 bytes): the question asks for bytes", PER_TOKEN / 2**20),
-    ],
-    "budget_gb": [
-        ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", BUDGET * 1e9 / GIB),
-        (
-            "what two slips give: the 10% reserve left out, or the weights at 1 byte per parameter where they are BF16 "
-            "(2 bytes)",
-            80 - WEIGHTS / 1e9,
-        ),
-        (
-            "the reserve taken from what is left after the weights: it is 10% of the whole 80 GB",
-            (80 - WEIGHTS / 1e9) * 0.9,
-        ),
-        ("the weights left out: they are loaded first, and the cache gets what they leave", 80 * 0.9),
-        ("the answer in bytes: divide by 1e9 for GB", BUDGET),
-        ("the weights at 4 bytes per parameter (32 bits): BF16 is 2 bytes", 72 - 32),
-        ("the weights in bits: BF16 is 2 bytes per parameter", 72 - 128),
-    ],
-    "sequences_fit": [
-        ("not rounded down: only whole sequences can be served", BUDGET / SEQ),
-        (
-            "what two slips give: rounded up (the last sequence must fit whole), or sequences of 8,000 tokens where "
-            "they have 8,192",
-            53,
-        ),
-        ("one sequence taken as 1 GB: it is 1 GiB (2^30 bytes), which is 1.074 GB, so fewer fit", 56),
-        ("what the 32 query heads give: only the 8 KV heads are stored", 13),
-        ("what two slips give: K or V only (a key and a value, the factor 2), or an FP8 cache where it is BF16", 104),
-        (
-            "what two slips give: the 10% reserve left out, or the weights at 1 byte per parameter where they are BF16",
-            59,
-        ),
-        ("the weights left out: the cache gets only what they leave", 67),
-        ("the tokens that fit, not the sequences: each sequence needs 8,192 of them", BUDGET // PER_TOKEN),
-        ("the factor 2 counted twice (4 x ... where 2 belongs)", 26),
-        ("what the worked example's 80 layers (Llama-3-70B's) give: this model has 32", 20),
-    ],
-    "even_context": [
-        (
-            "exactly twice, what two slips give: K or V only (the factor 2 left out), or 1 byte per value where the "
-            "cache is BF16",
-            WEIGHTS / PER_TOKEN * 2,
-        ),
-        ("what the 32 query heads give: only the 8 KV heads are stored", WEIGHTS / PER_TOKEN / 4),
-        (
-            "exactly half, what two slips give: the weights at 1 byte per parameter where they are BF16 (2 bytes), or "
-            "the factor 2 counted twice",
-            WEIGHTS / PER_TOKEN / 2,
-        ),
-        (
-            "the context at which the cache fills the whole budget: the question asks where the KV read equals the "
-            "weight read",
-            BUDGET / PER_TOKEN,
-        ),
-        (
-            "what the worked example's 80 layers (Llama-3-70B's) give: this model has 32",
-            WEIGHTS / (PER_TOKEN * 80 / 32),
-        ),
-        ("the weights in GB (16), not in bytes (16e9)", WEIGHTS / 1e9 / PER_TOKEN),
-        ("the KV bytes per token over the weight bytes: the formula is upside down", PER_TOKEN / WEIGHTS),
-        ("the weights counted in bits: both sides are in bytes", WEIGHTS / (8 * PER_TOKEN)),
-    ],
-}
+    model: str
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    params: float
+    memory_gb: float
+    context: int
+    context_text: str
 
-VALUES = {
-    "token_bytes": (
-        PER_TOKEN,
-        1e-6,
-        "the bytes of KV cache per token",
-        "2 x layers x KV heads x head dimension x bytes per value.",
-    ),
-    "budget_gb": (
-        BUDGET / 1e9,
-        1e-6,
-        "the GB left for the KV cache",
-        "90% of the 80 GB, minus the weights (8.0e9 parameters x 2 bytes), in GB.",
-    ),
-    "sequences_fit": (
-        BUDGET // SEQ,
-        1e-12,
-        "the number of 8,192-token sequences that fit",
-        "The budget in bytes over (bytes per token x 8,192), rounded down to a whole number.",
-    ),
-    "even_context": (
-        WEIGHTS / PER_TOKEN,
-        2e-3,
-        "the context at which the KV read equals the weight read",
-        "The weight bytes over the KV bytes per token.",
-    ),
-}
+    @classmethod
+    def of(cls, n):
+        return cls(
+            str(n["model"]), int(n["n_layers"]), int(n["n_heads"]), int(n["n_kv_heads"]), int(n["head_dim"]),
+            float(n["params_b"]) * 1e9, float(n["memory_gb"]), int(n["context"]), str(n["context_text"]),
+        )
+
+    @property
+    def per_token(self):
+        return 2 * self.layers * self.kv_heads * self.head_dim * 2
+
+    @property
+    def weights(self):
+        return self.params * 2  # BF16
+
+    @property
+    def weights_gb(self):
+        return self.weights / 1e9
+
+    @property
+    def usable_gb(self):
+        return self.memory_gb * 0.9
+
+    @property
+    def budget(self):
+        return self.memory_gb * 1e9 * 0.9 - self.weights
+
+    @property
+    def seq(self):
+        return self.per_token * self.context
+
+    @property
+    def ratio(self):
+        return self.heads / self.kv_heads
+
+    @property
+    def token_bytes(self):
+        return self.per_token
+
+    @property
+    def budget_gb(self):
+        return self.budget / 1e9
+
+    @property
+    def sequences_fit(self):
+        return self.budget // self.seq
+
+    @property
+    def even_context(self):
+        return self.weights / self.per_token
+
+    # -- what each slip gives --------------------------------------------------------------------------------
+
+    def _heads(self):
+        return f"what the query heads give (your model has {self.heads}): only its {self.kv_heads} KV heads are stored"
+
+    def _layers80(self):
+        return f"what the worked example's 80 layers (Llama-3-70B's) give: your model has {self.layers}"
+
+    def _bf16(self):
+        return "an FP8 cache, 1 byte per value, where the cache is BF16 (2 bytes)"
+
+    def token_bytes_known(self):
+        p = self.per_token
+        return ([
+            (f"exactly half, what two slips give: K or V only (a layer stores a key and a value, the factor 2), or "
+             f"{self._bf16()}", p / 2),
+            (self._heads(), p * self.ratio),
+            (f"one layer only: each of the {self.layers} layers stores its own keys and values", p / self.layers),
+            ("the answer in bits: BF16 is 2 bytes per value", p * 8),
+            (self._layers80(), p * 80 / self.layers),
+            (f"the head dimension left out: each key and value is a vector of {self.head_dim} numbers",
+             p / self.head_dim),
+            ("the answer in MB: the question asks for bytes", p / 1e6),
+            ("the answer in MiB (2^20 bytes): the question asks for bytes", p / 2**20),
+            ("the worked example's own answer (Llama-3-70B's): Part 1 is about another model", WORKED[0]),
+        ])
+
+    def budget_gb_known(self):
+        m, w = self.memory_gb, self.weights_gb
+        return ([
+            ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", self.budget / GIB),
+            ("the 10% reserve left out: keep 10% of the memory back for activations and the framework", m - w),
+            ("the weights at 1 byte per parameter, where they are BF16 (2 bytes)", 0.9 * m - w / 2),
+            (f"the reserve taken from what is left after the weights: it is 10% of the whole {m:g} GB",
+             (m - w) * 0.9),
+            ("the weights left out: they are loaded first, and the cache gets what they leave", 0.9 * m),
+            ("the answer in bytes: divide by 1e9 for GB", self.budget),
+            ("the weights at 4 bytes per parameter (32 bits): BF16 is 2 bytes", 0.9 * m - 2 * w),
+            ("the weights in bits: BF16 is 2 bytes per parameter", 0.9 * m - 8 * w),
+            ("the worked example's own budget (two H200s, a 70 GB model): Part 1 is about another model and chip",
+             WORKED[1]),
+        ])
+
+    def sequences_fit_known(self):
+        b, s, p = self.budget, self.seq, self.per_token
+        k = self.context // 1024
+        return ([
+            ("not rounded down: only whole sequences can be served", b / s),
+            ("rounded up: the last sequence must fit whole", math.ceil(b / s)),
+            (f"sequences of {k},000 tokens where they have {self.context_text} ({k}K is {k} x 1,024)",
+             b // (p * k * 1000)),
+            ("GB and GiB mixed: the budget and one sequence's size must be in the same unit",
+             math.floor(b / 1e9 / (s / GIB))),
+            ("GiB and GB mixed: the budget and one sequence's size must be in the same unit",
+             math.floor(b / GIB / (s / 1e9))),
+            (self._heads(), b // (s * self.ratio)),
+            (f"what two slips give: K or V only (a key and a value, the factor 2), or {self._bf16()}", b // (s / 2)),
+            ("the 10% reserve left out: keep 10% of the memory back", (self.memory_gb * 1e9 - self.weights) // s),
+            ("the weights at 1 byte per parameter, where they are BF16", (self.usable_gb * 1e9 - self.weights / 2) // s),
+            ("the weights left out: the cache gets only what they leave", (self.usable_gb * 1e9) // s),
+            (f"the tokens that fit, not the sequences: each sequence needs {self.context_text} of them", b // p),
+            ("the factor 2 counted twice (4 x ... where 2 belongs)", b // (2 * s)),
+            (self._layers80(), b // (s * 80 / self.layers)),
+            ("the worked example's own count (Llama-3-70B on two H200s): Part 1 is about another model and chip",
+             WORKED[2]),
+        ])
+
+    def even_context_known(self):
+        w, p = self.weights, self.per_token
+        return ([
+            (f"exactly twice, what two slips give: K or V only (the factor 2 left out), or {self._bf16()}", w / p * 2),
+            (self._heads(), w / p / self.ratio),
+            ("exactly half, what two slips give: the weights at 1 byte per parameter where they are BF16 (2 bytes), "
+             "or the factor 2 counted twice", w / p / 2),
+            ("the context at which the cache fills the whole budget: the question asks where the KV read equals the "
+             "weight read", self.budget / p),
+            (self._layers80(), w / (p * 80 / self.layers)),
+            (f"the weights in GB ({w / 1e9:g}), not in bytes", w / 1e9 / p),
+            ("the KV bytes per token over the weight bytes: the formula is upside down", p / w),
+            ("the weights counted in bits: both sides are in bytes", w / (8 * p)),
+            ("the worked example's own context (Llama-3-70B's 70 GB and 327,680 bytes per token): Part 1 is about "
+             "another model", WORKED[3]),
+        ])
+
+    def rel(self, name):
+        """The question's relative tolerance on these numbers: a context rounded to 3 significant figures is right."""
+        return three_figures(self.even_context, REL[name]) if name == "even_context" else REL[name]
+
+    def carried(self, name, learner):
+        """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong
+        ``token_bytes`` or ``budget_gb`` costs its own points only), or None for an answer worked from the given
+        numbers alone."""
+        def use(earlier):
+            return Use.of(learner, earlier, self.value(earlier), rel=self.rel(earlier))
+
+        if name == "sequences_fit":
+            return Carried(
+                (use("token_bytes"), use("budget_gb")),
+                lambda per_token, budget_gb: budget_gb * 1e9 // (per_token * self.context),
+                learner,
+            )
+        if name == "even_context":
+            return Carried((use("token_bytes"),), lambda per_token: self.weights / per_token, learner)
+        return None
+
+    def known(self, name):
+        return getattr(self, f"{name}_known")()
+
+    def named(self, name, given):
+        """The known slips that explain ``given`` (grader.checks.explaining: several within 0.2% in one sentence, a
+        count only by a slip giving exactly it)."""
+        return explaining(self.known(name), given, count=name == "sequences_fit")
+
+    def value(self, name):
+        return getattr(self, name)
+
+    def meaning(self, name):
+        return {
+            "token_bytes": "the bytes of KV cache per token",
+            "budget_gb": "the GB left for the KV cache",
+            "sequences_fit": f"the number of {self.context_text}-token sequences that fit",
+            "even_context": "the context at which the KV read equals the weight read",
+        }[name]
+
+    def advice(self, name):
+        return {
+            "token_bytes": "2 x layers x KV heads x head dimension x bytes per value.",
+            "budget_gb": f"90% of the {self.memory_gb:g} GB, minus the weights (parameters x 2 bytes), in GB.",
+            "sequences_fit": f"The budget in bytes over (bytes per token x {self.context_text}), rounded down to a "
+            "whole number.",
+            "even_context": "The weight bytes over the KV bytes per token.",
+        }[name]
 
 
-def _value(learner, kv, name):
-    expected, rel, meaning, advice = VALUES[name]
-    kv.expect_value(name, learner.value(name), expected, meaning=meaning, known=KNOWN[name], rel=rel, advice=advice)
+#: Each by-hand question's tolerance: exact for the whole numbers, and for the context what the page allows, 3
+#: significant figures (half a unit of the third figure, at least 0.2%: Part1.rel).
+REL = {"token_bytes": 1e-6, "budget_gb": 1e-6, "sequences_fit": 1e-12, "even_context": 2e-3}
+
+
+def _value(learner, kv, params, name):
+    part1 = Part1.of(params)
+    given = learner.value(name)
+    kv.expect_value(
+        name,
+        given,
+        part1.value(name),
+        meaning=part1.meaning(name),
+        known=part1.named(name, given),
+        rel=part1.rel(name),
+        advice=part1.advice(name),
+        carried=part1.carried(name, learner),
+    )
 
 
 @question("token_bytes")
-def test_token_bytes(learner, kv):
-    _value(learner, kv, "token_bytes")
+def test_token_bytes(learner, kv, params):
+    _value(learner, kv, params, "token_bytes")
 
 
 @question("budget_gb")
-def test_budget_gb(learner, kv):
-    _value(learner, kv, "budget_gb")
+def test_budget_gb(learner, kv, params):
+    _value(learner, kv, params, "budget_gb")
 
 
 @question("sequences_fit")
-def test_sequences_fit(learner, kv):
-    _value(learner, kv, "sequences_fit")
+def test_sequences_fit(learner, kv, params):
+    _value(learner, kv, params, "sequences_fit")
 
 
 @question("even_context")
-def test_even_context(learner, kv):
-    _value(learner, kv, "even_context")
+def test_even_context(learner, kv, params):
+    _value(learner, kv, params, "even_context")
 
 
 # -- choices -------------------------------------------------------------------------------------------------------
