@@ -12,7 +12,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -194,3 +194,24 @@ def nbgrader_disagreements(
             if not math.isclose(score, row["score"], abs_tol=1e-9):
                 disagree.append((entry.name, row["id"], score, row["score"]))
     return disagree
+
+
+def copies_credited(
+    suites: Any, lesson: Lesson, answers: Callable[[dict[str, Any]], dict[str, Any]], questions: Sequence[str]
+) -> list[str]:
+    """Part 1 handed in from every other set of the lesson's numbers, graded on the page's: each question that
+    earned credit carried forward from a copied answer, or passed with an answer not right on the page's own
+    numbers (a copy is never credited, whichever numbers the two learners share)."""
+    from grader.params import every_params
+    from grader.suites.namespace import NamespaceTarget
+
+    mine, *others = every_params(lesson)
+    own = answers(dict(mine))
+    wrong = []
+    for theirs in others:
+        handed_in = answers(dict(theirs))
+        for outcome in suites.run(NamespaceTarget(handed_in), frozenset(questions), mine):
+            same = math.isclose(float(handed_in[outcome.question]), float(own[outcome.question]), rel_tol=3e-3)
+            if outcome.status == "passed" and (outcome.carried or not same):
+                wrong.append(f"{outcome.question} on {dict(theirs)}: passed, carried from {outcome.carried}")
+    return wrong

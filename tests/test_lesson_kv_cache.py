@@ -341,3 +341,8 @@ def test_a_slip_is_named_on_every_learners_numbers_and_costs_only_its_own_questi
             assert f"has {numbers['n_heads']}" in outcome.message, outcome.message
             for value in right.values():
                 assert page.on_page(float(value), learner_view(outcome.message)) == [], (params, outcome.message)
+
+
+def test_a_part1_handed_in_from_another_set_is_never_credited_carried_forward(kv_suites: SuiteSession) -> None:
+    """A classmate's Part 1 (or a swapped notebook's) earns no point carried forward from its copied answers."""
+    assert page.copies_credited(kv_suites, LESSON, _answers, PART1) == []

@@ -156,12 +156,15 @@ class Part1:
             ("the worked example's requests in flight: Part 1 has its own rate and latency", WORKED_IN_FLIGHT),
         ])
 
-    def carried(self, name, learner):
+    def carried(self, name, learner, others):
         """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong ``step_ms``
-        costs its own points only), or None for an answer worked from the given numbers alone."""
+        costs its own points only), or None for an answer worked from the given numbers alone. ``others``: Part 1
+        on every other set of numbers, for a step right on one of them is a copied Part 1, and carries nothing."""
         if name != "fleet_rate":
             return None
-        step = Use.of(learner, "step_ms", self.step_ms, rel=self.rel("step_ms"))
+        step = Use.of(
+            learner, "step_ms", self.step_ms, rel=self.rel("step_ms"), others=[other.step_ms for other in others]
+        )
         return Carried((step,), lambda step_ms: self.batch / (step_ms / 1e3), learner)
 
     def known(self, name):
@@ -195,7 +198,7 @@ class Part1:
 NAMES = ("step_ms", "fleet_rate", "max_batch", "requests_in_flight")
 
 
-def _value(learner, batching, params, name):
+def _value(learner, batching, params, name, other_params=()):
     part1 = Part1.of(params)
     given = learner.value(name)
     batching.expect_value(
@@ -206,7 +209,7 @@ def _value(learner, batching, params, name):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
-        carried=part1.carried(name, learner),
+        carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 
 
@@ -216,8 +219,8 @@ def test_step_ms(learner, batching, params):
 
 
 @question("fleet_rate")
-def test_fleet_rate(learner, batching, params):
-    _value(learner, batching, params, "fleet_rate")
+def test_fleet_rate(learner, batching, params, other_params):
+    _value(learner, batching, params, "fleet_rate", other_params)
 
 
 @question("max_batch")

@@ -174,12 +174,16 @@ class Part1:
         """The question's relative tolerance on these numbers: a context rounded to 3 significant figures is right."""
         return three_figures(self.even_context, REL[name]) if name == "even_context" else REL[name]
 
-    def carried(self, name, learner):
+    def carried(self, name, learner, others):
         """How ``name`` follows from the learner's own earlier answers (error carried forward: a wrong
         ``token_bytes`` or ``budget_gb`` costs its own points only), or None for an answer worked from the given
-        numbers alone."""
+        numbers alone. ``others``: Part 1 on every other set of numbers, for an earlier answer right on one of
+        them is a copied Part 1, and carries nothing."""
         def use(earlier):
-            return Use.of(learner, earlier, self.value(earlier), rel=self.rel(earlier))
+            return Use.of(
+                learner, earlier, self.value(earlier), rel=self.rel(earlier),
+                others=[other.value(earlier) for other in others],
+            )
 
         if name == "sequences_fit":
             return Carried(
@@ -225,7 +229,7 @@ class Part1:
 REL = {"token_bytes": 1e-6, "budget_gb": 1e-6, "sequences_fit": 1e-12, "even_context": 2e-3}
 
 
-def _value(learner, kv, params, name):
+def _value(learner, kv, params, name, other_params=()):
     part1 = Part1.of(params)
     given = learner.value(name)
     kv.expect_value(
@@ -236,7 +240,7 @@ def _value(learner, kv, params, name):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
-        carried=part1.carried(name, learner),
+        carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 
 
@@ -251,13 +255,13 @@ def test_budget_gb(learner, kv, params):
 
 
 @question("sequences_fit")
-def test_sequences_fit(learner, kv, params):
-    _value(learner, kv, params, "sequences_fit")
+def test_sequences_fit(learner, kv, params, other_params):
+    _value(learner, kv, params, "sequences_fit", other_params)
 
 
 @question("even_context")
-def test_even_context(learner, kv, params):
-    _value(learner, kv, params, "even_context")
+def test_even_context(learner, kv, params, other_params):
+    _value(learner, kv, params, "even_context", other_params)
 
 
 # -- choices -------------------------------------------------------------------------------------------------------
