@@ -142,9 +142,9 @@ def test_a_choice_answered_badly_is_told_the_options_never_the_right_letter(
         text = " ".join(results[qid].feedback)
         assert results[qid].score == 0, text
         assert f'"{right}"' not in text and f"'{right}'" not in text, (qid, text)
-    assert "not one of the options, A, B, C." in " ".join(results["answer_batching_bug"].feedback)
-    assert "not one of the options, A, B, C, D." in " ".join(results["answer_rate_definitions"].feedback)
-    assert "(A, B)" in " ".join(results["answer_sequential"].feedback)
+    assert "not one of A, B or C:" in " ".join(results["answer_batching_bug"].feedback)
+    assert "not one of A, B, C or D:" in " ".join(results["answer_rate_definitions"].feedback)
+    assert "not one of A or B:" in " ".join(results["answer_sequential"].feedback)
 
 
 def test_self_check_helpers_typed_in_new_cells_are_harmless_in_a_graded_run(
@@ -224,6 +224,7 @@ def _part1(numbers: dict[str, object], slip: float = 1.0) -> dict[str, object]:
 
 
 def test_two_learners_each_get_full_marks_only_for_their_own_numbers(decode_suites: SuiteSession) -> None:
+    """Copied numbers lose the answers that depend on the learner's own model and accelerator."""
     from grader.params import draw
     from grader.suites.namespace import NamespaceTarget
 
@@ -235,8 +236,14 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers(decode_suit
     for mine, theirs in ((ada, bob), (bob, ada)):
         own = decode_suites.run(NamespaceTarget(_part1(dict(mine))), questions, mine)
         assert {o.status for o in own} == {"passed"}, own
-        copied = decode_suites.run(NamespaceTarget(_part1(dict(theirs))), questions, mine)
-        assert {o.status for o in copied} == {"failed"}, copied
+        copied = {o.question: o for o in decode_suites.run(NamespaceTarget(_part1(dict(theirs))), questions, mine)}
+        # The first answer of the chain is wrong for this learner's numbers. A later one worked right from the
+        # copied one before it is carried forward (one bug costs once), as for any wrong earlier answer: it
+        # passes only so, and says which answer it followed; tokens/s = 1000 / ms follows from any ms.
+        assert copied["gb_per_step"].status == "failed", copied
+        assert copied["max_tokens_per_s"].carried == ("ms_per_token",), copied
+        for qid in PART1[1:]:
+            assert copied[qid].status == "failed" or copied[qid].carried, copied[qid]
 
 
 def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSession) -> None:
