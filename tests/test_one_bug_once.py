@@ -271,3 +271,14 @@ def test_a_carried_value_that_is_no_finite_non_zero_number_earns_nothing(suites:
     assert not [line for line in results["ms_per_token"].feedback if "follow" in line], results
     if not (ms and math.isfinite(ms)):  # nothing real to carry down the chain either
         assert results["max_tokens_per_s"].score == 0.0, results
+
+
+@pytest.mark.slow
+def test_self_check_says_the_same_down_a_chain() -> None:
+    """check("max_tokens_per_s") on tokens worked from an ms that was itself carried from a wrong gb_per_step
+    runs both earlier questions, to say which answer is wrong."""
+    chained = (
+        "gb_per_step = 13e9 * 2 / 1e9\nms_per_token = gb_per_step / 3.35\nmax_tokens_per_s = 1000 / ms_per_token\n"
+    )
+    (result,) = question_results(LESSON, NamespaceTarget(solution_namespace(chained)), ["max_tokens_per_s"])
+    assert result.score == 1.0 and result.feedback[1].startswith(credited("gb_per_step")), result.feedback
