@@ -7,7 +7,9 @@ reordered). :func:`grader.batch.similar.similar_pairs` runs on it with the lesso
 A flag is a true positive when it is a planted pair; every other flag is an independent pair flagged.
 
 Prints one JSON object: flags, precision, recall, and where the planted pairs rank.
-Usage: ``python bench/similarity.py [LEARNERS] [COPIES] [SEED]`` (default 117 learners, 6 copies, seed 0).
+Usage: ``python bench/similarity.py [LEARNERS] [COPIES] [SEED] [REWRITTEN]`` (default 117 learners, 6 copies,
+seed 0, and 0 of a copy's main functions written again the copier's own way: a partial copy).
+``python bench/similarity.py --seeds 41 [REWRITTEN]`` sums the counts over seeds 0-40.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the class fixture lives in tests/
 
 
-def main(learners: int = 117, copies: int = 6, seed: int = 0) -> dict[str, object]:
+def main(learners: int = 117, copies: int = 6, seed: int = 0, rewritten: int = 0) -> dict[str, object]:
     from grader.batch.similar import similar_pairs
     from tests.fixtures.similarity_class import SKELETON, make_class
 
-    made = make_class(learners, copies, seed)
+    made = make_class(learners, copies, seed, rewritten)
     started = time.perf_counter()
     pairs = similar_pairs(made.codes, starter=list(SKELETON.values()))
     seconds = time.perf_counter() - started
@@ -43,5 +45,25 @@ def main(learners: int = 117, copies: int = 6, seed: int = 0) -> dict[str, objec
     }
 
 
+def over_seeds(seeds: int, rewritten: int = 0) -> dict[str, object]:
+    """The counts of :func:`main` summed over seeds ``0 .. seeds - 1``, and the seeds with a false flag or a miss."""
+    runs = [main(seed=seed, rewritten=rewritten) for seed in range(seeds)]
+    total = {
+        key: sum(int(str(run[key])) for run in runs) for key in ("planted", "flagged", "true_flags", "false_flags")
+    }
+    return {
+        "seeds": seeds,
+        "rewritten": rewritten,
+        **total,
+        "precision": round(total["true_flags"] / total["flagged"], 3) if total["flagged"] else 1.0,
+        "recall": round(total["true_flags"] / total["planted"], 3),
+        "seeds_with_false_flags": [s for s, run in enumerate(runs) if run["false_flags"]],
+        "seconds": round(sum(float(str(run["seconds"])) for run in runs), 2),
+    }
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(*(int(a) for a in sys.argv[1:4])), indent=2))
+    if sys.argv[1:2] == ["--seeds"]:
+        print(json.dumps(over_seeds(*(int(a) for a in sys.argv[2:4])), indent=2))
+    else:
+        print(json.dumps(main(*(int(a) for a in sys.argv[1:5])), indent=2))

@@ -177,6 +177,11 @@ class Use:
 
     ``rel`` and ``abs_tol`` must be the ones the earlier answer's own check uses: "wrong" here has to mean what
     it means there, or a later answer could be credited on an earlier one that passed.
+
+    ``others``: the earlier answer's right value on every other set of the lesson's learner numbers (the
+    ``other_params`` fixture), for a lesson with some. An earlier answer that is right on another set is a copied
+    (or swapped) Part 1, not a slip, and earns a later answer nothing: a classmate's Part 1 handed in whole would
+    otherwise be credited wherever the two learners share a number.
     """
 
     name: str
@@ -185,16 +190,26 @@ class Use:
     right: float
     rel: float = REL_TOL
     abs_tol: float = 0.0
+    others: Sequence[float] = ()
 
     @classmethod
-    def of(cls, learner: Learner, name: str, right: float, *, rel: float = REL_TOL, abs_tol: float = 0.0) -> Use:
+    def of(
+        cls,
+        learner: Learner,
+        name: str,
+        right: float,
+        *,
+        rel: float = REL_TOL,
+        abs_tol: float = 0.0,
+        others: Sequence[float] = (),
+    ) -> Use:
         """The learner's ``name``, read without failing the later answer's check when it is not there (its own
         question reports that)."""
         try:
             value = learner.value(name)
         except (MissingAnswer, NotAttempted, LearnerRaised):
             value = None
-        return cls(name, value, right, rel, abs_tol)
+        return cls(name, value, right, rel, abs_tol, tuple(others))
 
     @property
     def given(self) -> float | None:
@@ -207,6 +222,12 @@ class Use:
         """Whether the learner gave a number that its own question marks wrong."""
         got = self.given
         return got is not None and not within(got, self.right, self.rel, self.abs_tol)
+
+    @property
+    def copied(self) -> bool:
+        """Whether the learner's wrong answer is the right one on another set of the lesson's numbers."""
+        got = self.given
+        return self.wrong and got is not None and any(within(got, o, self.rel, self.abs_tol) for o in self.others)
 
 
 @dataclass(frozen=True)
@@ -225,10 +246,13 @@ class Carried:
 
     def value(self) -> float | None:
         """The answer as worked right from the learner's own earlier answers, when that may earn credit: every
-        one of them a finite real number and at least one wrong; None otherwise, or when the formula fails or
-        gives 0, inf or NaN (a carried 0 would credit any answer that is 0 for a reason of its own)."""
+        one of them a finite real number and at least one wrong; None otherwise, when one of them is right on
+        another set of the lesson's numbers (a copy earns nothing), or when the formula fails or gives 0, inf or
+        NaN (a carried 0 would credit any answer that is 0 for a reason of its own)."""
         given = [use.given for use in self.uses]
         if not self.uses or None in given or not any(use.wrong for use in self.uses):
+            return None
+        if any(use.copied for use in self.uses):
             return None
         try:
             carried = float(self.formula(*given))

@@ -194,10 +194,13 @@ def notebook_command(
             terminal=Terminal.here(),
         )
         address = client.socket_path() if client.mode() != "off" else None
-        answer = client.ask(request, address)
+        asked = client.ask(request, address)
+        answer = asked.answer
         if answer is None:
             from grader.serve.answer import answer_cold
 
+            if asked.note:
+                click.echo(asked.note, err=True)  # before the cold grade: it says why this one takes longer
             answer = answer_cold(request)
             if client.should_start():
                 client.start(request, address)

@@ -73,6 +73,14 @@ WINNOW_W = 4
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_FINGERPRINTS = 8
 SIMILARITY_COMMON_SHARE = 0.5
+#: A pair that passes the test above must also share answers that chance does not explain: the answers (cells)
+#: they wrote alike (fingerprint Jaccard of SIMILARITY_THRESHOLD or more), each as common as the class says
+#: (the share of classmates who wrote it alike, add-one smoothed), multiplied over the answers and the class's
+#: pairs, must predict fewer than SIMILARITY_CHANCE pairs this alike by chance. A class of fewer than
+#: SIMILARITY_CHANCE_CLASS learners cannot say how common an answer is (one in a class of 12 is 1/11), so there
+#: the first test stands alone.
+SIMILARITY_CHANCE = 0.05
+SIMILARITY_CHANCE_CLASS = 30
 #: Similar pairs summary.html shows side by side (and summary.json gives the cells of); the rest are listed by name.
 #: Every flagged pair in any class but one of mass copying (on bench/similarity.py's class of 123 learners, 6
 #: pairs are flagged): the bound keeps such a class's page and summary.json from growing by the square.
@@ -198,6 +206,13 @@ class TimeBudget:
     def daemon_reply(self) -> float:
         """Seconds ``grade`` waits for the daemon's answer to one notebook before grading it cold."""
         return self.boot + self.notebook + DAEMON_REPLY_CALLS * self.call + DAEMON_REPLY_MARGIN_SECONDS
+
+    @property
+    def daemon_hello(self) -> float:
+        """Seconds ``grade`` waits for a daemon to greet it before asking anything, then grades cold: one learner
+        call's limit. A live daemon greets from a thread of its own at once, however busy it is; one that does not
+        is stopped (``kill -STOP``) or starved, and waiting ``daemon_reply`` for it would cost minutes."""
+        return self.call
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 class SelfCheck:
     """The self-check helpers for one lesson, bound to one notebook namespace. Each call of a learner function
-    has the per-call time limit of ``limits`` (``grade``'s defaults unless given), as in grading."""
+    has the per-call time limit of ``limits`` (``grade``'s defaults unless given), and each ``check`` or
+    ``check_all`` the budget for all its calls that grading gives one notebook, so a notebook whose every function
+    is slow costs the learner a bounded wait and the sentence ``grade`` would say."""
 
     def __init__(
         self, lesson: Lesson, namespace: dict[str, Any], params: Params = (), limits: Limits = DEFAULT_LIMITS
@@ -36,7 +38,7 @@ class SelfCheck:
         official grade recomputes them from who the learner is); the lesson's defaults when not one it can give."""
         self.lesson = lesson
         self.params = in_order(lesson, params) if is_valid(lesson, params) else default_params(lesson)
-        self._target = NamespaceTarget(namespace, limits.budget)
+        self._namespace, self._budget = namespace, limits.budget
         self._error: BaseException | None = None
         self._loading = threading.Thread(target=self._load, name="self-check-suites", daemon=True)
         self._loading.start()
@@ -51,7 +53,8 @@ class SelfCheck:
         self._loading.join()
         if self._error is not None:
             raise self._error
-        return question_results(self.lesson, self._target, ids, self.params)
+        target = NamespaceTarget(self._namespace, self._budget)  # one check, one notebook's budget for calls
+        return question_results(self.lesson, target, ids, self.params)
 
     def check(self, question_id: str) -> None:
         """Run the hidden checks of one question against your current answer and print the result."""

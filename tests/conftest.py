@@ -65,3 +65,26 @@ SQUARES_SOLVED = [
     "def square(x):\n    return x * x",
     "def sum_of_squares(xs):\n    return sum(square(x) for x in xs)",
 ]
+
+
+#: ``GRADER_QUICK_SECONDS=N python3 -m pytest -m "not slow"`` fails each test not marked ``slow`` that takes more
+#: than N seconds (setup, call and teardown together), to find what has outgrown the quick loop. Off unless set:
+#: on a loaded machine any test can take long, so no normal run or CI times a test.
+QUICK_SECONDS_ENV = "GRADER_QUICK_SECONDS"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    limit = os.environ.get(QUICK_SECONDS_ENV)
+    if not limit or item.get_closest_marker("slow") is not None:
+        return
+    report = outcome.get_result()
+    took = item.stash.setdefault(_TOOK, 0.0) + report.duration
+    item.stash[_TOOK] = took
+    if report.when == "teardown" and report.passed and took > float(limit):
+        report.outcome = "failed"
+        report.longrepr = f"took {took:.1f} s, more than {QUICK_SECONDS_ENV}={limit}: make it faster or mark it slow"
+
+
+_TOOK = pytest.StashKey[float]()

@@ -84,3 +84,22 @@ def test_the_cpu_time_signal_is_said_as_running_out_of_cpu_time() -> None:
 
     what, _ = exit_reason(-signal.SIGXCPU, DEFAULT_LIMITS)
     assert what.startswith("it ran out of CPU time") and f"{DEFAULT_LIMITS.budget.cpu_seconds} s" in what
+
+
+def test_self_check_gives_each_check_the_notebooks_budget_for_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    """Self-check runs the same hidden tests in the learner's kernel: the budget for calls applies there too (a
+    notebook whose every function sleeps just under the per-call limit used to hold ``check()`` for as long as it
+    had calls), told in ``grade``'s sentence; the next ``check`` starts with the whole budget again."""
+    from grader.lessons import load_lesson
+    from grader.selfcheck import SelfCheck
+
+    namespace: dict[str, object] = {}
+    for source in SLEEPY:
+        exec(source.replace("time.sleep(0.3)", "time.sleep(0.2)"), namespace)
+    limits = replace(LIMITS, calls_timeout=0.3)  # a sleepy square's second call is stopped at the budget's end
+    helper = SelfCheck(load_lesson("squares", FIXTURE_LESSONS), namespace, limits=limits)
+    for _ in range(2):  # each check its own budget: the second is told the same, not stopped at its first call
+        helper.check("square")
+        told = capsys.readouterr().out
+        assert "used up the notebook's 0.3 s of time" in told and "make your functions faster: a call of square" in told
+        assert ", all checks pass" not in told

@@ -205,3 +205,22 @@ def test_the_tolerance_is_absolute_when_given_and_a_rounding_is_named_only_when_
         lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05, rounding=True)
     )
     assert "rounded" not in _fails(lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6))
+
+
+def test_an_earlier_answer_right_on_another_learners_numbers_carries_nothing() -> None:
+    """A classmate's Part 1 handed in whole: their GB is a slip of nobody's, and the ms worked from it (the two
+    share an accelerator) must earn nothing, with no sentence saying it follows."""
+    others = (9.0, 18.0)  # gb_per_step's right value on the lesson's other sets of numbers
+
+    def ms(answers: Answers, value: float) -> None:
+        gb = Use.of(cast(Learner, answers), "gb_per_step", GB, others=others)
+        carried = Carried((gb,), lambda gb: gb / TB_PER_S, cast(Learner, answers))
+        expect_value("ms_per_token", value, MS, meaning="ms", known=(), rel=1e-6, abs_tol=0.005, carried=carried)
+
+    copied = Answers(gb_per_step=18.0)
+    said = _fails(lambda: ms(copied, 18.0 / TB_PER_S))
+    assert copied.carried == set() and "follow" not in said
+    slipped = Answers(gb_per_step=52.0)  # a slip (2 bytes per parameter) is no other set's answer: carried
+    ms(slipped, 52.0 / TB_PER_S)
+    assert slipped.carried == {"gb_per_step"}
+    assert not Use("gb_per_step", GB, GB, others=(GB,)).copied  # right on both is right, not copied

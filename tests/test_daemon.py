@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from grader.config import DEFAULT_LIMITS
 from grader.execute import sandbox
 from tests import test_hostile_lent as lent
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED
@@ -264,3 +265,24 @@ def test_a_warm_grade_bounds_lent_references_called_with_huge_arguments(daemons:
     assert daemons.answered() == 3  # all three answered warm, none left to a cold grade
     (daemon,) = daemons.pids()
     assert lent._trusted_peak(daemon) < lent.TRUSTED_PEAK_KB  # the daemon and its trusted children, never its workers
+
+
+def test_a_stopped_daemon_costs_the_next_grade_only_a_greeting(
+    daemons: Daemons, write_notebook: Callable[..., Path]
+) -> None:
+    """A daemon stopped with ``kill -STOP`` (red team round 5) still holds its lock and its socket, and the kernel
+    queues connections to it: the next ``grade`` used to wait ``TimeBudget.daemon_reply`` (10 minutes) for an
+    answer. It waits for the daemon's greeting only, then grades cold and says why, in one line."""
+    solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
+    daemons.grade(str(solved), *LESSONS)
+    stopped = daemons.wait_until_ready()["pid"]
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        after = daemons.grade(str(solved), *LESSONS, "--json", GRADER_DAEMON="auto")  # run_grade's 180 s, not 600
+        assert after.returncode == 0 and '"score": 5.0' in after.stdout, after.stderr
+        said = [line for line in after.stderr.splitlines() if "grading daemon" in line]
+        within = f"did not answer within {DEFAULT_LIMITS.budget.daemon_hello:g} s"
+        assert len(said) == 1 and within in said[0] and "graded without it" in said[0], said
+    finally:
+        os.kill(stopped, signal.SIGCONT)
+    assert daemons.answered() == 0  # it never saw the request: nothing was sent to it

@@ -41,6 +41,7 @@ def squares_namespaces() -> list[dict[str, object]]:
     return spaces
 
 
+@pytest.mark.slow  # about 2 s: three suite sessions
 def test_kept_examples_give_the_engines_outcome_from_the_first_notebook(tmp_path: Path) -> None:
     lesson = squares_with_extras(tmp_path)
     kept = tmp_path / "cache" / "examples.json"
@@ -152,6 +153,7 @@ def test_decode_answers_get_the_engines_outcome_from_kept_examples(tmp_path: Pat
     assert replayed == given_tests * len(expected)  # every property of every notebook, the first and failures too
 
 
+@pytest.mark.slow  # about 2.5 s: builds a bundle and grades Decode's solution in a process
 def test_the_gradescope_image_records_the_examples_once(tmp_path: Path) -> None:
     """setup.sh grades the solution once while the image is built, so every submission replays from the start."""
     import os

@@ -86,6 +86,7 @@ def submit(tmp_path: Path, write_notebook: Callable[..., Path]) -> Callable[...,
     return put
 
 
+@pytest.mark.slow  # about 3 s: two graders in processes of their own
 def test_a_graded_notebook_gives_one_test_per_question_with_grades_scores(submit: Callable[..., Path]) -> None:
     wrong = [SQUARES_SOLVED[0], "def square(x):\n    return x + x", SQUARES_SOLVED[2]]
     root = submit(("answers.ipynb", wrong))

@@ -310,12 +310,14 @@ def test_the_batch_ends_in_time_and_the_honest_learner_keeps_full_marks(batch: B
 
 
 # -- item 1: a lent function is valid only during the call that lent it -----------------------------------------
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_stashed_stand_in_earns_nothing_beyond_the_learners_own_code(batch: Batch) -> None:
     stash, own = batch.reports["stash"], batch.reports["own_code"]
     assert by_id(stash)["tokens_per_second"]["score"] == 0
     assert stash.score <= own.score < FULL
 
 
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_stale_stand_in_is_an_error_the_learner_can_read(batch: Batch) -> None:
     report = batch.reports["stash_raw"]
     assert by_id(report)["tokens_per_second"]["score"] == 0
@@ -324,6 +326,7 @@ def test_a_stale_stand_in_is_an_error_the_learner_can_read(batch: Batch) -> None
 
 
 # -- items 2 and 3: every wait and every write of the grader has a deadline -----------------------------------------
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_callback_that_never_returns_costs_only_its_own_test(batch: Batch) -> None:
     report = batch.reports["nested_hang"]
     assert "did not return in time and was stopped" in feedback(report, "call_order_is_sequential")
@@ -331,6 +334,7 @@ def test_a_callback_that_never_returns_costs_only_its_own_test(batch: Batch) -> 
     assert full_marks_except(report, "call_order_is_sequential")
 
 
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_worker_that_stops_reading_cannot_block_the_graders_writes(batch: Batch) -> None:
     report = batch.reports["blocked_write"]
     assert "did not return in time and was stopped" in feedback(report, "call_order_is_sequential")
@@ -339,6 +343,7 @@ def test_a_worker_that_stops_reading_cannot_block_the_graders_writes(batch: Batc
 
 
 # -- item 4: calls nest through the channel at most max_call_depth deep ----------------------------------------------
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_mutual_recursion_through_a_stand_in_stops_at_the_documented_depth(batch: Batch) -> None:
     report = batch.reports["recursion"]
     reached = {int(d) for d in re.findall(r"returned (\d+) \(an? int\)", feedback(report, "call_order_is_sequential"))}
@@ -347,17 +352,20 @@ def test_mutual_recursion_through_a_stand_in_stops_at_the_documented_depth(batch
 
 
 # -- items 5 and 6: sizes the learner controls are bounded before the grader works on them -----------------------------
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_huge_n_given_to_a_stand_in_costs_nothing(batch: Batch) -> None:
     report = batch.reports["huge_n"]
     assert report.score == FULL  # it caught the stand-in's refusal, then did the honest thing
 
 
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_huge_n_with_a_tuple_or_string_prompt_costs_nothing_either(batch: Batch) -> None:
     """Round 4: the bound held for a list prompt only, and a tuple made the grading process append 10**10
     tokens (memory without limit, on the trusted side). Any sized prompt is bounded, anything else refused."""
     assert batch.reports["huge_n_tuple"].score == FULL
 
 
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(batch: Batch) -> None:
     report = batch.reports["references"]
     text = feedback(report, "call_order_is_sequential")
@@ -366,6 +374,7 @@ def test_a_flood_of_function_references_is_refused_before_any_proxy_is_built(bat
 
 
 # -- entry: text from the worker is valid UTF-8; item 12: no trusted traceback crosses to the worker -------------------
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_lone_surrogates_never_reach_the_report(batch: Batch) -> None:
     report = batch.reports["surrogates"]
     for text in strings(asdict(report)):
@@ -375,6 +384,7 @@ def test_lone_surrogates_never_reach_the_report(batch: Batch) -> None:
     assert full_marks_except(report, "request_time")
 
 
+@pytest.mark.slow  # reads the module's batch: about a minute of hanging learners per level
 def test_a_trusted_traceback_never_reaches_the_learner(batch: Batch) -> None:
     report = batch.reports["traceback"]
     text = feedback(report, "call_order_is_sequential")

@@ -78,12 +78,12 @@ def in_turn(worker_level: str, limits: Limits, *learners: tuple[Path, tuple[str,
 
 
 def sysv_keys(low: int, high: int) -> dict[str, list[int]]:
-    """The System V IPC objects of this IPC namespace whose keys lie in ``[low, high)``, per kind."""
+    """The System V IPC objects of this IPC namespace whose keys lie in ``[low, high)``, per kind, in key order."""
     found: dict[str, list[int]] = {}
     for kind in NOTHING:
         with open(f"/proc/sysvipc/{kind}") as table:
             rows = [line.split() for line in table.read().splitlines()[1:] if line.strip()]
-        found[kind] = [int(row[0]) for row in rows if low <= int(row[0]) < high]
+        found[kind] = sorted(int(row[0]) for row in rows if low <= int(row[0]) < high)  # /proc's order varies
     return found
 
 
@@ -161,6 +161,7 @@ for kind in ("shm", "msg", "sem"):
 """
 
 
+@pytest.mark.slow  # 1.5-7 s a level: a 1.3 GB hog, then a second learner, per level
 def test_shared_memory_cannot_hold_memory_beyond_the_limit_or_outlive_the_learner(
     worker_level: str, shared_tmp: Path
 ) -> None:
@@ -206,6 +207,7 @@ made += [libc.msgget({key} + 32, 0o1600), libc.semget({key} + 33, 1, 0o1600)]
 """
 
 
+@pytest.mark.slow  # 2-3.5 s a level: two learners in turn from zygotes
 def test_ipc_objects_are_removed_with_the_learner_where_they_cannot_be_refused(
     worker_level: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -444,6 +446,7 @@ def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedPro
     return subprocess.CompletedProcess(grade.args, grade.returncode, stdout, stderr)
 
 
+@pytest.mark.slow  # about 2 s a level: a real grade, stopped mid-notebook
 def test_sigterm_mid_notebook_leaves_no_folder_or_process(level: str, interrupted: tuple[Path, str]) -> None:
     temp, mark = interrupted
     path = write_nb(temp, "stall", [STALL.format(mark=mark), *SQUARES_SOLVED])

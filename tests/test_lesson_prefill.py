@@ -9,14 +9,19 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from grader.lessons import load_lesson
+from grader.params import as_dict, default_params, every_params
 from tests.lesson_support import (
     Claim,
     choice_options,
     learner_page,
     notebook,
+    on_page,
     reference,
     suite_module,
     unclaimed_bold_numbers,
@@ -194,11 +199,202 @@ def test_the_panel_tells_every_wrong_comparison_from_the_others_and_from_the_rig
 
 
 def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
+    """On the page's numbers, the suites' expected values are the solution notebook's own answers."""
     values = _module("test_values")
     r = _reference()
-    for name, (expected, rel, _, _) in values.VALUES.items():
+    part1 = values.Part1.of(as_dict(default_params(LESSON)))
+    for name, (expected, _, _, _) in part1.values().items():
         assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
-        known = [v for _, v in values.KNOWN[name]]
-        assert all(abs(v / expected - 1) > max(rel, 2e-3) * 2 for v in known), name
-        for a, b in itertools.combinations(known, 2):
-            assert abs(a / b - 1) > 4e-3, (name, a, b)
+
+
+# -- Part 1 on each learner's own numbers (lesson.toml's [params]) ---------------------------------------------------
+
+PART1 = ("prompt_flops", "prompt_intensity", "ttft_ms", "kv_gb")
+
+
+def _sig(value: float, digits: int) -> float:
+    return float(f"{value:.{digits}g}")
+
+
+def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_mistake() -> None:
+    """A known slip is named within 0.2%: on each of the 36 sets of numbers a learner can get, every right answer
+    differs from each slip of its question (the worked example's numbers among them) by more than twice its
+    tolerance, and the slips from one another by more than 0.4%; an answer rounded to 3 significant figures
+    (allowed) is right and one rounded to 2, where that is another number, is wrong; and every prefill is
+    compute-bound, as the text assumes."""
+    values = _module("test_values")
+    sets = every_params(LESSON)
+    assert len(sets) == 36
+    for params in sets:
+        part1 = values.Part1.of(as_dict(params))
+        known = part1.known()
+        for name, (expected, rel, _, _) in part1.values().items():
+            slips = [v for _, v in known[name]]
+            assert all(abs(v / expected - 1) > max(rel, 2e-3) * 2 for v in slips), (params, name)
+            for a, b in itertools.combinations(slips, 2):
+                assert abs(a / b - 1) > 4e-3, (params, name, a, b)
+            if rel > 1e-6:  # "you may round to 3 significant figures"
+                assert abs(_sig(expected, 3) / expected - 1) < rel, (params, name)
+                if _sig(expected, 2) != _sig(expected, 3):
+                    assert abs(_sig(expected, 2) / expected - 1) > rel, (params, name)
+        assert part1.intensity > part1.dense / part1.bandwidth, params
+
+
+@pytest.mark.slow
+def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers() -> None:
+    """Released on each set of numbers: the text states that learner's model, prompt and accelerator, the solution
+    built on them gives the suites' expected answers, and none of those answers is on the learner's page."""
+    from types import SimpleNamespace
+
+    from grader.build import Owner, build_notebooks, read_source
+
+    values = _module("test_values")
+    src = read_source(LESSON)
+    for params in every_params(LESSON):
+        numbers = as_dict(params)
+        built = build_notebooks(src, Owner("ada", params))
+        namespace: dict[str, Any] = {}
+        for cell in built.solution.cells:
+            if cell.get("id") in PART1:
+                exec(cell.source, namespace)
+        r = SimpleNamespace(**namespace)
+        for name, (expected, _, _, _) in values.Part1.of(numbers).values().items():
+            assert math.isclose(getattr(r, name), expected, rel_tol=1e-9), (params, name)
+        text = " ".join(" ".join(c.source.split()) for c in built.learner.cells if c.cell_type == "markdown")
+        assert f"N = {numbers['params_b']}e9 parameters (about the size of {numbers['model']})" in text, params
+        assert f"runs on **one** {numbers['gpu']}." in text and f"L = {numbers['prompt_text']} tokens" in text
+        assert f"for {numbers['model']}'s shape: {numbers['layers']} layers" in text, params
+        page = re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(c.source for c in built.learner.cells))
+        assert {name: on_page(float(getattr(r, name)), page) for name in PART1} == {name: [] for name in PART1}
+        assert built.learner.metadata["grader"]["params"] == numbers
+
+
+def _answers(numbers: dict[str, Any], slip: float = 1.0) -> dict[str, object]:
+    part1 = _module("test_values").Part1.of(numbers)
+    right = {name: value for name, (value, _, _, _) in part1.values().items()}
+    return {**right, "ttft_ms": right["ttft_ms"] * slip}
+
+
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    secret = b"a-course-secret-for-this-test-only"
+    ada, bob = draw(LESSON, "ada", secret), draw(LESSON, "bob", secret)
+    assert as_dict(ada)["model"] != as_dict(bob)["model"] and as_dict(ada)["prompt_len"] != as_dict(bob)["prompt_len"]
+    with SuiteSession(LESSON) as suites:
+        for mine, theirs in ((ada, bob), (bob, ada)):
+            own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
+            assert {o.status for o in own} == {"passed"}, own
+            copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
+            assert {o.status for o in copied} == {"failed"}, copied
+
+
+def test_a_part1_copied_from_any_other_set_of_numbers_earns_nothing_not_even_carried_forward() -> None:
+    """A TTFT that follows from FLOPs handed in from another set of numbers (a classmate's on the same
+    accelerator, say) is a copy, not a slip carried forward: it earns nothing, on every other set."""
+    from grader.params import every_params
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    mine, *others = every_params(LESSON)
+    own = _answers(as_dict(mine))
+    tried = 0
+    with SuiteSession(LESSON) as suites:
+        for theirs in others:
+            handed_in = _answers(as_dict(theirs))
+            if abs(handed_in["prompt_flops"] - own["prompt_flops"]) <= 1e-3 * own["prompt_flops"]:
+                continue  # the same model and prompt: the same FLOPs are right, not copied
+            tried += 1
+            (ttft,) = suites.run(NamespaceTarget(handed_in), frozenset({"ttft_ms"}), mine)
+            assert ttft.status == "failed" and not ttft.carried, (theirs, ttft)
+    assert tried >= 10
+
+
+def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_numbers() -> None:
+    """ttft_ms in seconds is told so, and the sparse headline used as is names the learner's own datasheet figure,
+    whatever the model, prompt and accelerator."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    with SuiteSession(LESSON) as suites:
+        for params in spread(LESSON):
+            numbers = as_dict(params)
+            (seconds,) = suites.run(NamespaceTarget(_answers(numbers, 1e-3)), frozenset({"ttft_ms"}), params)
+            assert seconds.status == "failed" and "time in seconds" in seconds.message, (params, seconds.message)
+            (sparse,) = suites.run(NamespaceTarget(_answers(numbers, 0.5)), frozenset({"ttft_ms"}), params)
+            assert sparse.status == "failed" and "used as is" in sparse.message, (params, sparse.message)
+            assert f"{numbers['sparse_tflops']:,} teraFLOPS" in sparse.message, sparse.message
+
+
+@pytest.mark.slow
+def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_their_own_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`grade build exercises/prefill --roster`: two learners get different numbers in their text; graded in a
+    batch, the Part 1 answers worked on their own numbers get full marks, and the same answers handed in by the
+    other learner lose every point (a TTFT that follows from the FLOPs handed in is a copy, not carried forward)."""
+    import json
+
+    from grader.batch import BatchOptions, run_batch
+    from grader.build import Owner, build_notebooks, read_source
+    from grader.params import SECRET_ENV, draw
+    from grader.pipeline import GradeOptions
+    from grader.release import release
+
+    secret = "a-course-secret-for-this-test-only"
+    monkeypatch.setenv(SECRET_ENV, secret)
+    (tmp_path / "roster.csv").write_text("learner\nada\nbob\n", encoding="utf-8")
+    ada, bob = (tmp_path / "released" / who / "prefill.ipynb" for who in ("ada", "bob"))
+    assert release(LESSON, tmp_path / "roster.csv", tmp_path / "released", LESSON.root.parent) == [ada, bob]
+    numbers = {who: draw(LESSON, who, secret.encode()) for who in ("ada", "bob")}
+    assert as_dict(numbers["ada"])["prompt_len"] != as_dict(numbers["bob"])["prompt_len"]
+    src = read_source(LESSON)
+    work = {}
+    for who, path in (("ada", ada), ("bob", bob)):
+        text = path.read_text(encoding="utf-8")
+        assert f"L = {as_dict(numbers[who])['prompt_text']} tokens" in text
+        solved = build_notebooks(src, Owner(who, numbers[who])).solution
+        work[who] = {c.get("id"): c.source for c in solved.cells if c.get("id") in PART1}
+    submitted = tmp_path / "class"
+    submitted.mkdir()
+    for who, path, answers in (("ada", ada, work["ada"]), ("bob", bob, work["ada"])):  # bob hands in ada's Part 1
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell.get("id") in answers:
+                cell["source"] = answers[cell["id"]]
+        (submitted / f"{who}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    options = BatchOptions(grading=GradeOptions(lesson="prefill", lessons_root=LESSON.root.parent), jobs=1)
+    run_batch(submitted, tmp_path / "results", options)
+    rows = [json.loads(line) for line in (tmp_path / "results" / "results.jsonl").read_text().splitlines()]
+    part1 = {
+        r["learner"]: {q["id"]: q["score"] == q["max_score"] for q in r["questions"] if q["id"] in PART1} for r in rows
+    }
+    assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": dict.fromkeys(PART1, False)}, part1
+
+
+def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only() -> None:
+    """One bug costs once: on every learner's numbers, a TTFT worked right from the learner's own wrong FLOPs
+    passes (the FLOPs fail with their slip named); a TTFT wrong on the learner's own FLOPs too still fails, its
+    slip named from the right inputs; and right FLOPs carry nothing (a TTFT off by the slip's factor fails)."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    both = frozenset({"prompt_flops", "ttft_ms"})
+    with SuiteSession(LESSON) as suites:
+        for params in spread(LESSON):
+            right = _answers(as_dict(params))
+            slipped = right["prompt_flops"] / 2  # 1 FLOP per parameter per token
+            carried = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 2}
+            flops, ttft = suites.run(NamespaceTarget(carried), both, params)
+            assert flops.status == "failed" and "1 FLOP per parameter" in flops.message, (params, flops.message)
+            assert ttft.status == "passed", (params, ttft.message)
+            seconds = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 1e3}
+            _, ttft = suites.run(NamespaceTarget(seconds), both, params)
+            assert ttft.status == "failed" and "time in seconds" in ttft.message, (params, ttft.message)
+            alone = {"prompt_flops": right["prompt_flops"], "ttft_ms": right["ttft_ms"] / 2}
+            flops, ttft = suites.run(NamespaceTarget(alone), both, params)
+            assert flops.status == "passed" and ttft.status == "failed", (params, ttft.message)

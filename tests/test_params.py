@@ -67,8 +67,8 @@ def test_values_tables_and_ranges_are_read_with_their_defaults(course: Path) -> 
     assert len(every_params(lesson)) == 8 and every_params(lesson)[0] == default_params(lesson)
 
 
-def test_a_lesson_without_params_has_none() -> None:
-    lesson = load_lesson("prefill")
+def test_a_lesson_without_params_has_none(tmp_path: Path) -> None:
+    lesson = load_lesson("shop", _definition(tmp_path, ""))  # the shop lesson, its [params] left out
     assert lesson.params == () and default_params(lesson) == () and every_params(lesson) == [()]
 
 
@@ -411,7 +411,8 @@ def test_the_gradescope_bundle_carries_the_course_secret_of_a_lesson_with_params
     assert f"exercises/{SECRET_FILE}" in names
     with zipfile.ZipFile(course / "ag.zip") as zf:
         assert zf.read(f"exercises/{SECRET_FILE}").decode().strip() == SECRET
-    assert f"exercises/{SECRET_FILE}" not in build_bundle(load_lesson("prefill"), course / "prefill.zip")
+    plain = load_lesson("shop", _definition(course, ""))  # the same lesson, its [params] left out
+    assert f"exercises/{SECRET_FILE}" not in build_bundle(plain, course / "plain.zip")
 
 
 @pytest.mark.slow

@@ -182,6 +182,7 @@ CLOCKS = {
     "calls": {"calls_timeout"},
     "cpu_seconds": {"timeout", "call_timeout"},
     "daemon_reply": {"boot_timeout", "timeout", "call_timeout"},
+    "daemon_hello": {"call_timeout"},
 }
 
 

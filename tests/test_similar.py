@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.similar import fingerprints, normal_form, similar_pairs
+from grader.batch.similar import answer_cells, fingerprints, normal_form, similar_pairs
+from grader.model import Cell, Submission
 from tests.batch_support import LESSONS, batch, grades, write_nb
 from tests.fixtures.similarity_class import SKELETON, make_class
 
@@ -74,6 +75,17 @@ def test_on_a_class_every_near_copy_is_found_first_and_no_independent_pair_is_fl
     assert all(p.similarity > 0.99 for p in pairs)
 
 
+@pytest.mark.parametrize("seed", [16, 30])
+def test_learners_who_wrote_some_answers_alike_by_chance_are_not_flagged(seed: int) -> None:
+    """bench/similarity.py's class of 117 at the two seeds (of 41) where learners who wrote independently shared
+    two of five functions and the one-liners word for word, and the rest nearly (a weighted similarity of 0.81
+    and 0.83, over the threshold): what they wrote alike is as common as chance gives in a class this size, so
+    no flag, and every planted near-copy is still found."""
+    made = make_class(117, 6, seed)
+    pairs = similar_pairs(made.codes, starter=list(SKELETON.values()))
+    assert {(p.first, p.second) for p in pairs} == made.copies
+
+
 def test_the_skeleton_and_what_many_share_weigh_less_than_what_two_share() -> None:
     """Four learners who wrote the same going-further answer, in a class where each answer has three ways
     to be written, are not pairs, however long it is; two with code no one else has are, ranked by evidence."""
@@ -118,3 +130,31 @@ def test_one_learner_is_no_pair_and_no_error() -> None:
     from grader.batch.similar import similar_pairs
 
     assert similar_pairs({"ada": ("def f(x):\n    return x * x + 1",)}) == []
+
+
+def _padded(cell: str) -> str:
+    """``cell`` padded as attacks/similarity_padding.py does, and more: a 20,000-character comment after it, a long
+    docstring and string statements inside its function."""
+    lines = cell.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("def ")) + 1
+    head, body = "\n".join(lines[:at]), "\n".join(lines[at:])
+    strings = "\n".join(f"    'note {i} ' + '{'x' * 30}'" if i % 2 else f"    'note {i}'" for i in range(40))
+    docstring = '"""' + "padding " * 500 + '"""'
+    return f"{head}\n    {docstring}\n{strings}\n{body}\n# " + "padding " * 2600
+
+
+def test_padding_with_comments_and_strings_neither_hides_nor_dilutes_a_copy() -> None:
+    """A copy whose every cell carries a 20,000-character comment and a few kilobytes of strings is compared on
+    its code alone: still flagged with its original, and an honest learner padded alike is not."""
+    made = make_class(40, 1, seed=3)
+    ((original, copier),) = made.copies
+    codes = dict(made.codes)
+    honest = next(name for name in codes if name not in (original, copier) and codes[name][0] != SKELETON["softmax"])
+    for name in (copier, honest):
+        cells = tuple(Cell(i, _padded(cell)) for i, cell in enumerate(codes[name]))
+        assert all(len(cell.source) > 20_000 for cell in cells)
+        codes[name] = list(answer_cells(Submission(Path(f"{name}.ipynb"), cells, None, "")))
+        assert len(codes[name]) == len(made.codes[name])  # none left out for its length
+        assert normal_form(codes[name]) == normal_form(made.codes[name])  # and the padding leaves no token
+    pairs = similar_pairs(codes, starter=list(SKELETON.values()))
+    assert {(p.first, p.second) for p in pairs} == made.copies and pairs[0].similarity > 0.99

@@ -135,41 +135,41 @@ answer_one_token = "B"  # intensity 2 / b = 2 FLOPs per byte at FP8, far below t
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A different model and chip from the worked example. A model with N = 8e9 parameters (about the size of
-# Llama-3-8B) is stored in FP8 (1 byte per parameter) and runs on **one** NVIDIA H100 SXM. The H100 datasheet
-# lists "FP8 Tensor Core: 3,958 teraFLOPS", marked *with sparsity*, and a memory bandwidth of 3.35 TB/s. The
-# prompt has L = 2,700 tokens. You may type a number or an arithmetic expression.
+# A different model and chip from the worked example. A model with N = {params_b}e9 parameters (about the size of
+# {model}) is stored in FP8 (1 byte per parameter) and runs on **one** {gpu}. The {datasheet} datasheet
+# lists "{fp8_quote}", marked *with sparsity*, and a memory bandwidth of {bandwidth_text}. The
+# prompt has L = {prompt_text} tokens. You may type a number or an arithmetic expression.
 #
 # - `prompt_flops`: how many FLOPs does this prefill do (2 FLOPs per parameter per token; attention left out)?
 # - `prompt_intensity`: how many FLOPs per byte of weights read does it do (each weight read once)?
-# - `ttft_ms`: its time to first token in **milliseconds**, at 40% utilisation of the H100's dense FP8 peak,
+# - `ttft_ms`: its time to first token in **milliseconds**, at 40% utilisation of the {gpu_short}'s dense FP8 peak,
 #   queueing left out. You may round to 3 significant figures.
-# - `kv_gb`: how many **GB** of KV cache it writes, for Llama-3-8B's shape: 32 layers, 8 KV heads (of 32 query
-#   heads), head dimension 128 (Llama 3 paper, Table 3), with the cache in FP8 (1 byte per value). You may round
+# - `kv_gb`: how many **GB** of KV cache it writes, for {model}'s shape: {layers} layers, {kv_heads} KV heads (of {q_heads} query
+#   heads), head dimension {head_dim} ({model_source}), with the cache in FP8 (1 byte per value). You may round
 #   to 3 significant figures.
 
 # %% question="prompt_flops"
 ### STUB prompt_flops = None  # your answer, in FLOPs
 ### BEGIN SOLUTION
-prompt_flops = 2 * 8e9 * 2700  # 2 FLOPs per parameter per token
+prompt_flops = 2 * {params_b}e9 * {prompt_len}  # 2 FLOPs per parameter per token
 ### END SOLUTION
 
 # %% question="prompt_intensity"
 ### STUB prompt_intensity = None  # your answer, in FLOPs per byte
 ### BEGIN SOLUTION
-prompt_intensity = 2 * 2700 / 1  # 2L / b
+prompt_intensity = 2 * {prompt_len} / 1  # 2L / b
 ### END SOLUTION
 
 # %% question="ttft_ms"
 ### STUB ttft_ms = None  # your answer, in milliseconds
 ### BEGIN SOLUTION
-ttft_ms = 2 * 8e9 * 2700 / (3958e12 / 2 * 0.4) * 1000  # dense FP8 is half the sparse headline
+ttft_ms = 2 * {params_b}e9 * {prompt_len} / ({sparse_tflops}e12 / 2 * 0.4) * 1000  # dense FP8 is half the sparse headline
 ### END SOLUTION
 
 # %% question="kv_gb"
 ### STUB kv_gb = None  # your answer, in GB
 ### BEGIN SOLUTION
-kv_gb = 2 * 32 * 8 * 128 * 1 * 2700 / 1e9  # K and V, every layer, every KV head, every position
+kv_gb = 2 * {layers} * {kv_heads} * {head_dim} * 1 * {prompt_len} / 1e9  # K and V, every layer, every KV head, every position
 ### END SOLUTION
 
 # %% [markdown]

@@ -144,8 +144,8 @@ check, check_all, hint = connect("request", globals())
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A different deployment serves a smaller model: its TTFT is **0.6 s**, its steady ITL is **32 ms**, and a
-# request asks for **60** output tokens. You may type a number or an arithmetic expression.
+# A different deployment serves a smaller model: its TTFT is **{ttft_s} s**, its steady ITL is **{itl_ms} ms**, and a
+# request asks for **{n_out}** output tokens. You may type a number or an arithmetic expression.
 #
 # - `latency_s`: the request's end-to-end latency T, in seconds.
 # - `steady_tokens_per_s`: its steady decode rate, in tokens per second.
@@ -155,25 +155,25 @@ check, check_all, hint = connect("request", globals())
 # %% question="latency_s"
 ### STUB latency_s = None  # your answer, in seconds
 ### BEGIN SOLUTION
-latency_s = 0.6 + 59 * 0.032  # the first token at the TTFT, then 59 gaps of 32 ms
+latency_s = {ttft_s} + ({n_out} - 1) * {itl_ms} / 1000  # the first token at the TTFT, then n_out - 1 gaps of {itl_ms} ms
 ### END SOLUTION
 
 # %% question="steady_tokens_per_s"
 ### STUB steady_tokens_per_s = None  # your answer, in tokens per second
 ### BEGIN SOLUTION
-steady_tokens_per_s = 1 / 0.032  # one token per 32 ms gap
+steady_tokens_per_s = 1000 / {itl_ms}  # one token per {itl_ms} ms gap
 ### END SOLUTION
 
 # %% question="request_tokens_per_s"
 ### STUB request_tokens_per_s = None  # your answer, in tokens per second, to 1 decimal place
 ### BEGIN SOLUTION
-request_tokens_per_s = 60 / (0.6 + 59 * 0.032)  # n_out / T
+request_tokens_per_s = {n_out} / ({ttft_s} + ({n_out} - 1) * {itl_ms} / 1000)  # n_out / T
 ### END SOLUTION
 
 # %% [markdown]
-# Ten requests to that deployment took these end-to-end latencies, in milliseconds:
+# Ten short requests to another deployment took these end-to-end latencies, in milliseconds:
 #
-# > 230, 210, 250, 1900, 240, 220, 260, 215, 245, 235
+# > {latencies}
 #
 # With the lesson's method (linear interpolation, rank h = (n - 1) x p / 100 from 0):
 #
@@ -184,19 +184,21 @@ request_tokens_per_s = 60 / (0.6 + 59 * 0.032)  # n_out / T
 # %% question="mean_ms"
 ### STUB mean_ms = None  # your answer, in ms
 ### BEGIN SOLUTION
-mean_ms = (230 + 210 + 250 + 1900 + 240 + 220 + 260 + 215 + 245 + 235) / 10
+mean_ms = sum([{latencies}]) / 10  # the sum over the count
 ### END SOLUTION
 
 # %% question="p50_ms"
 ### STUB p50_ms = None  # your answer, in ms
 ### BEGIN SOLUTION
-p50_ms = (235 + 240) / 2  # h = 9 x 0.5 = 4.5: halfway between the 5th and 6th sorted values
+ordered = sorted([{latencies}])
+p50_ms = (ordered[4] + ordered[5]) / 2  # h = 9 x 0.5 = 4.5: halfway between the 5th and 6th sorted values
 ### END SOLUTION
 
 # %% question="p99_ms"
 ### STUB p99_ms = None  # your answer, in ms
 ### BEGIN SOLUTION
-p99_ms = 260 + 0.91 * (1900 - 260)  # h = 9 x 0.99 = 8.91: between the 9th and 10th sorted values
+ordered = sorted([{latencies}])
+p99_ms = ordered[8] + 0.91 * (ordered[9] - ordered[8])  # h = 9 x 0.99 = 8.91: between the 9th and 10th sorted values
 ### END SOLUTION
 
 # %% [markdown]

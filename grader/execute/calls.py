@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.execute.channel import to_plain
+from grader.execute.protocol import CallsBudgetSpent
+
+if TYPE_CHECKING:
+    from grader.config import TimeBudget
 
 #: How many earlier results a learner's process keeps, to say when a call hands back one of them again.
 EARLIER_RESULTS_KEPT = 64
@@ -105,3 +109,40 @@ class ResultIdentity:
         while len(self._earlier) > EARLIER_RESULTS_KEPT:
             self._earlier.popitem(last=False)
         return same
+
+
+class CallsClock:
+    """One notebook's budget for the hidden tests' calls to its functions (:attr:`TimeBudget.calls`), kept by
+    whoever makes the calls: the grading process (``execute/target.py``) and self-check's kernel
+    (``suites/namespace.py``), so a notebook whose every function sleeps just under the per-call limit costs the
+    same bounded time, and is told the same sentence, in both.
+
+    Each call may take the sooner of the per-call limit and what is left of the budget; once it is spent, every
+    later call fails at once with :class:`CallsBudgetSpent`."""
+
+    def __init__(self, budget: TimeBudget) -> None:
+        self._call, self._calls = budget.call, budget.calls
+        self._left = budget.calls
+        self._slowest = ("", 0.0)
+        """The slowest call so far (the function's name, seconds), to name when the budget is spent."""
+
+    def allowed(self) -> tuple[float, bool]:
+        """Seconds the next call may take, and whether that is the budget's end rather than the per-call limit
+        (a timeout then means the budget is spent); raises :class:`CallsBudgetSpent` if nothing is left."""
+        if self._left <= 0:
+            raise self.spent()
+        return min(self._call, self._left), self._left < self._call
+
+    def took(self, name: str, seconds: float) -> None:
+        """Count one call of ``name`` that took ``seconds`` against the budget."""
+        self._left -= seconds
+        if seconds > self._slowest[1]:
+            self._slowest = (name, seconds)
+
+    def spent(self) -> CallsBudgetSpent:
+        """The error for a call not made (or stopped) because the budget is spent; it names the slowest call."""
+        name, took = self._slowest
+        return CallsBudgetSpent(
+            f"the hidden tests' calls to your functions used up the notebook's {self._calls:g} s of "
+            f"time, so the tests left were not run; make your functions faster: a call of {name} took {took:.1f} s"
+        )

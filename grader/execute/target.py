@@ -12,9 +12,9 @@ from typing import Any
 
 from grader.config import Limits, WorkerMode
 from grader.errors import GraderError, MachineFailed
+from grader.execute.calls import CallsClock
 from grader.execute.lender import Lender
 from grader.execute.protocol import (
-    CallsBudgetSpent,
     ChannelClosed,
     ChannelError,
     ChannelTimeout,
@@ -46,10 +46,8 @@ class WorkerTarget:
         self._worker: LearnerProcess | None = worker
         self._broken: str | None = None
         self._fault: str | None = None
-        self._calls_left = limits.budget.calls
-        """Seconds left of the notebook's budget for the hidden tests' calls."""
-        self._slowest = ("", 0.0)
-        """The slowest call so far (the function's name, seconds), to name when the budget is spent."""
+        self._clock = CallsClock(limits.budget)
+        """The notebook's budget for the hidden tests' calls."""
 
     def _live(self) -> LearnerProcess:
         if self._broken is not None:
@@ -73,41 +71,25 @@ class WorkerTarget:
         every call fails at once (a restart of the worker after a crash is the notebook's time, not the call's)."""
         if self.fault is not None:  # the notebook will not be graded: spend no more time on it
             raise ChannelClosed(self.fault)
-        if self._calls_left <= 0:
-            raise CallsBudgetSpent(self._spent())
+        seconds, limited = self._clock.allowed()  # limited: this call's deadline is the budget's end
         worker = self._live()
         started, noted = time.monotonic(), False
-        budget = self._limits.budget
-        limited = self._calls_left < budget.call  # this call's deadline is the budget's end
         try:
-            return action(worker, started + min(budget.call, self._calls_left))
+            return action(worker, started + seconds)
         except ChannelError as err:
             ended = worker.ended() if type(err) is ChannelClosed else None  # before close(): the worker's own status
             worker.close()  # a hung or dead worker is replaced on the next call
             self._worker = None
             if isinstance(err, ChannelTimeout) and limited:
-                self._note(name, started)
+                self._clock.took(name, time.monotonic() - started)
                 noted = True
-                raise CallsBudgetSpent(self._spent()) from None
+                raise self._clock.spent() from None
             if ended is not None:
                 raise WorkerEnded(f"{ended[0]}. {ended[1]}") from None
             raise
         finally:
             if not noted:
-                self._note(name, started)
-
-    def _note(self, name: str, started: float) -> None:
-        took = time.monotonic() - started
-        self._calls_left -= took
-        if took > self._slowest[1]:
-            self._slowest = (name, took)
-
-    def _spent(self) -> str:
-        name, took = self._slowest
-        return (
-            f"the hidden tests' calls to your functions used up the notebook's {self._limits.budget.calls:g} s of "
-            f"time, so the tests left were not run; make your functions faster: a call of {name} took {took:.1f} s"
-        )
+                self._clock.took(name, time.monotonic() - started)
 
     @property
     def fault(self) -> str | None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_STATUS_SECONDS, LESSONS_ENV, limits_for
-from grader.serve.protocol import STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
+from grader.serve.protocol import HELLO, STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
 from grader.staleness import source_hash
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -82,12 +82,33 @@ def socket_path() -> Path | None:
     return None if where is None else where / f"{identity()}.sock"
 
 
-def ask(request: NotebookRequest, path: Path | None) -> Answer | None:
-    """The daemon's answer, or None if there is no daemon, it is stale, or anything at all went wrong."""
+@dataclass(frozen=True)
+class Asked:
+    """What asking the daemon gave: its answer, or None (then ``grade`` grades cold), and a line for the learner
+    when a daemon was there but did not greet in time (None when there was simply no daemon to ask)."""
+
+    answer: Answer | None
+    note: str | None = None
+
+
+class _Silent(Exception):
+    """The daemon took the connection but did not greet within ``TimeBudget.daemon_hello``."""
+
+
+def ask(request: NotebookRequest, path: Path | None) -> Asked:
+    """The daemon's answer, or none if there is no daemon, it is stale, silent, or anything at all went wrong."""
     if path is None or mode() == "off":
-        return None
-    reply = _exchange(path, request.to_json(), reply_seconds(request))
-    return None if reply is None else parse_reply(reply)
+        return Asked(None)
+    budget = limits_for(request.timeout).budget
+    try:
+        reply = _exchange(path, request.to_json(), reply_seconds(request), budget.daemon_hello)
+    except _Silent:
+        return Asked(
+            None,
+            f"The grading daemon did not answer within {budget.daemon_hello:g} s (it is stopped, or this machine is "
+            "too busy), so this notebook is graded without it, which takes longer; `grade daemon stop` ends it.",
+        )
+    return Asked(None if reply is None else parse_reply(reply))
 
 
 def reply_seconds(request: NotebookRequest) -> float:
@@ -97,16 +118,30 @@ def reply_seconds(request: NotebookRequest) -> float:
 
 def status(path: Path, seconds: float = DAEMON_STATUS_SECONDS) -> Status | None:
     """The state of the daemon on this socket, or None if none answers within ``seconds`` (not there, or warming up)."""
-    reply = _exchange(path, json.dumps(STATUS_REQUEST).encode(), seconds)
+    try:
+        reply = _exchange(path, json.dumps(STATUS_REQUEST).encode(), seconds, seconds)
+    except _Silent:
+        return None
     return None if reply is None else Status.from_json(reply)
 
 
-def _exchange(path: Path, request: bytes, seconds: float) -> bytes | None:
-    """Send one request on the socket and read the whole reply; None if anything went wrong."""
+def _exchange(path: Path, request: bytes, seconds: float, hello_seconds: float) -> bytes | None:
+    """Send one request on the socket and read the whole reply; None if anything went wrong. The daemon must
+    greet (:data:`HELLO`) within ``hello_seconds`` of the connection, else :class:`_Silent` is raised and nothing
+    is sent (a stopped daemon, with its connections queued, would otherwise hold ``grade`` for ``seconds``)."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(hello_seconds)
+            try:
+                conn.connect(str(path))  # waits only when its queue of connections is full
+                greeting = b""
+                while len(greeting) < len(HELLO) and (chunk := conn.recv(len(HELLO) - len(greeting))):
+                    greeting += chunk
+            except TimeoutError:
+                raise _Silent from None
+            if greeting != HELLO:
+                return None  # it closed the connection (not our user's, or exiting)
             conn.settimeout(seconds)
-            conn.connect(str(path))
             conn.sendall(request)
             conn.shutdown(socket.SHUT_WR)
             chunks = []

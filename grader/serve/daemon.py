@@ -31,7 +31,7 @@ from grader.grader import Grader, keep_this_process_to_one_cpu
 from grader.model import Report
 from grader.pipeline import GradeOptions, read_for_lesson
 from grader.serve.answer import answer, options_for
-from grader.serve.protocol import COLD, STALE, STATUS_REQUEST, NotebookRequest, Status
+from grader.serve.protocol import COLD, HELLO, STALE, STATUS_REQUEST, NotebookRequest, Status
 
 _MAX_REQUEST = 1 << 20
 
@@ -89,6 +89,10 @@ class Daemon:
                 )
                 if uid != os.getuid():
                     return
+                try:
+                    conn.sendall(HELLO)  # before anything slow: the client knows at once that this daemon is alive
+                except OSError:
+                    return  # it gave up waiting (this daemon was stopped, or starved) and graded cold
                 data = _read_all(conn)
                 if not data:
                     return  # a client that gave up before we accepted (a status asked while warming up)

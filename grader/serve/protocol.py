@@ -1,6 +1,7 @@
 """What ``grade NOTEBOOK`` sends to the daemon and gets back: plain, frozen data as one JSON object each way.
 
-Two requests: a :class:`NotebookRequest` (grade this), answered by an :class:`Answer`, :data:`STALE` or
+Every connection opens with the daemon's :data:`HELLO`, so a client knows at once whether it is alive. Two
+requests: a :class:`NotebookRequest` (grade this), answered by an :class:`Answer`, :data:`STALE` or
 :data:`COLD`; and :data:`STATUS_REQUEST` (how are you?), answered by a :class:`Status`, which is how
 ``grade daemon --json`` and the tests see a daemon's state without reading its log. Every reply, and the
 status request, is a JSON object whose kind is under the key ``"t"``, as in :mod:`grader.execute.protocol`;
@@ -101,6 +102,11 @@ COLD = {TYPE: COLD_KIND}
 
 #: Asks a daemon for its :class:`Status`; it answers only once it is ready (warmed up and accepting).
 STATUS_REQUEST = {TYPE: STATUS}
+
+#: What the daemon sends first on every connection of its user, before it reads the request: a client that is
+#: not greeted within :attr:`grader.config.TimeBudget.daemon_hello` sends nothing and grades cold (the daemon is
+#: stopped or starved), instead of waiting the minutes a real answer may take.
+HELLO = b'{"t": "hello"}\n'
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.config import DEFAULT_LIMITS, TimeBudget
-from grader.execute.calls import ResultIdentity, changed_arguments, plain_copy, stood_in
+from grader.execute.calls import CallsClock, ResultIdentity, changed_arguments, plain_copy, stood_in
 from grader.execute.protocol import ChannelTimeout, RemoteError, Returned
 
 
@@ -110,13 +110,17 @@ class NamespaceTarget:
     """A :class:`grader.testing.Target` over a live namespace; values cross as plain copies, as in grading.
 
     Each call has the per-call time limit of ``budget`` (the grader's limits' :class:`TimeBudget`, the defaults
-    unless given); a call that runs past it is reported as the worker reports it, as a :class:`ChannelTimeout`.
+    unless given), and all the calls made through one target share its budget for calls, as one notebook's do
+    in grading (:class:`CallsClock`): a call that runs past either is reported as the worker reports it, as a
+    :class:`ChannelTimeout` or a :class:`CallsBudgetSpent`. So one target is one grading's worth of calls
+    (self-check makes one per ``check``).
     """
 
     def __init__(self, namespace: dict[str, Any], budget: TimeBudget = DEFAULT_LIMITS.budget) -> None:
         self._ns = namespace
         self.budget = budget
         self._results = ResultIdentity()
+        self._clock = CallsClock(budget)
 
     def lent(self, name: str) -> None:
         """None: self-check lends the reference's own functions (the learner's machine, the learner's time)."""
@@ -131,7 +135,9 @@ class NamespaceTarget:
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
         fn = self._lookup(name)
-        deadline = _Deadline(self.budget.call)
+        seconds, limited = self._clock.allowed()  # limited: this call's deadline is the budget's end
+        started = time.monotonic()
+        deadline = _Deadline(seconds)
         try:
             try:
                 given_args, given_kwargs = _copy(args), _copy(kwargs)  # copies, as across the channel
@@ -139,13 +145,14 @@ class NamespaceTarget:
                     result = fn(*given_args, **given_kwargs)
             finally:
                 timed_out = deadline.disarm()
+                self._clock.took(name, time.monotonic() - started)
             if timed_out:
                 raise _Stop
             changed = changed_arguments(given_args, given_kwargs, args, kwargs)
             same_as = self._results.same_as(result, given_args, given_kwargs)
             return Returned(plain_copy(result), tuple(changed), same_as)
         except _Stop:
-            raise ChannelTimeout("no answer in time") from None
+            raise (self._clock.spent() if limited else ChannelTimeout("no answer in time")) from None
         except Exception as err:
             raise RemoteError(type(err).__name__, str(err), traceback.format_exc()) from None
 

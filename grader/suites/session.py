@@ -26,7 +26,7 @@ import pytest
 from grader.errors import LessonError
 from grader.files import write_atomic
 from grader.model import Lesson, Params, ParamValue, TestOutcome
-from grader.params import default_params
+from grader.params import default_params, every_params
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.reference import load_reference, solution_namespace
 from grader.suites.replay import ExampleReplay, forget_local_constants
@@ -76,6 +76,7 @@ class _Plugin:
         self.start_errors: list[str] = []
         self._excinfo: dict[str, BaseException] = {}
         self.replay = ExampleReplay(enabled=replay)
+        self._every_params = [dict(p) for p in every_params(lesson)] if lesson.params else []
 
     # -- fixtures offered to the suites ------------------------------------------------------------------
     @pytest.fixture
@@ -98,6 +99,13 @@ class _Plugin:
         """The learner's numbers (grader/params.py), read-only: expected values and diagnoses are computed from
         them. A lesson without parameters gets an empty mapping."""
         return MappingProxyType(dict(self.current_params))
+
+    @pytest.fixture
+    def other_params(self) -> tuple[Mapping[str, ParamValue], ...]:
+        """Every other set of the lesson's learner numbers (read-only), so a suite can tell a copied Part 1 from
+        a slip (:class:`grader.checks.Use`'s ``others``). Empty for a lesson without parameters."""
+        mine = dict(self.current_params) or dict(default_params(self.lesson))
+        return tuple(MappingProxyType(p) for p in self._every_params if p != mine)
 
     # -- hooks ----------------------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:

@@ -2,4 +2,4 @@
 # about: copies the worked example's 80 layers
 # expect kv_gb: wrong /80 layers|Llama-3-70B/
 
-kv_gb = 2 * 80 * 8 * 128 * 1 * 2700 / 1e9
+kv_gb = 2 * 80 * {kv_heads} * {head_dim} * 1 * {prompt_len} / 1e9

@@ -2,4 +2,4 @@
 # about: leaves the answer in bytes
 # expect kv_gb: wrong /answer in bytes/
 
-kv_gb = 2 * 32 * 8 * 128 * 1 * 2700
+kv_gb = 2 * {layers} * {kv_heads} * {head_dim} * 1 * {prompt_len}

@@ -2,4 +2,4 @@
 # about: stores keys only (no factor 2)
 # expect kv_gb: wrong /K or V only/
 
-kv_gb = 32 * 8 * 128 * 1 * 2700 / 1e9
+kv_gb = {layers} * {kv_heads} * {head_dim} * 1 * {prompt_len} / 1e9

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: uses the 32 query heads instead of the 8 KV heads
-# expect kv_gb: wrong /32 query heads/
+# about: uses the {q_heads} query heads instead of the {kv_heads} KV heads
+# expect kv_gb: wrong /what the query heads give|KV heads .*are stored/
 
-kv_gb = 2 * 32 * 32 * 128 * 1 * 2700 / 1e9
+kv_gb = 2 * {layers} * {q_heads} * {head_dim} * 1 * {prompt_len} / 1e9

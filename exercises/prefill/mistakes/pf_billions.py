@@ -1,5 +1,5 @@
 # kind: wrong
-# about: counts the parameters in billions (8)
+# about: counts the parameters in billions ({params_b})
 # expect prompt_flops: wrong /billions|GFLOP/
 
-prompt_flops = 2 * 8 * 2700
+prompt_flops = 2 * {params_b} * {prompt_len}

@@ -2,4 +2,4 @@
 # about: counts 1 FLOP per parameter per token
 # expect prompt_flops: wrong /1 FLOP per parameter/
 
-prompt_flops = 8e9 * 2700
+prompt_flops = {params_b}e9 * {prompt_len}

@@ -2,4 +2,4 @@
 # about: uses the 6ND training rule
 # expect prompt_flops: wrong /training|forward and backward/
 
-prompt_flops = 6 * 8e9 * 2700  # 6 N D
+prompt_flops = 6 * {params_b}e9 * {prompt_len}  # 6 N D

@@ -2,4 +2,4 @@
 # about: divides by 8 bits per FP8 weight
 # expect prompt_intensity: wrong /\bbits\b/
 
-prompt_intensity = 2 * 2700 / 8  # FP8 = 8 bits
+prompt_intensity = 2 * {prompt_len} / 8  # FP8 = 8 bits

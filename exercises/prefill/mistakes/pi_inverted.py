@@ -2,4 +2,4 @@
 # about: bytes per FLOP: divides the bytes by the FLOPs
 # expect prompt_intensity: wrong /reciprocal|upside down/
 
-prompt_intensity = 1 / (2 * 2700)
+prompt_intensity = 1 / (2 * {prompt_len})

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: answers the H100's ridge point instead of the prefill's intensity
+# about: answers the {gpu_short}'s ridge point instead of the prefill's intensity
 # expect prompt_intensity: wrong /ridge point/
 
-prompt_intensity = 1979e12 / 3.35e12
+prompt_intensity = {sparse_tflops}e12 / 2 / ({tb_per_s} * 1e12)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader.checks import Numbers, expect_choice, expect_value, not_right, only_fit, panel_answers
+from grader.checks import Carried, Numbers, Use, expect_choice, expect_value, not_right, only_fit, panel_answers
 from grader.diagnose import explain, number
 from grader.testing import Mismatch, show
 
@@ -270,6 +270,8 @@ def prefill() -> SimpleNamespace:
         check_verdict=check_verdict,
         expect_value=expect_value,
         expect_choice=expect_choice,
+        Carried=Carried,
+        Use=Use,
         PEAK_400=PEAK_400,
         BW_400=BW_400,
         explain=explain,

@@ -1,106 +1,206 @@
-"""By-hand values (Part 1: an 8e9-parameter FP8 model, 2,700 tokens, one H100 SXM) and the three choices.
+"""By-hand values (Part 1: each learner's own model, prompt length and accelerator) and the three choices.
 
-The feedback never states a by-hand answer. Each question's known slips are far apart (more than 0.2%: a test
-of the lesson checks it), so the one within 0.2% of the learner's number is named; two slips that give the same
-number are named together, in one sentence.
+Part 1 is not the page's worked example (70e9 parameters, 4,000 tokens, two H200s: all on the page), and each
+learner's is their own (lesson.toml's [params]; the ``params`` fixture). The page's own Part 1 is Llama-3-8B
+(8e9 parameters in FP8), 2,700 tokens, one NVIDIA H100 SXM. Expected values and the known mistakes are computed
+from the learner's numbers, so a slip is named on any of them; the worked example's numbers are among the known
+mistakes. The feedback never states a by-hand answer. Each question's known slips are far apart (more than
+0.2%: a test of the lesson checks it on every set of numbers), so the one within 0.2% of the learner's number is
+named; two slips that give the same number are named together, in one sentence. What differs from learner to
+learner stays in parentheses: the class report counts one misconception across everyone's numbers.
 """
+
+import math
+from dataclasses import dataclass
 
 from grader.testing import question
 
-N, L = 8e9, 2700
-DENSE_FP8 = 3958e12 / 2  # the H100 SXM datasheet's FP8 figure is with sparsity
-FLOPS = 2 * N * L
-TTFT_MS = FLOPS / (DENSE_FP8 * 0.4) * 1e3
-KV_GB = 2 * 32 * 8 * 128 * 1 * L / 1e9
-
-KNOWN = {
-    "prompt_flops": [
-        ("1 FLOP per parameter per token: a weight costs a multiply and an add, 2 FLOPs", N * L),
-        ("the FLOPs of one token: every one of the 2,700 prompt tokens costs that much", 2 * N),
-        ("the training rule, 6 FLOPs per parameter per token (forward and backward): prefill is a forward "
-         "pass, 2", 6 * N * L),
-        ("the FLOPs in TFLOP (divided by 1e12): give the FLOPs themselves", FLOPS / 1e12),
-        ("the parameters counted in billions (8, not 8e9), or the FLOPs in GFLOP: give the FLOPs themselves",
-         FLOPS / 1e9),
-    ],
-    "prompt_intensity": [
-        ("what two slips give: the 2 FLOPs per parameter left out, or 2 bytes per parameter where FP8 is 1; it is 2 "
-         "FLOPs per parameter per token over 1 byte", L),
-        ("the weights counted in bits (8 per FP8 value): FP8 is 1 byte per parameter", 2 * L / 8),
-        ("one token's intensity (a decode step): prefill uses each weight it reads for all 2,700 tokens", 2.0),
-        ("the FLOPs over the weights counted in GB (8), not in bytes (8e9)", FLOPS / 8),
-        ("the H100's ridge point: the question asks for the prefill's own FLOPs per byte", DENSE_FP8 / 3.35e12),
-        ("the ridge point of the sparse headline: the question asks for the prefill's own FLOPs per byte",
-         2 * DENSE_FP8 / 3.35e12),
-    ],
-    "ttft_ms": [
-        ("exactly half, what two slips give: the 3,958 teraFLOPS used as is (it is with sparsity; dense FP8 is half of it), "
-         "or the 2 FLOPs per parameter left out", TTFT_MS / 2),
-        ("the time at 100% of the peak: divide by the 40% utilisation too", TTFT_MS * 0.4),
-        ("multiplying by the utilisation: a pass that achieves 40% of the peak takes longer, so divide by 0.4",
-         TTFT_MS * 0.4 * 0.4),
-        ("the time in seconds: the question asks for milliseconds (x 1000)", TTFT_MS / 1e3),
-        ("the sparse headline at 100% of it: halve 3,958 teraFLOPS and divide by the 40% utilisation",
-         TTFT_MS / 2 * 0.4),
-        ("exactly twice, what two slips give: the peak halved twice (3,958 with sparsity is 1,979 dense), or the BF16 rate "
-         "where the model runs in FP8", TTFT_MS * 2),
-        ("the time to read the weights once (8e9 bytes at 3.35 TB/s): this prefill is compute-bound, so the "
-         "arithmetic sets its time", N / 3.35e12 * 1e3),
-    ],
-    "kv_gb": [
-        ("K or V only: every layer stores a key and a value vector, the factor 2", KV_GB / 2),
-        ("exactly twice, what two slips give: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 counted "
-         "twice", KV_GB * 2),
-        ("what the 32 query heads give: only the 8 KV heads are stored", KV_GB * 4),
-        ("one layer only: each of the 32 layers stores its own keys and values", KV_GB / 32),
-        ("one position only: prefill writes the cache for all 2,700 positions", KV_GB / L),
-        ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", KV_GB * 1e9 / 2**30),
-        ("the answer in bits: FP8 is 1 byte per value", KV_GB * 8),
-        ("the answer in bytes: divide by 1e9 for GB", KV_GB * 1e9),
-        ("the answer in MB: divide by 1e3 more for GB", KV_GB * 1e3),
-        ("what the worked example's 80 layers (Llama-3-70B's) give: this model has 32", KV_GB * 80 / 32),
-    ],
-}
-
-VALUES = {
-    "prompt_flops": (FLOPS, 1e-6, "the FLOPs of the prefill", "2 FLOPs per parameter for each prompt token."),
-    "prompt_intensity": (
-        2 * L / 1, 1e-6, "the FLOPs per byte of weights read", "2 FLOPs per parameter per token, over the bytes per parameter."
-    ),
-    "ttft_ms": (
-        TTFT_MS, 2e-3, "the time to first token in milliseconds",
-        "The FLOPs over the FLOP/s achieved: the dense FP8 peak times the utilisation, then x 1000 for ms.",
-    ),
-    "kv_gb": (
-        KV_GB, 2e-3, "the GB of KV cache written",
-        "2 x layers x KV heads x head dimension x bytes per value x positions, then / 1e9 for GB.",
-    ),
-}
+UTILISATION = 0.4
 
 
-def _value(learner, prefill, name):
-    expected, rel, meaning, advice = VALUES[name]
-    prefill.expect_value(name, learner.value(name), expected, meaning=meaning, known=KNOWN[name], rel=rel, advice=advice)
+def three_figures(value):
+    """The relative tolerance of an answer the text lets a learner round to 3 significant figures: 0.1%, widened
+    to half a unit of the third digit where that is more (up to 0.5%, at 100.5), so that every learner's rounding
+    is right whatever their numbers' leading digits."""
+    half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(value))) - 2)
+    return max(1e-3, half_unit / abs(value) * 1.001)
+
+#: The worked example's answers (70e9 parameters, 4,000 tokens, two H200s at 28%, Llama-3-70B's BF16 cache).
+WORKED_FLOPS = 2 * 70e9 * 4000
+WORKED_INTENSITY = 2 * 4000 / 1
+WORKED_TTFT_MS = WORKED_FLOPS / (2 * 1.979e15 * 0.28) * 1e3
+WORKED_KV_GB = 2 * 80 * 8 * 128 * 2 * 4000 / 1e9
+
+
+@dataclass(frozen=True)
+class Part1:
+    """One learner's Part 1: their model, prompt and accelerator, the right answers and the known slips."""
+
+    n: float
+    tokens: int
+    tokens_text: str
+    layers: int
+    kv_heads: int
+    q_heads: int
+    head_dim: int
+    model: str
+    gpu: str
+    sparse: float
+    bandwidth: float
+
+    @classmethod
+    def of(cls, numbers):
+        return cls(
+            numbers["params_b"] * 1e9, numbers["prompt_len"], numbers["prompt_text"], numbers["layers"],
+            numbers["kv_heads"], numbers["q_heads"], numbers["head_dim"], numbers["model"], numbers["gpu_short"],
+            numbers["sparse_tflops"] * 1e12, numbers["tb_per_s"] * 1e12,
+        )
+
+    @property
+    def dense(self):
+        return self.sparse / 2  # the datasheet's FP8 figure is with sparsity
+
+    @property
+    def flops(self):
+        return 2 * self.n * self.tokens
+
+    @property
+    def intensity(self):
+        return 2 * self.tokens / 1
+
+    @property
+    def ttft_ms(self):
+        return self.flops / (self.dense * UTILISATION) * 1e3
+
+    @property
+    def kv_gb(self):
+        return 2 * self.layers * self.kv_heads * self.head_dim * 1 * self.tokens / 1e9
+
+    def known(self):
+        """Each question's known slips, (what the learner did, the value it gives), on these numbers."""
+        n_b, t, ttft, kv = f"{self.n / 1e9:g}", self.tokens_text, self.ttft_ms, self.kv_gb
+        return {
+            "prompt_flops": [
+                ("1 FLOP per parameter per token: a weight costs a multiply and an add, 2 FLOPs", self.n * self.tokens),
+                (f"the FLOPs of one token: every one of the prompt tokens (yours: {t}) costs that much", 2 * self.n),
+                ("the training rule, 6 FLOPs per parameter per token (forward and backward): prefill is a forward "
+                 "pass, 2", 6 * self.n * self.tokens),
+                ("the FLOPs in TFLOP (divided by 1e12): give the FLOPs themselves", self.flops / 1e12),
+                (f"the parameters counted in billions ({n_b}, not {n_b}e9), or the FLOPs in GFLOP: give the FLOPs "
+                 "themselves", self.flops / 1e9),
+                ("the worked example's FLOPs: Part 1 is about another model and prompt", WORKED_FLOPS),
+            ],
+            "prompt_intensity": [
+                ("what two slips give: the 2 FLOPs per parameter left out, or 2 bytes per parameter where FP8 is 1; "
+                 "it is 2 FLOPs per parameter per token over 1 byte", self.tokens),
+                ("the weights counted in bits (8 per FP8 value): FP8 is 1 byte per parameter", 2 * self.tokens / 8),
+                (f"one token's intensity (a decode step): prefill uses each weight it reads for every prompt token "
+                 f"(yours: {t})", 2.0),
+                (f"the FLOPs over the weights counted in GB ({n_b}), not in bytes ({n_b}e9)",
+                 self.flops / (self.n / 1e9)),
+                (f"the ridge point of the chip (yours: the {self.gpu}): the question asks for the prefill's own FLOPs "
+                 "per byte", self.dense / self.bandwidth),
+                ("the ridge point of the sparse headline: the question asks for the prefill's own FLOPs per byte",
+                 self.sparse / self.bandwidth),
+                ("the worked example's intensity: Part 1 is about another prompt", WORKED_INTENSITY),
+            ],
+            "ttft_ms": [
+                (f"exactly half, what two slips give: the datasheet's FP8 figure used as is (yours: "
+                 f"{self.sparse / 1e12:,.0f} teraFLOPS; it is with sparsity, dense FP8 is half of it), or the 2 FLOPs "
+                 "per parameter left out", ttft / 2),
+                ("the time at 100% of the peak: divide by the 40% utilisation too", ttft * UTILISATION),
+                ("multiplying by the utilisation: a pass that achieves 40% of the peak takes longer, so divide by 0.4",
+                 ttft * UTILISATION**2),
+                ("the time in seconds: the question asks for milliseconds (x 1000)", ttft / 1e3),
+                ("the sparse headline at 100% of it: halve the datasheet's FP8 figure and divide by the 40% "
+                 "utilisation", ttft / 2 * UTILISATION),
+                ("exactly twice, what two slips give: the peak halved twice (the datasheet's FP8 figure is with "
+                 "sparsity, halve it once), or the BF16 rate where the model runs in FP8", ttft * 2),
+                (f"the time to read the weights once (yours: {n_b}e9 bytes at {self.bandwidth / 1e12:g} TB/s): this "
+                 "prefill is compute-bound, so the arithmetic sets its time", self.n / self.bandwidth * 1e3),
+                ("the worked example's TTFT: Part 1 is about another model, prompt and chip", WORKED_TTFT_MS),
+            ],
+            "kv_gb": [
+                ("K or V only: every layer stores a key and a value vector, the factor 2", kv / 2),
+                ("exactly twice, what two slips give: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 "
+                 "counted twice", kv * 2),
+                (f"what the query heads give (yours: {self.q_heads}): only the KV heads (yours: {self.kv_heads}) are "
+                 "stored", kv * self.q_heads / self.kv_heads),
+                (f"one layer only: each layer (yours: {self.layers}) stores its own keys and values", kv / self.layers),
+                (f"one position only: prefill writes the cache for every prompt position (yours: {t})",
+                 kv / self.tokens),
+                ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", kv * 1e9 / 2**30),
+                ("the answer in bits: FP8 is 1 byte per value", kv * 8),
+                ("the answer in bytes: divide by 1e9 for GB", kv * 1e9),
+                ("the answer in MB: divide by 1e3 more for GB", kv * 1e3),
+                (f"what the worked example's 80 layers (Llama-3-70B's) give: this model (yours: {self.model}) has "
+                 "fewer", kv * 80 / self.layers),
+                ("the worked example's KV cache: Part 1 is about another model and prompt", WORKED_KV_GB),
+            ],
+        }
+
+    def values(self):
+        """Each question's (right value, relative tolerance, what it is in words, advice)."""
+        return {
+            "prompt_flops": (
+                self.flops, 1e-6, "the FLOPs of the prefill", "2 FLOPs per parameter for each prompt token."
+            ),
+            "prompt_intensity": (
+                self.intensity, 1e-6, "the FLOPs per byte of weights read",
+                "2 FLOPs per parameter per token, over the bytes per parameter.",
+            ),
+            "ttft_ms": (
+                self.ttft_ms, three_figures(self.ttft_ms), "the time to first token in milliseconds",
+                "The FLOPs over the FLOP/s achieved: the dense FP8 peak times the utilisation, then x 1000 for ms.",
+            ),
+            "kv_gb": (
+                self.kv_gb, three_figures(self.kv_gb), "the GB of KV cache written",
+                "2 x layers x KV heads x head dimension x bytes per value x positions, then / 1e9 for GB.",
+            ),
+        }
+
+
+def _value(learner, prefill, params, name, carried=None):
+    part1 = Part1.of(params)
+    expected, rel, meaning, advice = part1.values()[name]
+    known = part1.known()[name]
+    prefill.expect_value(
+        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried
+    )
+
+
+def carried_ttft(learner, prefill, params, other_params):
+    """ttft_ms is worked from prompt_flops (TTFT = the prefill's FLOPs / (dense peak x utilisation)), so a learner
+    whose FLOPs are wrong and whose TTFT follows from their own FLOPs loses the FLOPs' point only (one bug costs
+    once; grader.checks.Carried). FLOPs right on another learner's numbers are a copy, and carry nothing."""
+    part1 = Part1.of(params)
+    flops, rel, _, _ = part1.values()["prompt_flops"]
+    others = [Part1.of(p).values()["prompt_flops"][0] for p in other_params]
+    return prefill.Carried(
+        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel, others=others)],
+        formula=lambda flops: flops / (part1.dense * UTILISATION) * 1e3,
+        learner=learner,
+    )
 
 
 @question("prompt_flops")
-def test_prompt_flops(learner, prefill):
-    _value(learner, prefill, "prompt_flops")
+def test_prompt_flops(learner, prefill, params):
+    _value(learner, prefill, params, "prompt_flops")
 
 
 @question("prompt_intensity")
-def test_prompt_intensity(learner, prefill):
-    _value(learner, prefill, "prompt_intensity")
+def test_prompt_intensity(learner, prefill, params):
+    _value(learner, prefill, params, "prompt_intensity")
 
 
 @question("ttft_ms")
-def test_ttft_ms(learner, prefill):
-    _value(learner, prefill, "ttft_ms")
+def test_ttft_ms(learner, prefill, params, other_params):
+    _value(learner, prefill, params, "ttft_ms", carried_ttft(learner, prefill, params, other_params))
 
 
 @question("kv_gb")
-def test_kv_gb(learner, prefill):
-    _value(learner, prefill, "kv_gb")
+def test_kv_gb(learner, prefill, params):
+    _value(learner, prefill, params, "kv_gb")
 
 
 # -- choices -------------------------------------------------------------------------------------------------------

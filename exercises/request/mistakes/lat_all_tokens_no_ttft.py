@@ -1,5 +1,5 @@
 # kind: wrong
-# about: multiplies all 60 tokens by the ITL and forgets the TTFT
+# about: multiplies all {n_out} tokens by the ITL and forgets the TTFT
 # expect latency_s: wrong /TTFT is missing/
 
-latency_s = 60 * 0.032
+latency_s = {n_out} * {itl_ms} / 1000

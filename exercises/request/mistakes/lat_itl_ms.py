@@ -1,5 +1,5 @@
 # kind: wrong
-# about: adds 32 ms as 32 to 0.6 s
+# about: adds {itl_ms} ms as {itl_ms} to {ttft_s} s
 # expect latency_s: wrong /used in milliseconds/
 
-latency_s = 0.6 + 59 * 32
+latency_s = {ttft_s} + ({n_out} - 1) * {itl_ms}

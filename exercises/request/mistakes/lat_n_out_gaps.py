@@ -1,5 +1,5 @@
 # kind: wrong
-# about: counts 60 gaps after the first token
+# about: counts {n_out} gaps after the first token
 # expect latency_s: wrong /gaps? (too many|after the first)|n_out gaps/
 
-latency_s = 0.6 + 60 * 0.032  # 60 tokens, 32 ms each
+latency_s = {ttft_s} + {n_out} * {itl_ms} / 1000  # {n_out} tokens, {itl_ms} ms each

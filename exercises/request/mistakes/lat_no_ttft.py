@@ -2,4 +2,4 @@
 # about: forgets the TTFT
 # expect latency_s: wrong /TTFT is missing/
 
-latency_s = 59 * 0.032
+latency_s = ({n_out} - 1) * {itl_ms} / 1000

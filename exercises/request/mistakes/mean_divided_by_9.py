@@ -2,4 +2,4 @@
 # about: divides the sum by 9
 # expect mean_ms: wrong /divided by 9/
 
-mean_ms = 4005 / 9
+mean_ms = sum([{latencies}]) / 9

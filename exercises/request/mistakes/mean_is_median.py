@@ -2,4 +2,5 @@
 # about: gives the median as the mean
 # expect mean_ms: wrong /median/
 
-mean_ms = 237.5
+xs = sorted([{latencies}])
+mean_ms = (xs[4] + xs[5]) / 2

@@ -2,4 +2,5 @@
 # about: interpolates between the 9th and 10th values of the unsorted list
 # expect p99_ms: wrong /not sorted/
 
-p99_ms = 245 + 0.91 * (235 - 245)
+xs = [{latencies}]
+p99_ms = xs[8] + 0.91 * (xs[9] - xs[8])

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: answers with the ITL, 32
+# about: answers with the ITL, {itl_ms}
 # expect steady_tokens_per_s: wrong /reciprocal/
 
-steady_tokens_per_s = 32
+steady_tokens_per_s = {itl_ms}

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: 1 / 32 with the gap in ms
+# about: 1 / {itl_ms} with the gap in ms
 # expect steady_tokens_per_s: wrong /millisecond/
 
-steady_tokens_per_s = 1 / 32
+steady_tokens_per_s = 1 / {itl_ms}

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: rounds 31.25 to 31
+# about: rounds 1000 / {itl_ms} to a whole number
 # expect steady_tokens_per_s: wrong /rounded|whole number/
 
-steady_tokens_per_s = 31
+steady_tokens_per_s = round(1000 / {itl_ms})

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
-from grader.checks import call_with, expect_choice
+from grader.checks import Carried, Use, call_with, expect_choice, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
@@ -575,19 +575,29 @@ def expect_value(
     unit: str = "",
     abs_tol: float = 0.0,
     hint: str = "",
+    carried: Carried | None = None,
 ) -> None:
     """Check a by-hand number; ``meaning`` says in words what it is (never its value). Learners round what they
-    type, so a slip is recognised within 0.2%, and only when no other slip of the list is that close."""
+    type, so a slip is recognised within 0.2%, and only when no other slip of the list is that close.
+
+    With ``carried`` (grader.checks.Carried), an answer worked right from the learner's own earlier answers, one
+    of them wrong, earns its points too (one bug costs once); a wrong one keeps its feedback, its slip named from
+    the right inputs, and is told when it does not follow from the learner's own earlier answers either."""
     got = number(value)
+    follows = carried.value() if carried is not None else None
+    if follows is not None and within(follows, expected, REL_TOL, abs_tol):
+        follows = None  # the earlier slip does not change this answer: only the right value is right
     if got is not None and math.isfinite(got):
-        if abs_tol and abs(got - expected) <= abs_tol:
+        if within(got, expected, REL_TOL, abs_tol):
             return
-        if not abs_tol and math.isclose(got, expected, rel_tol=REL_TOL):
+        if carried is not None and follows is not None and within(got, follows, REL_TOL, abs_tol):
+            if carried.learner is not None:
+                carried.learner.carried.update(carried.wrong)
             return
-    within = f"within {abs_tol:g}" if abs_tol else f"within {REL_TOL:g} relative"
+    tolerance = f"within {abs_tol:g}" if abs_tol else f"within {REL_TOL:g} relative"
     text = (
         f"`{name}` is {show(value)}, which is not right for {meaning}"
-        + withheld(f" (expected {expected:.6g}, {within})")
+        + withheld(f" (expected {expected:.6g}, {tolerance})")
         + "."
     )
     why = ""
@@ -606,6 +616,9 @@ def expect_value(
         why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:
         why = f"{why} {hint}"
+    if carried is not None and follows is not None and got is not None and math.isfinite(got):
+        names = " and ".join(f"`{n}`" for n in carried.wrong)
+        why += f" It does not follow from your own {names} either, so look for a slip in this step too."
     raise Mismatch(f"{text} {why}")
 
 
@@ -621,6 +634,8 @@ def rq() -> SimpleNamespace:
         latency_summary=latency_summary,
         check=check,
         expect_value=expect_value,
+        Carried=Carried,
+        Use=Use,
         expect_choice=expect_choice,
         mean=mean,
     )
