@@ -217,11 +217,11 @@ def credited(name: str) -> str:
 
 @pytest.mark.slow
 def test_one_slip_early_in_a_by_hand_chain_costs_only_its_own_point(suites: SuiteSession) -> None:
-    """2 bytes per parameter in gb_per_step, the rest worked right from it: 2 of 3, on every learner's numbers;
-    the later answers say why they passed, and never a value."""
+    """Bits for bytes in gb_per_step (no set's right GB: a slip, not a copy), the rest worked right from it: 2 of
+    3, on every learner's numbers; the later answers say why they passed, and never a value."""
     for params in spread(LESSON):
         n = dict(params)
-        results = chain(suites, part1(params, gb=float(n["params_b"]) * 2), params)
+        results = chain(suites, part1(params, gb=float(n["params_b"]) * float(n["bytes_per_param"]) * 8), params)
         assert {q: r.score for q, r in results.items()} == {
             "gb_per_step": 0.0,
             "ms_per_token": 1.0,
@@ -231,7 +231,7 @@ def test_one_slip_early_in_a_by_hand_chain_costs_only_its_own_point(suites: Suit
             (note,) = results[qid].feedback[1:]
             assert note.startswith(credited("gb_per_step")) and not any(c.isdigit() for c in note), note
         # rounded as the notebook asks (2 and 1 decimals), the carried answers are still within their tolerance
-        answers = part1(params, gb=float(n["params_b"]) * 2)
+        answers = part1(params, gb=float(n["params_b"]) * float(n["bytes_per_param"]) * 8)
         rounded = {**answers, "ms_per_token": round(answers["ms_per_token"], 2)}
         rounded["max_tokens_per_s"] = round(1e3 / rounded["ms_per_token"], 1)
         assert [r.score for r in chain(suites, rounded, params).values()] == [0.0, 1.0, 1.0]
@@ -278,7 +278,7 @@ def test_self_check_says_the_same_down_a_chain() -> None:
     """check("max_tokens_per_s") on tokens worked from an ms that was itself carried from a wrong gb_per_step
     runs both earlier questions, to say which answer is wrong."""
     chained = (
-        "gb_per_step = 13e9 * 2 / 1e9\nms_per_token = gb_per_step / 3.35\nmax_tokens_per_s = 1000 / ms_per_token\n"
+        "gb_per_step = 13e9 * 8 / 1e9\nms_per_token = gb_per_step / 3.35\nmax_tokens_per_s = 1000 / ms_per_token\n"
     )
     (result,) = question_results(LESSON, NamespaceTarget(solution_namespace(chained)), ["max_tokens_per_s"])
     assert result.score == 1.0 and result.feedback[1].startswith(credited("gb_per_step")), result.feedback

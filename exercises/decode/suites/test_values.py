@@ -159,10 +159,12 @@ def test_gb_per_step(learner, params):
 
 
 @question("ms_per_token")
-def test_ms_per_token(learner, params):
-    """Worked from the learner's own gb_per_step when that one is wrong: one slip costs once."""
+def test_ms_per_token(learner, params, other_params):
+    """Worked from the learner's own gb_per_step when that one is wrong (one slip costs once), unless that one is
+    right on another set of numbers (a copied Part 1 earns nothing)."""
     part1 = Part1.of(params)
-    gb = Use.of(learner, "gb_per_step", part1.gb, rel=GB_REL)
+    others = [Part1.of(p).gb for p in other_params]
+    gb = Use.of(learner, "gb_per_step", part1.gb, rel=GB_REL, others=others)
     expect_value(
         "ms_per_token",
         learner.value("ms_per_token"),
@@ -179,8 +181,8 @@ def test_ms_per_token(learner, params):
 
 
 @question("max_tokens_per_s")
-def test_max_tokens_per_s(learner, params):
-    """Worked from the learner's own ms_per_token when that one is wrong."""
+def test_max_tokens_per_s(learner, params, other_params):
+    """Worked from the learner's own ms_per_token when that one is wrong (and not right on another set)."""
     part1 = Part1.of(params)
     value = learner.value("max_tokens_per_s")
     hint = ""
@@ -190,7 +192,7 @@ def test_max_tokens_per_s(learner, params):
             "Close, but not precise enough: keep at least one correct decimal place, or store the computed value "
             "itself."
         )
-    ms = Use.of(learner, "ms_per_token", part1.ms, abs_tol=MS_ABS)
+    ms = Use.of(learner, "ms_per_token", part1.ms, abs_tol=MS_ABS, others=[Part1.of(p).ms for p in other_params])
     expect_value(
         "max_tokens_per_s",
         value,
