@@ -9,7 +9,9 @@ for a wrong earlier answer (the note never changes a score).
 from __future__ import annotations
 
 import json
+import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +21,11 @@ from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from grader.errors import LessonError
 from grader.execute.runner import Workers
 from grader.lessons import load_lesson
-from grader.model import Report
+from grader.model import QuestionResult, Report
+from grader.params import spread
 from grader.pipeline import grade_submission
 from grader.read import read_submission
+from grader.score import note_stand_ins, score_question
 from grader.selfcheck import NamespaceTarget, question_results
 from grader.suites.session import SuiteSession
 from grader.variants import variant_notebook
@@ -178,3 +182,103 @@ def test_self_check_says_the_same() -> None:
     """check("decode_time") runs tokens_per_second's tests too, to know the learner's own answer failed."""
     (result,) = question_results(LESSON, NamespaceTarget(solution_namespace(WRONG_TPS)), ["decode_time"])
     assert (result.score, result.feedback) == (2.0, ("All 4 checks passed.", note("tokens_per_second")))
+
+
+# -- by-hand chains: Part 1's gb_per_step -> ms_per_token -> max_tokens_per_s (error carried forward) ------------
+
+CHAIN = ("gb_per_step", "ms_per_token", "max_tokens_per_s")
+
+
+def part1(numbers: Any, gb: Any = None, ms: Any = None, tokens: Any = None) -> dict[str, Any]:
+    """Part 1 as a learner who works each answer from the one before: ``gb`` (default the right one), then
+    ``ms`` and ``tokens`` worked right from the learner's own earlier answers unless given."""
+    n = dict(numbers)
+    gb = float(n["params_b"]) * float(n["bytes_per_param"]) if gb is None else gb
+    ms = gb / float(n["tb_per_s"]) if ms is None else ms
+    return {"gb_per_step": gb, "ms_per_token": ms, "max_tokens_per_s": 1e3 / ms if tokens is None else tokens}
+
+
+@pytest.fixture(scope="module")
+def suites() -> Iterator[SuiteSession]:
+    with SuiteSession(LESSON) as session:
+        yield session
+
+
+def chain(suites: SuiteSession, answers: dict[str, Any], params: Any) -> dict[str, QuestionResult]:
+    """Part 1 graded and noted as ``grade`` does it (score, then the notes of one bug costing once)."""
+    outcomes = suites.run(NamespaceTarget(answers), frozenset(CHAIN), params)
+    scored = [score_question(LESSON.question(q), [o for o in outcomes if o.question == q]) for q in CHAIN]
+    return {r.id: r for r in note_stand_ins(scored, outcomes)}
+
+
+def credited(name: str) -> str:
+    return f"Credited because it follows from your own `{name}`, which is marked wrong (see {name})"
+
+
+@pytest.mark.slow
+def test_one_slip_early_in_a_by_hand_chain_costs_only_its_own_point(suites: SuiteSession) -> None:
+    """Bits for bytes in gb_per_step (no set's right GB: a slip, not a copy), the rest worked right from it: 2 of
+    3, on every learner's numbers; the later answers say why they passed, and never a value."""
+    for params in spread(LESSON):
+        n = dict(params)
+        results = chain(suites, part1(params, gb=float(n["params_b"]) * float(n["bytes_per_param"]) * 8), params)
+        assert {q: r.score for q, r in results.items()} == {
+            "gb_per_step": 0.0,
+            "ms_per_token": 1.0,
+            "max_tokens_per_s": 1.0,
+        }, results
+        for qid in CHAIN[1:]:
+            (note,) = results[qid].feedback[1:]
+            assert note.startswith(credited("gb_per_step")) and not any(c.isdigit() for c in note), note
+        # rounded as the notebook asks (2 and 1 decimals), the carried answers are still within their tolerance
+        answers = part1(params, gb=float(n["params_b"]) * float(n["bytes_per_param"]) * 8)
+        rounded = {**answers, "ms_per_token": round(answers["ms_per_token"], 2)}
+        rounded["max_tokens_per_s"] = round(1e3 / rounded["ms_per_token"], 1)
+        assert [r.score for r in chain(suites, rounded, params).values()] == [0.0, 1.0, 1.0]
+
+
+@pytest.mark.slow
+def test_a_later_answer_wrong_on_the_learners_own_earlier_one_keeps_its_named_slip(suites: SuiteSession) -> None:
+    """gb_per_step in bits, ms_per_token in seconds from the right bytes: both slips are named, each on its own
+    question; tokens/s worked right from that ms is carried."""
+    for params in spread(LESSON):
+        n = dict(params)
+        gb = float(n["params_b"]) * float(n["bytes_per_param"])
+        results = chain(suites, part1(params, gb=gb * 8, ms=gb / float(n["tb_per_s"]) / 1e3), params)
+        assert [r.score for r in results.values()] == [0.0, 0.0, 1.0], results
+        assert "bits" in " ".join(results["gb_per_step"].feedback)
+        said = " ".join(results["ms_per_token"].feedback)
+        assert "in seconds" in said and "does not follow from your own `gb_per_step` either" in said, said
+        assert results["max_tokens_per_s"].feedback[1].startswith(credited("ms_per_token"))
+        # with gb_per_step right, the same ms is told its slip and nothing about carrying
+        said = " ".join(
+            chain(suites, part1(params, ms=gb / float(n["tb_per_s"]) / 1e3), params)["ms_per_token"].feedback
+        )
+        assert "in seconds" in said and "follow" not in said, said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gb", [0, 0.0, math.inf, True, "26.0"])
+def test_a_carried_value_that_is_no_finite_non_zero_number_earns_nothing(suites: SuiteSession, gb: Any) -> None:
+    """An earlier answer that is no real number (a bool, a string), or one that carries 0 or inf, is no evidence
+    for the answer worked from it. (tokens/s worked from a wrong but real ms_per_token is carried from that ms.)"""
+    params = spread(LESSON)[0]
+    tb = float(dict(params)["tb_per_s"])
+    ms = gb / tb if isinstance(gb, (int, float)) else 26.0 / tb
+    tokens = 1e3 / ms if ms and math.isfinite(ms) else 0.0 if ms else math.inf
+    results = chain(suites, {"gb_per_step": gb, "ms_per_token": ms, "max_tokens_per_s": tokens}, params)
+    assert (results["gb_per_step"].score, results["ms_per_token"].score) == (0.0, 0.0), results
+    assert not [line for line in results["ms_per_token"].feedback if "follow" in line], results
+    if not (ms and math.isfinite(ms)):  # nothing real to carry down the chain either
+        assert results["max_tokens_per_s"].score == 0.0, results
+
+
+@pytest.mark.slow
+def test_self_check_says_the_same_down_a_chain() -> None:
+    """check("max_tokens_per_s") on tokens worked from an ms that was itself carried from a wrong gb_per_step
+    runs both earlier questions, to say which answer is wrong."""
+    chained = (
+        "gb_per_step = 13e9 * 8 / 1e9\nms_per_token = gb_per_step / 3.35\nmax_tokens_per_s = 1000 / ms_per_token\n"
+    )
+    (result,) = question_results(LESSON, NamespaceTarget(solution_namespace(chained)), ["max_tokens_per_s"])
+    assert result.score == 1.0 and result.feedback[1].startswith(credited("gb_per_step")), result.feedback

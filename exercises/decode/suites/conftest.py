@@ -197,62 +197,6 @@ def _not_right(got: Call, expected: str) -> str:
     return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {expected})") + "."
 
 
-def expect_value(
-    name: str,
-    value: Any,
-    expected: float,
-    *,
-    meaning: str,
-    mistakes: Sequence[Mistake] = (),
-    rel: float = 1e-6,
-    abs_tol: float = 0.0,
-    hint: str = "",
-    unit: str = "",
-) -> None:
-    """Check a numeric answer variable; ``meaning`` says in words what the number is (never its value)."""
-    number_ = _as_number(value)
-    if number_ is not None and math.isfinite(number_):
-        if abs_tol and abs(number_ - expected) <= abs_tol:
-            return
-        if not abs_tol and _near(number_, expected, rel):
-            return
-    within = f"within {abs_tol:g}" if abs_tol else f"within {rel:g} relative"
-    text = f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g}, {within})") + "."
-    # Learners round the values they type, so known mistakes and slips are recognised within 0.2 %.
-    why = explain_number(value, expected, mistakes, match_rel=2e-3, unit=unit)
-    if hint and (not why or why.startswith("It is close")):  # a rounding named already says what the hint would
-        why = f"{why} {hint}".strip()
-    raise Mismatch(f"{text} {why}" if why else text)
-
-
-def expect_choice(name: str, value: Any, correct: Any, hint: str, options: Sequence[str] = ()) -> None:
-    """Check a multiple-choice answer: one letter, compared case-insensitively after strip.
-
-    The learner's message never names the right letter (learners run these checks while they work), not even
-    as an example of the format: it lists the options' letters instead. The teaching assistant's view adds it.
-    """
-    if not isinstance(correct, str) or not correct.strip():
-        raise RuntimeError(f"the solution notebook gives no letter for {name!r} (got {correct!r})")
-    right = withheld(f" (The right letter is {correct.strip().upper()}.)")
-    letters = ", ".join(options) if options else "the options"
-    if not isinstance(value, str):
-        raise Mismatch(
-            f"`{name}` is {show(value)} ({kind(value)}); expected the letter of one option ({letters}) as a string "
-            "in quotes." + right
-        )
-    answer = value.strip()
-    if answer.upper() == correct.strip().upper():
-        return
-    if len(answer) != 1 or not answer.isalpha():
-        raise Mismatch(
-            f"`{name}` is {show(value)}; expected just the letter of one option ({letters}) in quotes, without "
-            "the option's text or punctuation." + right
-        )
-    if options and answer.upper() not in options:
-        raise Mismatch(f"`{name}` is {show(value)}: {answer.upper()!r} is not one of the options, {letters}.{right}")
-    raise Mismatch(f"`{name}` is {show(value)}: {answer.upper()!r} is not the right option.{right} {hint}")
-
-
 # -- one call, checked against the spec, with a second call if it is wrong ------------------------------------
 
 _COUNTS = ("n_tokens", "n_out", "batch", "context_len", "prompt_len")
@@ -1026,8 +970,6 @@ def decode() -> SimpleNamespace:
         kv_step_mistakes=kv_step_mistakes,
         kv_decode_mistakes=kv_decode_mistakes,
         explain_number=explain_number,
-        expect_value=expect_value,
-        expect_choice=expect_choice,
         expect_batch=expect_batch,
         call_kw=call_kw,
         NextToken=NextToken,

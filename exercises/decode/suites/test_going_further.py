@@ -1,8 +1,8 @@
 """Arithmetic intensity (intensity_4bit, ridge_point), the two tokens/s definitions (answer_rate_definitions) and
 speculative decoding (expected_tokens_per_pass).
 
-Self-contained on purpose: it uses only the engine's fixtures (``learner``, ``reference``) and
-:mod:`grader.testing`, not the lesson's ``conftest.py``. Expected values are computed here from the lesson's
+Self-contained on purpose: it uses only the engine's fixtures (``learner``, ``reference``), :mod:`grader.testing`
+and the shared checks of :mod:`grader.checks`, not the lesson's ``conftest.py``. Expected values are computed here from the lesson's
 spec, never from the learner's code.
 """
 
@@ -11,6 +11,7 @@ import math
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from grader.checks import expect_choice, expect_value
 from grader.diagnose import constant
 from grader.testing import NO_SHRINK, LearnerRaised, Mismatch, diagnose_number, magnitudes, question, show
 
@@ -41,25 +42,27 @@ def _expect_close(got, expected, unit, mistakes=(), again=None):
 
 # -- intensity_4bit --------------------------------------------------------------------------------------------------
 
+INTENSITY_KNOWN = [
+    ("the intensity at 2 bytes per parameter (16-bit weights): the question is about 4-bit weights, half a byte "
+     "each", 1.0),
+    ("bytes per FLOP, the reciprocal: divide FLOPs by bytes", 0.25),
+    ("4 bits taken as 4 bytes: 4 bits is half a byte", 0.5),
+    ("1 FLOP per parameter or 1 byte per parameter: a step does a multiply and an add per weight, and 4 bits is "
+     "half a byte", 2.0),
+]
+
+
 @question("intensity_4bit")
 def test_intensity_4bit(learner):
-    value = learner.value("intensity_4bit")
-    number = _number(value)
-    if number is not None and math.isfinite(number) and math.isclose(number, 4.0, rel_tol=REL):
-        return
-    text = f"`intensity_4bit` is {show(value)}; expected the FLOPs per byte of weights read in one step (within {REL:g} relative)."
-    if isinstance(value, str):
-        raise Mismatch(f"{text} It is a string: store the number itself, not text.")
-    mistakes = [
-        (1.0, "That is the intensity at 2 bytes per parameter (16-bit weights): the question is about 4-bit weights, half a byte each."),
-        (0.25, "That is bytes per FLOP, the reciprocal: divide FLOPs by bytes."),
-        (0.5, "That divides by 4 bits as if they were 4 bytes: 4 bits is half a byte."),
-        (2.0, "That counts 1 FLOP per parameter or 1 byte per parameter: a step does a multiply and an add per weight, and 4 bits is half a byte."),
-    ]
-    for wrong, why in mistakes:
-        if number is not None and math.isclose(number, wrong, rel_tol=2e-3):
-            raise Mismatch(f"{text} {why}")
-    raise Mismatch(f"{text} A step does about 2 FLOPs per parameter and reads each parameter's bytes once.")
+    expect_value(
+        "intensity_4bit",
+        learner.value("intensity_4bit"),
+        4.0,
+        meaning="the FLOPs per byte of weights read in one step",
+        known=INTENSITY_KNOWN,
+        rel=REL,
+        advice="A step does about 2 FLOPs per parameter and reads each parameter's bytes once.",
+    )
 
 
 # -- ridge_point ---------------------------------------------------------------------------------------------------
@@ -112,26 +115,15 @@ WRITTEN_FOR = "C"
 
 @question("answer_rate_definitions")
 def test_answer_rate_definitions(learner, reference):
-    correct = reference.answer_rate_definitions
-    value = learner.value("answer_rate_definitions")
-    letters = ", ".join(sorted({WRITTEN_FOR, *WHY_NOT}))
-    if not isinstance(value, str):
-        raise Mismatch(
-            f"`answer_rate_definitions` is {show(value)} (a {type(value).__name__}); expected the letter of one option "
-            f"({letters}) as a string in quotes."
-        )
-    answer = value.strip().upper()
-    if answer == correct.strip().upper():
-        return
-    if len(answer) != 1 or not answer.isalpha():
-        raise Mismatch(
-            f"`answer_rate_definitions` is {show(value)}; expected just the letter of one option ({letters}) in quotes."
-        )
-    if answer not in letters.split(", "):
-        raise Mismatch(f"`answer_rate_definitions` is {show(value)}: {answer!r} is not one of the options, {letters}.")
     general = "Work out what each dashboard divided by what: are both sensible quantities with different definitions?"
-    why = WHY_NOT.get(answer, general) if correct.strip().upper() == WRITTEN_FOR else general
-    raise Mismatch(f"`answer_rate_definitions` is {show(value)}; that is not the right option. {why}")
+    expect_choice(
+        "answer_rate_definitions",
+        learner.value("answer_rate_definitions"),
+        reference.answer_rate_definitions,
+        general,
+        (WRITTEN_FOR, WHY_NOT),
+        "".join(sorted({WRITTEN_FOR, *WHY_NOT})),
+    )
 
 
 # -- expected_tokens_per_pass --------------------------------------------------------------------------------------

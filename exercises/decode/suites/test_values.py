@@ -9,7 +9,15 @@ a slip is named on any of them; the worked example's numbers are among the known
 
 from dataclasses import dataclass
 
+from grader.checks import Carried, Use, expect_choice, expect_value
+from grader.diagnose import rounded
 from grader.testing import question
+
+#: How close each of Part 1's answers must be: the same in its own check and wherever a later answer is worked
+#: from it (a later answer is credited on an earlier one only when that one is wrong by its own check).
+GB_REL = 1e-6
+MS_ABS = 0.005  # 2 decimal places
+TOKENS_ABS = 0.05  # 1 decimal place
 
 WORKED = (14, 14, 1000 / 14)  # the page's worked example: GB, ms, tokens/s
 
@@ -66,7 +74,8 @@ class Part1:
             ("the step time in seconds", "the question asks for milliseconds: multiply by 1000.", self.ms / 1e3),
             ("bandwidth / bytes in tokens per millisecond", "the formula is upside down: time = bytes / bandwidth.",
              1 / self.ms),
-            ("the step time in microseconds", "the question asks for milliseconds.", self.ms * 1e3),
+            ("the step time in microseconds", "the question asks for milliseconds: it is 1,000 times too big (and "
+             "a TB/s is 1e12 bytes/s, not 1e9).", self.ms * 1e3),
             ("the worked example's 1 TB/s", f"your accelerator is another one (yours: the {self.gpu}, "
              f"{self.tb_per_s:g} TB/s).", self.gb),
             ("2 bytes per parameter", f"{self.stored}.", 2 * self.params / self.bandwidth * 1e3),
@@ -117,78 +126,93 @@ GENERAL = {
 }
 
 
-def _check_choice(learner, reference, decode, name):
-    correct = getattr(reference, name)
-    value = learner.value(name)
-    hint = GENERAL[name]
+def known(mistakes):
+    """Decode's mistakes, (what was computed, why it is wrong, the value), as :func:`grader.checks.expect_value`
+    names them: "That is what <computed> gives: <why>." """
+    return [(f"what {formula} gives: {why.removesuffix('.')}", wrong) for formula, why, wrong in mistakes]
+
+
+def _check_choice(learner, reference, name):
     written_for, why_not = WHY_NOT[name]
-    if isinstance(correct, str) and correct.strip().upper() == written_for and isinstance(value, str):
-        hint = why_not.get(value.strip().upper(), hint)
-    decode.expect_choice(name, value, correct, hint, options=sorted({written_for, *why_not}))
+    letters = "".join(sorted({written_for, *why_not}))
+    expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name], letters)
 
 
 @question("answer_sequential")
-def test_answer_sequential(learner, reference, decode):
-    _check_choice(learner, reference, decode, "answer_sequential")
+def test_answer_sequential(learner, reference):
+    _check_choice(learner, reference, "answer_sequential")
 
 
 @question("gb_per_step")
-def test_gb_per_step(learner, decode, params):
+def test_gb_per_step(learner, params):
     part1 = Part1.of(params)
-    decode.expect_value(
+    expect_value(
         "gb_per_step",
         learner.value("gb_per_step"),
         part1.gb,
         meaning="the gigabytes read per decode step (every step reads all of the model's weights once)",
+        known=known(part1.gb_mistakes()),
+        rel=GB_REL,
         unit="GB",
-        mistakes=part1.gb_mistakes(),
+        rounding=True,
     )
 
 
 @question("ms_per_token")
-def test_ms_per_token(learner, decode, params):
+def test_ms_per_token(learner, params, other_params):
+    """Worked from the learner's own gb_per_step when that one is wrong (one slip costs once), unless that one is
+    right on another set of numbers (a copied Part 1 earns nothing)."""
     part1 = Part1.of(params)
-    decode.expect_value(
+    others = [Part1.of(p).gb for p in other_params]
+    gb = Use.of(learner, "gb_per_step", part1.gb, rel=GB_REL, others=others)
+    expect_value(
         "ms_per_token",
         learner.value("ms_per_token"),
         part1.ms,
         meaning=f"the milliseconds per decode step (the weights' bytes read at {part1.tb_per_s:g} TB/s), to 2 "
         "decimal places",
+        known=known(part1.ms_mistakes()),
+        rel=GB_REL,
+        abs_tol=MS_ABS,
         unit="ms",
-        abs_tol=0.005,
-        mistakes=part1.ms_mistakes(),
+        rounding=True,
+        carried=Carried((gb,), lambda gb: gb / part1.tb_per_s, learner),  # GB / (TB/s) = ms
     )
 
 
 @question("max_tokens_per_s")
-def test_max_tokens_per_s(learner, decode, params):
+def test_max_tokens_per_s(learner, params, other_params):
+    """Worked from the learner's own ms_per_token when that one is wrong (and not right on another set)."""
     part1 = Part1.of(params)
     value = learner.value("max_tokens_per_s")
     hint = ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - part1.tokens_per_s) < 1:
-        whole = float(value).is_integer()
+    close = isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - part1.tokens_per_s) < 1
+    if close and not rounded(value, part1.tokens_per_s):  # a rounding named already says what the hint would
         hint = (
-            "Close, but not precise enough: keep at least one correct decimal place"
-            + (" (rounding to a whole number loses it)" if whole else "")
-            + ", or store the computed value itself."
+            "Close, but not precise enough: keep at least one correct decimal place, or store the computed value "
+            "itself."
         )
-    decode.expect_value(
+    ms = Use.of(learner, "ms_per_token", part1.ms, abs_tol=MS_ABS, others=[Part1.of(p).ms for p in other_params])
+    expect_value(
         "max_tokens_per_s",
         value,
         part1.tokens_per_s,
         meaning="the decode steps per second of one stream (1000 ms divided by the milliseconds per step)",
+        known=known(part1.tokens_mistakes()),
+        rel=GB_REL,
+        abs_tol=TOKENS_ABS,
         unit="tokens/s",
-        abs_tol=0.05,
-        mistakes=part1.tokens_mistakes(),
-        hint=hint,
+        rounding=True,
+        advice=hint,
+        carried=Carried((ms,), lambda ms: 1e3 / ms, learner),
     )
 
 
 @question("answer_prefill_vs_decode")
-def test_answer_prefill_vs_decode(learner, reference, decode):
-    _check_choice(learner, reference, decode, "answer_prefill_vs_decode")
+def test_answer_prefill_vs_decode(learner, reference):
+    _check_choice(learner, reference, "answer_prefill_vs_decode")
 
 
 @question("answer_batching_bug")
-def test_answer_batching_bug(learner, reference, decode):
-    _check_choice(learner, reference, decode, "answer_batching_bug")
+def test_answer_batching_bug(learner, reference):
+    _check_choice(learner, reference, "answer_batching_bug")
