@@ -535,3 +535,32 @@ def test_grade_params_shows_a_learners_numbers_as_the_rule_draws_them(course: Pa
     assert shown.stdout.strip() == f"ada: {describe(draw(lesson, 'ada@example.org', SECRET.encode()))}"
     missing = grade_params("--learner", "ada")
     assert missing.returncode != 0 and SECRET_ENV in missing.stderr and SECRET_FILE in missing.stderr
+
+
+# -- feedback pages speak of the learner's numbers ---------------------------------------------------------------
+
+
+def test_feedback_pages_fill_a_hint_with_the_numbers_it_was_graded_on(course: Path, tmp_path: Path) -> None:
+    """A hint's ``{items}`` is the learner's own number on every page, after the report went through
+    results.jsonl; a name that is not a field stays as written, and a report without numbers shows the page's
+    text unchanged rather than failing."""
+    from dataclasses import replace
+
+    from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
+    from grader.batch.rows import Row, row_from_dict, row_to_dict
+    from grader.model import QuestionResult, Report
+
+    lesson = _lesson(course)
+    total = replace(lesson.question("total"), hint="Multiply the {items} items by {price} each, not {basket}.")
+    lesson = replace(lesson, questions=(total, *lesson.questions[1:]))
+    mine = (("items", 7), ("shop", "the market"), ("price", 0.8))
+    questions = (QuestionResult("total", 0.0, 1.0, "failed", ("total is 6.25, which is not right.",)),)
+    graded = Report("shop", "ada.ipynb", 0.0, 2.0, questions, params=mine)
+    row = row_from_dict(json.loads(json.dumps(row_to_dict(Row.of("ada", graded)))))
+    assert row.report is not None and row.report.params == mine
+    for mode in ("learner", "full", "summary"):
+        view = feedback_view(row, lesson, mode)  # type: ignore[arg-type]
+        for page in (feedback_html(view), feedback_markdown(view)):
+            assert "Multiply the 7 items by 0.8 each, not {basket}." in page, (mode, page)
+    unknown = feedback_markdown(feedback_view(Row.of("bob", replace(graded, params=())), lesson, "learner"))
+    assert "Multiply the {items} items by {price} each, not {basket}." in unknown
