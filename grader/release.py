@@ -63,8 +63,13 @@ def read_roster(path: Path) -> list[RosterRow]:
     return rows
 
 
-def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path) -> list[Path]:
-    """Write each roster learner's notebook under ``out/<learner>/``; return the paths written."""
+def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path, *, nbgrader: bool = False) -> list[Path]:
+    """Write each roster learner's notebook under ``out/<learner>/``; return the paths written.
+
+    ``nbgrader``: each is the student's notebook as ``nbgrader generate_assignment`` would release it (the nbgrader
+    source on their numbers, through nbgrader's own release steps): with its autograder test cells and nbgrader's
+    cell metadata, which ``nbgrader autograde`` needs. The plain learner notebook has neither: autograded, it
+    scores 0 on every question, since nbgrader does not add missing test cells back by default."""
     rows = read_roster(roster)
     secret = require_secret(lesson, lessons_root) if lesson.params else b""
     src = read_source(lesson)
@@ -72,8 +77,13 @@ def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path) -> list
     for row in rows:
         params = draw(lesson, row.identity, secret) if lesson.params else ()
         built = build_notebooks(src, Owner(row.learner, params))
+        notebook = built.learner
+        if nbgrader:
+            from grader.integrations.nbgrader import released_form
+
+            notebook = released_form(built.nbgrader)
         path = out / row.learner / lesson.notebook.name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, notebook_text(built.learner))
+        write_atomic(path, notebook_text(notebook))
         written.append(path)
     return written
