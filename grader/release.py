@@ -16,14 +16,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.names import safe_id
 from grader.build import Owner, build_notebooks, notebook_text, read_source
 from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson
 from grader.params import draw, identity_of, require_secret
 
-#: A learner id a roster may hold: a safe file name (it names the learner's folder), as batch ids are.
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,127}$")
+#: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,11 @@ def read_roster(path: Path) -> list[RosterRow]:
     for line, raw in enumerate(reader, 2):
         row = {str(k).strip(): (v or "").strip() for k, v in raw.items() if k is not None}
         learner = row.get("learner", "")
-        if not _SAFE_ID.match(learner):
+        if not _SAFE_ID.match(learner) or safe_id(learner) != learner:
             raise UsageError(
-                f"{path}, line {line}: the learner id {learner[:60]!r} must be letters, digits, '.', '_', '-' or '@' "
-                "(it names the learner's folder and is how a batch knows them)."
+                f"{path}, line {line}: the learner id {learner[:60]!r} must be letters, digits, '.', '_' or '-', "
+                "as a batch knows them (it names the learner's folder, and a batch would draw another learner's "
+                "numbers from what it makes of it); put an e-mail address in the `identity` column."
             )
         if learner in seen:
             raise UsageError(f"{path}, line {line}: the learner id {learner!r} is listed twice.")

@@ -212,6 +212,8 @@ def test_release_without_a_secret_says_how_to_set_one(course: Path) -> None:
         ("name\nada\n", "`learner` column"),
         ("learner\nada\nada\n", "twice"),
         ("learner\n../x\n", "line 2"),
+        ("learner\nada\nbob@example.org\n", "line 3: the learner id 'bob@example.org'.*`identity` column"),
+        ("learner\nada.\n", "as a batch knows them"),  # a batch would know them as `ada`
         ("learner\n", "no learners"),
     ],
 )
