@@ -685,7 +685,15 @@ def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> 
     show_default=True,
     help="With --roster: where each learner's notebook goes (<out>/<learner>/<notebook>.ipynb; not committed).",
 )
-def build_command(lesson_dir: Path, bundle_dir: Path, roster: Path | None, release_dir: Path) -> None:
+@click.option(
+    "--nbgrader",
+    "for_nbgrader",
+    is_flag=True,
+    help="With --roster: each student's notebook as nbgrader releases it (test cells, nbgrader's metadata).",
+)
+def build_command(
+    lesson_dir: Path, bundle_dir: Path, roster: Path | None, release_dir: Path, for_nbgrader: bool
+) -> None:
     """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
 
     \b
@@ -694,6 +702,7 @@ def build_command(lesson_dir: Path, bundle_dir: Path, roster: Path | None, relea
     Example:
       grade build exercises/decode
       grade build exercises/decode --roster roster.csv --out released
+      grade build exercises/decode --roster roster.csv --nbgrader   # an nbgrader course
     """
     from grader.build import build_lesson
     from grader.lessons import load_lesson
@@ -704,9 +713,13 @@ def build_command(lesson_dir: Path, bundle_dir: Path, roster: Path | None, relea
         if roster is not None:
             from grader.release import release
 
-            written = release(lesson, roster, release_dir, root)
+            written = release(lesson, roster, release_dir, root, nbgrader=for_nbgrader)
             click.echo(f"Released {len(written)} notebook(s) of {lesson.id} under {release_dir}")
+            if not for_nbgrader:
+                click.echo("For an nbgrader course add --nbgrader: these have no autograder test cells.")
             return
+        if for_nbgrader:
+            raise UsageError("--nbgrader goes with --roster: it releases each student's notebook for nbgrader.")
         written = build_lesson(lesson, bundle_dir)
     for path in written:
         click.echo(f"Wrote {path}")

@@ -205,6 +205,9 @@ class Report:
     status: ReportStatus = "graded"
     """``graded``; ``timed-out`` or ``crashed`` when the notebook could not run to the end (the reason is the
     last of ``errors`` and every question scores 0); ``unreadable`` when a batch could not read the file."""
+    params: Params = ()
+    """The learner parameters it was graded on (grader/params.py): what a feedback page fills a hint's
+    ``{field}`` with; () for a lesson without them."""
 
 
 @dataclass(frozen=True)

@@ -276,12 +276,18 @@ def graded_params(lesson: Lesson, submission: Submission) -> Params:
 
 
 def swap_note(lesson: Lesson, submission: Submission, graded: Params) -> str | None:
-    """A flag when the notebook's display copy is not the numbers it is graded on (a swapped notebook), else None."""
-    if not lesson.params or not submission.shown_params or dict(submission.shown_params) == dict(graded):
+    """A flag when the numbers the notebook shows are not the numbers it is graded on, else None: its display
+    copy is another learner's (a swapped notebook), or it has none, so it shows the lesson page's numbers (a
+    notebook nobody was released: the committed one, nbgrader's one release to all)."""
+    if not lesson.params:
+        return None
+    shown = submission.shown_params or default_params(lesson)
+    if dict(shown) == dict(graded):
         return None
     owner = f" (released to {submission.shown_learner!r})" if submission.shown_learner else ""
+    whose = "other numbers than yours" if submission.shown_params else "the lesson page's numbers, not yours"
     return (
-        f"This notebook shows other numbers than yours{owner}: it was graded on your own numbers, "
+        f"This notebook shows {whose}{owner}: it was graded on your own numbers, "
         f"{describe(graded)}. Work Part 1 in the notebook released to you."
     )
 

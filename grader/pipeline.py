@@ -147,7 +147,7 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     report = score(lesson, submission, execution, outcomes)
     flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
     notes = tuple(n for n in flags if n)
-    return replace(report, errors=(*report.errors, *notes)) if notes else report
+    return replace(report, errors=(*report.errors, *notes), params=params)
 
 
 def lent_solution(lesson: Lesson) -> Submission | None:

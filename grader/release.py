@@ -16,14 +16,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.names import safe_id
 from grader.build import Owner, build_notebooks, notebook_text, read_source
 from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson
 from grader.params import draw, identity_of, require_secret
 
-#: A learner id a roster may hold: a safe file name (it names the learner's folder), as batch ids are.
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,127}$")
+#: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,11 @@ def read_roster(path: Path) -> list[RosterRow]:
     for line, raw in enumerate(reader, 2):
         row = {str(k).strip(): (v or "").strip() for k, v in raw.items() if k is not None}
         learner = row.get("learner", "")
-        if not _SAFE_ID.match(learner):
+        if not _SAFE_ID.match(learner) or safe_id(learner) != learner:
             raise UsageError(
-                f"{path}, line {line}: the learner id {learner[:60]!r} must be letters, digits, '.', '_', '-' or '@' "
-                "(it names the learner's folder and is how a batch knows them)."
+                f"{path}, line {line}: the learner id {learner[:60]!r} must be letters, digits, '.', '_' or '-', "
+                "as a batch knows them (it names the learner's folder, and a batch would draw another learner's "
+                "numbers from what it makes of it); put an e-mail address in the `identity` column."
             )
         if learner in seen:
             raise UsageError(f"{path}, line {line}: the learner id {learner!r} is listed twice.")
@@ -63,8 +65,13 @@ def read_roster(path: Path) -> list[RosterRow]:
     return rows
 
 
-def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path) -> list[Path]:
-    """Write each roster learner's notebook under ``out/<learner>/``; return the paths written."""
+def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path, *, nbgrader: bool = False) -> list[Path]:
+    """Write each roster learner's notebook under ``out/<learner>/``; return the paths written.
+
+    ``nbgrader``: each is the student's notebook as ``nbgrader generate_assignment`` would release it (the nbgrader
+    source on their numbers, through nbgrader's own release steps): with its autograder test cells and nbgrader's
+    cell metadata, which ``nbgrader autograde`` needs. The plain learner notebook has neither: autograded, it
+    scores 0 on every question, since nbgrader does not add missing test cells back by default."""
     rows = read_roster(roster)
     secret = require_secret(lesson, lessons_root) if lesson.params else b""
     src = read_source(lesson)
@@ -72,8 +79,13 @@ def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path) -> list
     for row in rows:
         params = draw(lesson, row.identity, secret) if lesson.params else ()
         built = build_notebooks(src, Owner(row.learner, params))
+        notebook = built.learner
+        if nbgrader:
+            from grader.integrations.nbgrader import released_form
+
+            notebook = released_form(built.nbgrader)
         path = out / row.learner / lesson.notebook.name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, notebook_text(built.learner))
+        write_atomic(path, notebook_text(notebook))
         written.append(path)
     return written

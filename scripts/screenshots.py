@@ -9,6 +9,10 @@ step-through's sliders and "next token" button update its text, and ``check_all(
     python3 scripts/screenshots.py [--notebook notebooks/decode.ipynb] [--out build/screenshots]
     python3 scripts/screenshots.py --notebook notebooks/request.ipynb --notebook notebooks/prefill.ipynb
     python3 scripts/screenshots.py --all        # every lesson of exercises/chapter.toml, in its order
+    python3 scripts/screenshots.py --notebook released/ada/decode.ipynb --check gb_per_step --out /tmp/shots
+
+``--check QUESTION`` (repeatable) also shoots the cell ``check("QUESTION")`` with the text above it and prints
+what it shows: on a notebook of ``grade build --roster``, the text and the verdicts must be that learner's numbers.
 
 One JupyterLab serves every notebook; with more than one, each notebook's screenshots go to ``OUT/<name>/``.
 
@@ -88,7 +92,7 @@ BUSY = """() => {
 }"""
 
 
-def run(notebooks: list[Path], out: Path, chromium: str) -> list[str]:
+def run(notebooks: list[Path], out: Path, chromium: str, checks: tuple[str, ...] = ()) -> list[str]:
     """Every notebook in one JupyterLab and one browser; the problems found, each naming its notebook."""
     from playwright.sync_api import sync_playwright
 
@@ -109,7 +113,7 @@ def run(notebooks: list[Path], out: Path, chromium: str) -> list[str]:
                     where = out / notebook.stem if len(notebooks) > 1 else out
                     where.mkdir(parents=True, exist_ok=True)
                     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                    found = run_one(page, notebook, port, token, where)
+                    found = run_one(page, notebook, port, token, where, checks)
                     problems += [f"{notebook.name}: {problem}" for problem in found]
                     page.close()
                 browser.close()
@@ -119,7 +123,7 @@ def run(notebooks: list[Path], out: Path, chromium: str) -> list[str]:
     return problems
 
 
-def run_one(page, notebook: Path, port: int, token: str, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
+def run_one(page, notebook: Path, port: int, token: str, out: Path, checks: tuple[str, ...] = ()) -> list[str]:  # type: ignore[no-untyped-def]
     """Open one notebook, Run All, check what the learner sees and take its screenshots."""
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     texts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells]
@@ -137,7 +141,7 @@ def run_one(page, notebook: Path, port: int, token: str, out: Path) -> list[str]
     time.sleep(2)
     page.wait_for_function(f"() => !({BUSY})()", timeout=300_000)
     time.sleep(1)
-    problems = check_outputs(page)
+    problems = check_outputs(page, checks)
     first_check = next(source for source in _SOURCES if source.startswith('check("'))
     shoot(page, out, "02-setup-and-first-check", first_check)
     number = 3
@@ -153,8 +157,21 @@ def run_one(page, notebook: Path, port: int, token: str, out: Path) -> list[str]
         if marker == "def _step_through":
             problems += use_sliders(page, out, f"{number:02d}-step-through-token-3")
             number += 1
+    for question in checks:  # a named question's check cell, the question's text above it (its numbers)
+        shown = cell_with(page, f'check("{question}")').locator(".jp-Cell-outputArea").inner_text().strip()
+        print(f'check("{question}"): {shown}')
+        shoot_above(page, out, f"{number:02d}-check-{question}", f'check("{question}")')
+        number += 1
     shoot(page, out, f"{number:02d}-check-all", "check_all()")
     return problems
+
+
+def shoot_above(page, out: Path, name: str, text: str) -> None:  # type: ignore[no-untyped-def]
+    """A screenshot with the cell holding ``text`` at the bottom of the view, so what is above it shows too."""
+    cell = cell_with(page, text)
+    cell.evaluate("c => c.scrollIntoView({block: 'end'})")
+    time.sleep(0.5)
+    page.screenshot(path=str(out / f"{name}.png"))
 
 
 def extra_cells() -> list[tuple[str, str]]:
@@ -195,14 +212,15 @@ def shoot(page, out: Path, name: str, text: str) -> None:  # type: ignore[no-unt
     page.screenshot(path=str(out / f"{name}.png"))
 
 
-def check_outputs(page) -> list[str]:  # type: ignore[no-untyped-def]
-    """What a learner must see after Run All on the untouched notebook."""
+def check_outputs(page, checks: tuple[str, ...] = ()) -> list[str]:  # type: ignore[no-untyped-def]
+    """What a learner must see after Run All on the untouched notebook (``checks``: questions that may be answered,
+    whose verdict may take several lines)."""
     problems = []
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
     if errors:
         problems.append(f"{errors} output(s) on stderr (red): tracebacks or warnings")
     for i, source in enumerate(_SOURCES):
-        if source.startswith("check(\""):
+        if source.startswith("check(\"") and source.strip() not in {f'check("{q}")' for q in checks}:
             text = page.locator(".jp-Notebook .jp-Cell").nth(i).locator(".jp-Cell-outputArea").inner_text().strip()
             if text.count("\n") != 0 or ": " not in text:
                 problems.append(f"{source} shows {text!r}, not one result")
@@ -258,6 +276,7 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="every lesson of the chapter outline, in its order")
     parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--check", action="append", default=[], metavar="QUESTION", help="also shoot check(QUESTION)")
     args = parser.parse_args()
     if args.all:
         sys.path.insert(0, str(REPO))
@@ -271,7 +290,7 @@ def main() -> None:
     missing = [str(path) for path in notebooks if not path.is_file()]
     if missing:
         raise SystemExit(f"No notebook at {', '.join(missing)}.")
-    problems = run(notebooks, args.out.resolve(), args.chromium)
+    problems = run(notebooks, args.out.resolve(), args.chromium, tuple(args.check))
     for problem in problems:
         print(f"PROBLEM: {problem}")
     print(f"Screenshots in {args.out}")

@@ -160,7 +160,11 @@ def test_grading_trusts_the_identity_over_the_display_copy(course: Path) -> None
     note = swap_note(lesson, _submission(ada, shown=bob, learner="bob3"), ada)
     assert note is not None and "'bob3'" in note and "items = " in note
     assert swap_note(lesson, _submission(ada, shown=ada), ada) is None
-    assert swap_note(lesson, _submission(ada), ada) is None  # the page's notebook carries no copy
+    page = default_params(lesson)
+    assert swap_note(lesson, _submission(page), page) is None  # the page's notebook carries no copy: the page's
+    other = next(d for d in (draw(lesson, f"s{i}", SECRET.encode()) for i in range(50)) if d != page)
+    note = swap_note(lesson, _submission(other), other)  # ...so it is not the notebook of a learner with others
+    assert note is not None and "shows the lesson page's numbers, not yours" in note
 
 
 # -- release ---------------------------------------------------------------------------------------------------
@@ -208,6 +212,8 @@ def test_release_without_a_secret_says_how_to_set_one(course: Path) -> None:
         ("name\nada\n", "`learner` column"),
         ("learner\nada\nada\n", "twice"),
         ("learner\n../x\n", "line 2"),
+        ("learner\nada\nbob@example.org\n", "line 3: the learner id 'bob@example.org'.*`identity` column"),
+        ("learner\nada.\n", "as a batch knows them"),  # a batch would know them as `ada`
         ("learner\n", "no learners"),
     ],
 )
@@ -536,3 +542,94 @@ def test_grade_params_shows_a_learners_numbers_as_the_rule_draws_them(course: Pa
     assert shown.stdout.strip() == f"ada: {describe(draw(lesson, 'ada@example.org', SECRET.encode()))}"
     missing = grade_params("--learner", "ada")
     assert missing.returncode != 0 and SECRET_ENV in missing.stderr and SECRET_FILE in missing.stderr
+
+
+# -- feedback pages speak of the learner's numbers ---------------------------------------------------------------
+
+
+def test_feedback_pages_fill_a_hint_with_the_numbers_it_was_graded_on(course: Path, tmp_path: Path) -> None:
+    """A hint's ``{items}`` is the learner's own number on every page, after the report went through
+    results.jsonl; a name that is not a field stays as written, and a report without numbers shows the page's
+    text unchanged rather than failing."""
+    from dataclasses import replace
+
+    from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
+    from grader.batch.rows import Row, row_from_dict, row_to_dict
+    from grader.model import QuestionResult, Report
+
+    lesson = _lesson(course)
+    total = replace(lesson.question("total"), hint="Multiply the {items} items by {price} each, not {basket}.")
+    lesson = replace(lesson, questions=(total, *lesson.questions[1:]))
+    mine = (("items", 7), ("shop", "the market"), ("price", 0.8))
+    questions = (QuestionResult("total", 0.0, 1.0, "failed", ("total is 6.25, which is not right.",)),)
+    graded = Report("shop", "ada.ipynb", 0.0, 2.0, questions, params=mine)
+    row = row_from_dict(json.loads(json.dumps(row_to_dict(Row.of("ada", graded)))))
+    assert row.report is not None and row.report.params == mine
+    for mode in ("learner", "full", "summary"):
+        view = feedback_view(row, lesson, mode)  # type: ignore[arg-type]
+        for page in (feedback_html(view), feedback_markdown(view)):
+            assert "Multiply the 7 items by 0.8 each, not {basket}." in page, (mode, page)
+    unknown = feedback_markdown(feedback_view(Row.of("bob", replace(graded, params=())), lesson, "learner"))
+    assert "Multiply the {items} items by {price} each, not {basket}." in unknown
+
+
+# -- nbgrader: each student's own notebook, in nbgrader's form ---------------------------------------------------
+
+
+def test_an_nbgrader_release_is_the_students_notebook_in_nbgraders_release_form(course: Path, monkeypatch: Any) -> None:
+    """`--nbgrader`: each notebook has nbgrader's cell metadata and one locked test cell per question (which
+    ``nbgrader autograde`` needs: the plain notebook has none, so every question would score 0), the solutions
+    cleared by nbgrader, and the student's numbers in its text and display copy."""
+    from grader.integrations.nbgrader import grade_cell_id
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    roster = _roster(course / "roster.csv", "learner\nada\nbob\n")
+    plain = release(lesson, roster, course / "plain", course / "exercises")
+    written = release(lesson, roster, course / "released", course / "exercises", nbgrader=True)
+    for path, first, who in zip(written, plain, ("ada", "bob"), strict=True):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        params = dict(draw(lesson, who, SECRET.encode()))
+        assert nb["metadata"]["grader"] == {"lesson": "shop", "learner": who, "params": params}
+        cells = {c["id"]: c for c in nb["cells"]}
+        for q in lesson.questions:
+            test = cells[grade_cell_id(q.id)]["metadata"]["nbgrader"]
+            assert test["grade"] and test["locked"] and test["points"] == q.points and "checksum" in test
+            answer = cells[q.id]
+            assert answer["metadata"]["nbgrader"]["solution"] and "SOLUTION" not in "".join(answer["source"])
+        assert "".join(nb["cells"][0]["source"]) == "".join(json.loads(first.read_text())["cells"][0]["source"])
+        assert not any("grade_id" in json.dumps(c["metadata"]) for c in json.loads(first.read_text())["cells"])
+
+
+def test_nbgrader_flags_a_notebook_that_shows_other_numbers_than_the_students(course: Path, monkeypatch: Any) -> None:
+    """Under ``nbgrader autograde`` a test cell of a question that uses the numbers reads the display copy of
+    the notebook it runs in: another student's is a swapped notebook; none is nbgrader's one release to all, and
+    the cell says how to release each student's own."""
+    from grader.integrations.nbgrader import cell_result
+
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    lesson = _lesson(course)
+    page = default_params(lesson)
+    others = [n for n in (f"s{i}" for i in range(50)) if draw(lesson, n, SECRET.encode()) != page]
+    ada = others[0]
+    bob = next(n for n in others if draw(lesson, n, SECRET.encode()) != draw(lesson, ada, SECRET.encode()))
+    release(lesson, _roster(course / "r.csv", f"learner\n{ada}\n{bob}\n"), course / "rel", course / "exercises")
+    folder = course / "autograded" / ada / "shop"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    namespace = {"total": 0.0}
+
+    def said(notebook: Path | None, question: str = "total") -> str:
+        for old in folder.glob("*.ipynb"):
+            old.unlink()
+        if notebook is not None:
+            shutil.copy(notebook, folder / "shop.ipynb")
+        return "\n".join(cell_result("shop", question, namespace, course / "exercises").staff)
+
+    assert "This notebook shows" not in said(course / "rel" / ada / "shop.ipynb")
+    assert f"released to '{bob}'" in said(course / "rel" / bob / "shop.ipynb")
+    assert "This notebook shows" not in said(course / "rel" / bob / "shop.ipynb", "unit_price")  # uses no numbers
+    page_notebook = said(_lesson(course).notebook)
+    assert "shows the lesson page's numbers, not yours" in page_notebook
+    assert "grade build exercises/shop --roster roster.csv --nbgrader" in page_notebook
+    assert "This notebook shows" not in said(None)  # no notebook of the lesson here: nothing to compare

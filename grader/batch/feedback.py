@@ -19,7 +19,8 @@ from grader.batch.markup import inline_html
 from grader.batch.page import html_page
 from grader.batch.rows import Row
 from grader.config import FeedbackMode
-from grader.model import Lesson, Question, QuestionResult
+from grader.model import Lesson, Params, Question, QuestionResult
+from grader.params import render
 from grader.text import for_html, for_markdown, num
 
 _GENERIC = {
@@ -78,7 +79,7 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
     }.get(row.status, "")
     known = {d.id: d for d in lesson.questions} if lesson else {}
     ran = row.status == "graded"
-    questions = tuple(_question_view(q, known.get(q.id), mode, ran) for q in report.questions)
+    questions = tuple(_question_view(q, known.get(q.id), mode, ran, report.params) for q in report.questions)
     errors = tuple(e for e in report.errors if e != row.reason)
     staff = mode == "full"
     late = late_line(row)
@@ -99,9 +100,14 @@ def late_line(row: Row) -> str:
     return f"Handed in {when} (due {late.due}, {late.how}){cost}."
 
 
-def _question_view(q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool) -> QuestionView:
+def _question_view(
+    q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool, params: Params = ()
+) -> QuestionView:
     """A question's lines: the teaching assistant's feedback (full), what ``grade`` shows the learner, with the
-    lesson's reveal policy applied (learner), or a generic sentence (summary); nothing to add if it never ran."""
+    lesson's reveal policy applied (learner), or a generic sentence (summary); nothing to add if it never ran.
+
+    The title and hint are the lesson's, their ``{field}`` filled with the numbers the report was graded on (the
+    learner's own, recomputed), as self-check's ``hint`` fills them; a name that is not one stays as written."""
     if not ran:
         lines: tuple[str, ...] = (_NOT_CHECKED,)
     elif mode == "full":
@@ -110,8 +116,9 @@ def _question_view(q: QuestionResult, definition: Question | None, mode: Feedbac
         lines = q.feedback
     else:
         lines = (_GENERIC.get(q.status, ""),)
-    hint = definition.hint if definition and ran and q.status != "passed" else ""
-    return QuestionView(q.id, definition.title if definition else "", q.score, q.max_score, q.status, lines, hint)
+    hint = render(definition.hint, params) if definition and ran and q.status != "passed" else ""
+    title = render(definition.title, params) if definition else ""
+    return QuestionView(q.id, title, q.score, q.max_score, q.status, lines, hint)
 
 
 def feedback_html(view: FeedbackView) -> str:

@@ -28,9 +28,11 @@ import importlib.util
 import io
 import sys
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.errors import GraderError
 from grader.model import Lesson, Params, QuestionResult, Report
 
 if TYPE_CHECKING:
@@ -55,7 +57,64 @@ def cell_result(
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
         (result,) = question_results(lesson, NamespaceTarget(namespace), [question_id], params)
-    return result
+    using = {q for p in lesson.params for q in p.questions}
+    note = numbers_note(lesson, Path.cwd(), params) if params is not None and question_id in using else None
+    if note is None:
+        return result
+    return replace(result, feedback=(note, *result.feedback), staff_feedback=(note, *result.staff))
+
+
+#: What an nbgrader course does to give each student their own numbers (nbgrader releases one notebook to all).
+ROSTER_RELEASE = (
+    "nbgrader releases one notebook to every student, on the lesson page's numbers: give each student their own "
+    "from `grade build exercises/{lesson} --roster roster.csv --nbgrader` instead of `nbgrader release_assignment`."
+)
+
+
+def numbers_note(lesson: Lesson, cwd: Path, params: Params) -> str | None:
+    """A flag when the notebook being autograded (in ``cwd``) shows other numbers than the student's own, which
+    it is graded on: another student's (a swapped notebook) or the page's (nbgrader's own release); else None.
+
+    The numbers it shows are its display copy, in the notebook file nbgrader wrote to ``cwd`` before running it
+    (nbgrader overwrites the locked setup cell that also states them)."""
+    from grader.params import default_params, swap_note
+    from grader.read import read_submission
+
+    for path in sorted(cwd.glob("*.ipynb")):
+        try:
+            submission = read_submission(path)
+        except GraderError:
+            continue
+        if submission.lesson_id != lesson.id:
+            continue
+        note = swap_note(lesson, submission, params)
+        if note is not None and not submission.shown_params and params != default_params(lesson):
+            note += " " + ROSTER_RELEASE.format(lesson=lesson.id)
+        return note
+    return None
+
+
+def released_form(notebook: Any) -> Any:
+    """The nbgrader source notebook ``notebook`` as ``nbgrader generate_assignment`` releases it, by nbgrader's own
+    steps (its solutions cleared, its cells locked and checksummed), leaving out the two that need a course folder
+    (the header and footer, and saving the cells to the gradebook): what one student of a roster is given."""
+    from nbgrader import preprocessors as nbp
+
+    steps = (
+        nbp.LockCells,
+        nbp.ClearSolutions,
+        nbp.ClearOutput,
+        nbp.CheckCellMetadata,
+        nbp.ComputeChecksums,
+        nbp.ClearHiddenTests,
+        nbp.ClearMarkScheme,
+        nbp.ComputeChecksums,
+        nbp.CheckCellMetadata,
+    )
+    resources: dict[str, Any] = {}
+    for step in steps:
+        notebook, resources = step().preprocess(notebook, resources)
+    return notebook
 
 
 #: The folder ``nbgrader autograde`` runs each notebook in: ``autograded/<student id>/<assignment>/``.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.model import QuestionResult, Report
+from grader.params import as_dict, from_mapping
 from grader.text import for_json
 
 
@@ -25,6 +26,8 @@ def report_to_dict(report: Report, *, staff: bool = False) -> dict[str, Any]:
             "questions": [_question(q, staff) for q in report.questions],
             "errors": list(report.errors),
             "isolation": report.isolation,
+            # the teaching assistant's object keeps the numbers graded on (a feedback page fills hints with them)
+            **({"params": as_dict(report.params)} if staff and report.params else {}),
         }
     )
 
@@ -50,6 +53,7 @@ def report_from_dict(data: dict[str, Any], digest: str = "") -> Report:
         isolation=data.get("isolation", ""),
         digest=digest,
         status=data.get("status", "graded"),
+        params=from_mapping(data.get("params")),
     )
 
 
