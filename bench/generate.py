@@ -136,7 +136,7 @@ def _answer_cells(nb: dict[str, Any], lesson: str = "decode") -> dict[str, dict[
 
 def corpus_wrong(lesson: str) -> dict[str, list[str]]:
     """A lesson's wrong answers per question, from its corpus: each file expected wrong on one question only."""
-    from grader.corpus import load_corpus
+    from grader.authoring.corpus import load_corpus
     from grader.lessons import load_lesson
 
     loaded = load_lesson(lesson)

@@ -630,9 +630,9 @@ def audit_command(lesson: str, lessons_root: Path | None, suites: Path | None, j
     """
     import json
 
-    from grader.audit import audit_lesson
-    from grader.audit.report import as_json as report_json
-    from grader.audit.report import format_text
+    from grader.authoring.audit import audit_lesson
+    from grader.authoring.audit.report import as_json as report_json
+    from grader.authoring.audit.report import format_text
     from grader.batch.progress import progress_for
     from grader.lessons import load_lesson
 
@@ -655,7 +655,7 @@ def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> 
     wrong verdict and unnamed misconception. Exit status 0 when there is none,
     1 otherwise or when the lesson or a corpus file is broken.
     """
-    from grader.corpus import check_lesson
+    from grader.authoring.corpus import check_lesson
 
     with _reported():
         report = check_lesson(lesson, lessons_root=lessons_root, jobs=jobs)
@@ -704,14 +704,14 @@ def build_command(
       grade build exercises/decode --roster roster.csv --out released
       grade build exercises/decode --roster roster.csv --nbgrader   # an nbgrader course
     """
-    from grader.build import build_lesson
+    from grader.authoring.build import build_lesson
     from grader.lessons import load_lesson
 
     root = lesson_dir.resolve().parent
     with _reported():
         lesson = load_lesson(lesson_dir.resolve().name, root)
         if roster is not None:
-            from grader.release import release
+            from grader.authoring.release import release
 
             written = release(lesson, roster, release_dir, root, nbgrader=for_nbgrader)
             click.echo(f"Released {len(written)} notebook(s) of {lesson.id} under {release_dir}")

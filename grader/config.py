@@ -236,7 +236,7 @@ STAND_IN_MAX_TOKENS = 10_000
 
 
 #: A lesson's mistakes corpus: ``<lesson folder>/mistakes/*.py``, one realistic answer per file, each declaring
-#: the verdict it expects per question (see ``grader/corpus.py`` and ``exercises/decode/mistakes/README.md``).
+#: the verdict it expects per question (see ``grader/authoring/corpus.py`` and ``exercises/decode/mistakes/README.md``).
 MISTAKES_FOLDER = "mistakes"
 
 

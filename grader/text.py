@@ -83,7 +83,7 @@ def for_markdown_spans(text: str) -> str:
 #: A code span: text between two backticks on one line, not only spaces.
 _CODE = r"(`[^`\n]*[^`\s][^`\n]*`)"
 _CODE_SPAN = re.compile(_CODE)
-#: The spans feedback sentences write in Markdown: `code` and **bold** (see grader/batch/markup.py for HTML).
+#: The spans feedback sentences write in Markdown: `code` and **bold** (see grader/report/markup.py for HTML).
 _FEEDBACK_SPAN = re.compile(_CODE + r"|\*\*([^*`\n]+)\*\*")
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import nbformat
 
-from grader.corpus import Entry
+from grader.authoring.corpus import Entry
 from grader.model import Lesson
 
 #: (a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit of
@@ -158,9 +158,9 @@ def graded_corpus(lesson: Lesson) -> tuple[tuple[Entry, ...], dict[str, dict[str
     """The lesson's corpus and what ``grade`` gives each of its answers (one batch)."""
     from dataclasses import replace
 
-    from grader.corpus import load_corpus
+    from grader.authoring.corpus import load_corpus
+    from grader.authoring.variants import Variant, grade_variants
     from grader.params import default_params, render
-    from grader.variants import Variant, grade_variants
 
     # written for the page's numbers, as `grade corpus` writes them (an entry may name a field: {params_b})
     numbers = default_params(lesson)

@@ -1,4 +1,4 @@
-"""`grade audit`: mutation testing of a lesson's hidden suites (grader/audit/).
+"""`grade audit`: mutation testing of a lesson's hidden suites (grader/authoring/audit/).
 
 The squares fixture lesson, copied with a deliberately weak suite, proves the verdicts: a wrong mutant that the
 weak suite lets through is reported with its diff and fails the run, a listed equivalent is explained, a stale
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.audit import audit_lesson
-from grader.audit.mutants import generate_mutants, mutant_id
-from grader.audit.report import format_text
+from grader.authoring.audit import audit_lesson
+from grader.authoring.audit.mutants import generate_mutants, mutant_id
+from grader.authoring.audit.report import format_text
 from grader.errors import LessonError, UsageError
 from grader.lessons import load_lesson
 from tests.conftest import FIXTURE_LESSONS, run_grade

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.fingerprint import suites_fingerprint
 from grader.batch.gradebook import Gradebook
 from grader.batch.outputs import grades_csv, write_outputs
-from grader.batch.rows import Row, row_from_dict, row_to_dict
-from grader.batch.summary import summary_html
 from grader.lessons import load_lesson
 from grader.model import QuestionResult, Report
 from grader.report import report_to_dict
+from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
+from grader.report.rows import Row, row_from_dict, row_to_dict
+from grader.report.summary import summary_html
 from tests.conftest import FIXTURE_LESSONS
 
 LESSON = load_lesson("squares", FIXTURE_LESSONS)

@@ -15,7 +15,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from grader.build import (
+from grader.authoring.build import (
     CHAPTER_ID_PREFIX,
     CHAPTER_REFERENCE,
     LessonSourceError,
@@ -417,7 +417,7 @@ def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers(
     the solution built on them answers for them, and none of those answers is on the learner's page."""
     from types import SimpleNamespace
 
-    from grader.build import Owner
+    from grader.authoring.build import Owner
     from grader.params import every_params
 
     src = read_source(LESSON)

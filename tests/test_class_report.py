@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.class_report import misconceptions, normal_form, slip, stuck_learners
-from grader.batch.feedback import feedback_html, feedback_view
 from grader.batch.progress import format_summary
-from grader.batch.rows import BatchSummary, Row
-from grader.batch.summary import summary_html
 from grader.model import QuestionResult, Report
+from grader.report.class_report import misconceptions, normal_form, slip, stuck_learners
+from grader.report.feedback import feedback_html, feedback_view
+from grader.report.rows import BatchSummary, Row
+from grader.report.summary import summary_html
 from grader.testing import describe_call
 from grader.text import num
 from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, write_nb

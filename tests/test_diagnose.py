@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.authoring.variants import variant_notebook
 from grader.diagnose import candidates, confirmed, constant, explain, kind, unit_slip
-from grader.variants import variant_notebook
 from tests.conftest import REPO, grade_json
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from grader.batch.archive import unpack_zip
-from grader.batch.feedback import feedback_markdown, feedback_view
 from grader.batch.late import (
     LatePolicy,
     Penalty,
@@ -24,12 +23,12 @@ from grader.batch.late import (
     submitted_at,
 )
 from grader.batch.lms import Column, export_text, grades_csv
-from grader.batch.names import Identity
 from grader.batch.progress import format_summary
-from grader.batch.rows import BatchSummary, Row
-from grader.batch.summary import summary_html
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report, ReportStatus
+from grader.report.feedback import feedback_markdown, feedback_view
+from grader.report.rows import BatchSummary, Identity, Row
+from grader.report.summary import summary_html
 
 DUE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import pytest
 
-from grader.build import artefact_texts, build_lesson, source_path
+from grader.authoring.build import artefact_texts, build_lesson, source_path
+from grader.authoring.corpus import Entry, compare, load_corpus
 from grader.config import lessons_root
-from grader.corpus import Entry, compare, load_corpus
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Lesson
 from tests.conftest import FIXTURE_LESSONS, REPO, run_grade
@@ -107,8 +107,8 @@ def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: s
 @pytest.mark.slow
 @by_lesson
 def test_the_audit_explains_every_survivor(lesson_id: str) -> None:
-    from grader.audit import audit_lesson
-    from grader.audit.report import format_text
+    from grader.authoring.audit import audit_lesson
+    from grader.authoring.audit.report import format_text
 
     report = audit_lesson(_lesson(lesson_id))
     assert sum(f.graded for f in report.functions) > 0, format_text(report)

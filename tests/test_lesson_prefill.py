@@ -246,7 +246,7 @@ def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers(
     built on them gives the suites' expected answers, and none of those answers is on the learner's page."""
     from types import SimpleNamespace
 
-    from grader.build import Owner, build_notebooks, read_source
+    from grader.authoring.build import Owner, build_notebooks, read_source
 
     values = _module("test_values")
     src = read_source(LESSON)
@@ -338,11 +338,11 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
     other learner lose every point (a TTFT that follows from the FLOPs handed in is a copy, not carried forward)."""
     import json
 
+    from grader.authoring.build import Owner, build_notebooks, read_source
+    from grader.authoring.release import release
     from grader.batch import BatchOptions, run_batch
-    from grader.build import Owner, build_notebooks, read_source
     from grader.params import SECRET_ENV, draw
     from grader.pipeline import GradeOptions
-    from grader.release import release
 
     secret = "a-course-secret-for-this-test-only"
     monkeypatch.setenv(SECRET_ENV, secret)

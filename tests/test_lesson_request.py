@@ -283,7 +283,7 @@ def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers(
     """Released on each set of numbers the lesson can give: the text states that learner's deployment, reply
     length and latencies, the solution built on them answers for them, and none of those answers (nor one the
     grader would accept for it) is a number on the learner's page."""
-    from grader.build import Owner, build_notebooks, read_source
+    from grader.authoring.build import Owner, build_notebooks, read_source
     from grader.params import every_params
 
     src = read_source(LESSON)
@@ -405,10 +405,10 @@ def test_the_class_report_counts_one_misconception_across_everyones_numbers(requ
     """The ITL taken in milliseconds, made by four learners on four different sets of numbers, is one row of the
     class report with four learners: only numbers differ between their feedback (the learner's own ITL, in
     parentheses), and the report leaves numbers and parentheses out."""
-    from grader.batch.class_report import misconceptions
-    from grader.batch.rows import Row
     from grader.model import Report
     from grader.params import spread
+    from grader.report.class_report import misconceptions
+    from grader.report.rows import Row
     from grader.score import score_question
     from grader.suites.namespace import NamespaceTarget
 
@@ -431,11 +431,11 @@ def test_released_notebooks_give_each_learner_their_numbers_and_full_marks_only_
     """``grade build --roster``'s release writes each learner their own numbers; a learner who works Part 1 on
     their notebook's numbers gets full marks for it, and the same answers handed in by a classmate (who drew
     other numbers for every parameter) get none of Part 1's points, and are flagged."""
+    from grader.authoring.build import Owner, build_notebooks, read_source
+    from grader.authoring.release import release
     from grader.batch import BatchOptions, run_batch
-    from grader.build import Owner, build_notebooks, read_source
     from grader.params import SECRET_ENV, draw
     from grader.pipeline import GradeOptions
-    from grader.release import release
 
     secret = "a-course-secret-for-this-test-only"
     monkeypatch.setenv(SECRET_ENV, secret)

@@ -1,7 +1,8 @@
 """The mistakes corpus check: its wrong answers lose points and are told why, its correct answers keep full marks.
 
-The corpus check grades a whole lesson's corpus in one batch (``grader.corpus.check_lesson``) and fails with every
-wrong verdict and unnamed misconception listed; tests/test_lesson_gates.py runs it on every lesson of the course.
+The corpus check grades a whole lesson's corpus in one batch (``grader.authoring.corpus.check_lesson``) and
+fails with every wrong verdict and unnamed misconception listed;
+tests/test_lesson_gates.py runs it on every lesson of the course.
 Here the fixture lesson's corpus, the header tests and the mislabelled corpus prove the check itself can fail.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from grader.corpus import (
+from grader.authoring.corpus import (
     CorpusReport,
     Entry,
     check_lesson,

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from grader.authoring.variants import variant_notebook
 from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from grader.errors import LessonError
 from grader.execute.runner import Workers
@@ -28,7 +29,6 @@ from grader.read import read_submission
 from grader.score import note_stand_ins, score_question
 from grader.selfcheck import NamespaceTarget, question_results
 from grader.suites.session import SuiteSession
-from grader.variants import variant_notebook
 from tests.conftest import FIXTURE_LESSONS, REPO
 
 LESSON = load_lesson("decode", REPO / "exercises")

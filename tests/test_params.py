@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from grader.build import build_lesson
+from grader.authoring.build import build_lesson
+from grader.authoring.release import read_roster, release
 from grader.errors import CourseSecretMissing, LessonError
 from grader.lessons import load_lesson
 from grader.model import Submission
@@ -28,7 +29,6 @@ from grader.params import (
     require_secret,
     swap_note,
 )
-from grader.release import read_roster, release
 
 FIXTURE = Path(__file__).parent / "fixtures" / "param_lessons" / "shop"
 SECRET = "a-course-secret-long-enough-1234"
@@ -338,7 +338,7 @@ def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_no
 def test_the_corpus_grades_an_answer_that_uses_the_numbers_on_every_set(course: Path) -> None:
     """A corpus file naming {items} is graded on each set of grader.params.spread, written for its numbers,
     and reported per set; a file about another question only on the page's."""
-    from grader.corpus import check_lesson
+    from grader.authoring.corpus import check_lesson
 
     mistakes = course / "exercises" / "shop" / "mistakes"
     mistakes.mkdir()
@@ -475,8 +475,8 @@ def test_answers_right_only_for_other_numbers_are_flagged_and_a_slip_is_not(cour
 def test_the_audit_grades_the_solution_on_every_set_of_numbers(course: Path) -> None:
     """The mutants are graded on the page's numbers; the solution built on each other set must keep full marks,
     and the report says it did, set by set."""
-    from grader.audit.report import format_text
-    from grader.audit.run import audit_lesson
+    from grader.authoring.audit.report import format_text
+    from grader.authoring.audit.run import audit_lesson
 
     report = audit_lesson(_lesson(course))
     assert [numbers for numbers, _ in report.on_numbers] == [
@@ -553,9 +553,9 @@ def test_feedback_pages_fill_a_hint_with_the_numbers_it_was_graded_on(course: Pa
     text unchanged rather than failing."""
     from dataclasses import replace
 
-    from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
-    from grader.batch.rows import Row, row_from_dict, row_to_dict
     from grader.model import QuestionResult, Report
+    from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
+    from grader.report.rows import Row, row_from_dict, row_to_dict
 
     lesson = _lesson(course)
     total = replace(lesson.question("total"), hint="Multiply the {items} items by {price} each, not {basket}.")

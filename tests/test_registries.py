@@ -81,7 +81,7 @@ def test_each_lms_reads_its_file_as_written(to: str) -> None:
     """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
     unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
     from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
-    from grader.batch.names import Identity
+    from grader.report.rows import Identity
     from tests.lms_rules import READ
 
     assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
@@ -101,9 +101,8 @@ def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> N
     """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
     from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
     from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
-    from grader.batch.names import Identity
-    from grader.batch.rows import Row
     from grader.model import QuestionResult, Report
+    from grader.report.rows import Identity, Row
 
     assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
     for to in CHAPTER_EXPORTS:

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from grader.authoring.variants import variant_notebook
 from grader.lessons import load_lesson
 from grader.model import Question, TestOutcome
 from grader.reveal import learner_view, staff_view, withheld
 from grader.score import score_question
-from grader.variants import variant_notebook
 from tests.batch_support import batch, results
 from tests.conftest import REPO, grade_json, run_grade
 

@@ -7,7 +7,7 @@ as it arrives, and regenerates grades.csv, results.jsonl, per-learner feedback a
 Modules, one concern each: ``layouts``/``names``/``archive`` find submissions and their learners, and
 ``choose`` reads each once and picks one notebook per learner;
 ``fingerprint`` and ``gradebook`` decide what to skip and keep results; ``work`` and ``dispatch`` grade;
-``outputs``, ``feedback``, ``summary``, ``charts`` and ``page`` render; ``run`` is the recipe.
+``outputs`` writes what :mod:`grader.report` renders from the rows; ``run`` is the recipe.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.batch.class_report import misconceptions
-from grader.batch.names import Identity, same_id
+from grader.batch.names import same_id
 from grader.batch.progress import Progress
-from grader.batch.rows import BatchSummary, Row
+from grader.report.class_report import misconceptions
+from grader.report.rows import BatchSummary, Identity, Row
 from grader.text import for_csv, num
 
 if TYPE_CHECKING:

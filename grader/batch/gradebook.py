@@ -20,8 +20,8 @@ from pathlib import Path
 
 from grader import __version__
 from grader.batch.names import is_safe_id
-from grader.batch.rows import STATUSES, Row, row_from_dict, row_to_dict
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
+from grader.report.rows import STATUSES, Row, row_from_dict, row_to_dict
 from grader.text import plain
 
 FILE_NAME = "gradebook.sqlite"

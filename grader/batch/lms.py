@@ -1,6 +1,6 @@
 """Grades a course's LMS imports as they are: each LMS's documented grade-import CSV layout.
 
-Each file is keyed on the learner's LMS identity (:class:`grader.batch.names.Identity`, read from the LMS
+Each file is keyed on the learner's LMS identity (:class:`grader.report.rows.Identity`, read from the LMS
 download's file names), never on the display name, and holds one score per learner, the batch's total after
 any late penalty (:mod:`grader.batch.late`). The README's "Grades your LMS imports" cites each rule's source.
 
@@ -46,12 +46,12 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import UsageError
 from grader.files import write_atomic
+from grader.report.rows import row_reason
 from grader.text import for_csv, num, plain
 
 if TYPE_CHECKING:  # only their attributes are read: ``grade --help`` imports this module for the table below
-    from grader.batch.names import Identity
-    from grader.batch.rows import Row
     from grader.model import Lesson
+    from grader.report.rows import Identity, Row
 
 
 @dataclass(frozen=True)
@@ -419,18 +419,6 @@ def score_cell(row: Row, ungradable: Ungradable = DEFAULT_UNGRADABLE) -> str:
     if row.status != "graded" or row.report is None:
         return "0" if ungradable == "zero" else ""
     return num(row.final_score)
-
-
-def row_reason(row: Row) -> str:
-    """Why the learner has fewer points than their answers might earn: the row's reason, or, when they lost
-    points, the errors that can explain it: cells that raised (``ModuleNotFoundError: torch``) and questions
-    that could not be checked (a call that never returned)."""
-    if row.reason or row.report is None:
-        return row.reason
-    if row.report.score >= row.report.max_score:
-        return ""
-    unchecked = [f"{q.id}: {q.feedback[0]}" for q in row.report.questions if q.status == "error" and q.feedback]
-    return "; ".join([*row.report.errors, *unchecked])
 
 
 def grades_csv(rows: Sequence[Row], ungradable: Ungradable = DEFAULT_UNGRADABLE) -> str:

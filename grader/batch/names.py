@@ -13,22 +13,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grader.report.rows import Identity
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who a learner is to their LMS, kept apart from the learner id (which must be a unique, safe file name).
-
-    ``name`` is the display name the file name carries (Canvas: ``lovelaceada``; Moodle: ``Ada Lovelace``),
-    ``lms_id`` the LMS's own key for the learner (Canvas user id, Moodle participant id, Blackboard username);
-    an LMS import file is keyed on ``lms_id``, never on the display name.
-    """
-
-    lms: str = ""
-    """``Canvas``, ``Moodle``, ``Blackboard``; empty when the file name named no LMS (a flat folder, nbgrader)."""
-    lms_id: str = ""
-    name: str = ""
 
 
 @dataclass(frozen=True)

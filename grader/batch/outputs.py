@@ -13,16 +13,15 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grader.batch.class_report import class_report, report_html, report_json
-from grader.batch.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.batch.lms import grades_csv as lms_grades_csv
 from grader.batch.names import is_safe_id
-from grader.batch.rows import Row, row_to_dict
-from grader.batch.similar import Pair
-from grader.batch.summary import summary_html
 from grader.config import FeedbackMode
 from grader.files import write_atomic
 from grader.model import Lesson
+from grader.report.class_report import Pair, class_report, report_html, report_json
+from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
+from grader.report.rows import Row, row_to_dict
+from grader.report.summary import summary_html
 from grader.text import plain
 
 GRADES = "grades.csv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Protocol
 
-from grader.batch.rows import STATUSES, BatchSummary, Row
+from grader.report.rows import STATUSES, BatchSummary, Row
 from grader.text import num, plain
 
 

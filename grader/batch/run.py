@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.choose import Choice, Read, choose, read_entry
-from grader.batch.class_report import previous_similar
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
@@ -26,8 +25,6 @@ from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.regrade import RegradePlan
-from grader.batch.rows import BatchSummary as BatchSummary  # what run_batch returns
-from grader.batch.rows import Row
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
@@ -37,6 +34,9 @@ from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.params import describe, identity_of, learner_params, needs_secret
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
+from grader.report.class_report import previous_similar
+from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
+from grader.report.rows import Row
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,6 @@ import tokenize
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
@@ -63,21 +62,9 @@ from grader.config import (
 from grader.errors import NotebookUnreadable
 from grader.model import Submission
 from grader.read import read_submission
+from grader.report.class_report import Pair
 
 _BUILTINS = frozenset(dir(builtins))
-
-
-@dataclass(frozen=True)
-class Pair:
-    """Two learners whose answer code is near-identical, with that code for a side-by-side look."""
-
-    first: str
-    second: str
-    similarity: float
-    first_code: str
-    second_code: str
-    evidence: float = 0.0
-    """What the two share, weighed by rarity: in fingerprints that only the two of them have (the ranking)."""
 
 
 #: What of a learner's answers is compared: cells with more code than this are left out, and at most this much

@@ -1,8 +1,8 @@
 """nbgrader: autograder test cells that score one question in nbgrader's kernel, and writing scores to a gradebook.
 
-**Test cells.** The lesson's nbgrader notebook (``exercises/<lesson>/nbgrader/``, built by :mod:`grader.build`)
-ends with one locked nbgrader grade cell per question (``grade_id`` ``test_<question>``, ``points`` from
-``lesson.toml``), after every answer cell, whose code is::
+**Test cells.** The lesson's nbgrader notebook (``exercises/<lesson>/nbgrader/``, built by
+:mod:`grader.authoring.build`) ends with one locked nbgrader grade cell per question (``grade_id``
+``test_<question>``, ``points`` from ``lesson.toml``), after every answer cell, whose code is::
 
     from grader.integrations.nbgrader import nbgrader_cell_score
     nbgrader_cell_score("decode", "generate", globals())

@@ -55,7 +55,7 @@ class Part1:
     @property
     def stored(self):
         # What differs from learner to learner stays in parentheses: the class report counts one misconception
-        # across everyone's numbers (grader/batch/class_report.py leaves parentheses out).
+        # across everyone's numbers (grader/report/class_report.py leaves parentheses out).
         return f"your model is not stored in BF16 (yours is {self.precision}, {self.bytes_per_param:g} byte per parameter)"
 
     def gb_mistakes(self):

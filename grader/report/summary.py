@@ -11,18 +11,18 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from grader.batch.charts import bars_svg, histogram_svg
-from grader.batch.markup import inline_html
-from grader.batch.page import html_page
-from grader.batch.rows import STATUSES, Row
 from grader.model import Lesson
+from grader.report.charts import bars_svg, histogram_svg
+from grader.report.markup import inline_html
+from grader.report.page import html_page
+from grader.report.rows import STATUSES, Row
 from grader.text import for_html, num
 
 _WRONG = ("failed", "partial", "error", "missing")
 
 
 def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_report: str = "") -> str:
-    """The page; ``class_report``: the sections of :mod:`grader.batch.class_report` (already-escaped HTML)."""
+    """The page; ``class_report``: the sections of :mod:`grader.report.class_report` (already-escaped HTML)."""
     counts = Counter(r.status for r in rows)
     parts = [
         "<h1>Batch summary</h1>",

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.batch.markup import inline_html
-from grader.batch.page import html_page
-from grader.batch.rows import Row
 from grader.config import FeedbackMode
 from grader.model import Lesson, Params, Question, QuestionResult
 from grader.params import render
+from grader.report.markup import inline_html
+from grader.report.page import html_page
+from grader.report.rows import Row
 from grader.text import for_html, for_markdown, num
 
 _GENERIC = {

@@ -8,7 +8,7 @@ report each change that still gets full marks. Modules: ``mutants`` (make them),
 
 from __future__ import annotations
 
-from grader.audit.mutants import Mutant
-from grader.audit.run import AuditReport, FunctionAudit, Kill, StaleEntry, Survivor, audit_lesson
+from grader.authoring.audit.mutants import Mutant
+from grader.authoring.audit.run import AuditReport, FunctionAudit, Kill, StaleEntry, Survivor, audit_lesson
 
 __all__ = ["AuditReport", "FunctionAudit", "Kill", "Mutant", "StaleEntry", "Survivor", "audit_lesson"]

@@ -20,11 +20,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.batch.lms import row_reason
-from grader.batch.markup import inline_html
-from grader.batch.rows import Row
-from grader.batch.similar import Pair
 from grader.config import SIMILAR_SHOWN
+from grader.report.markup import inline_html
+from grader.report.rows import Row, row_reason
 from grader.text import for_html
 
 #: Question statuses whose feedback names a mistake (not "not attempted", not "no evidence").
@@ -36,6 +34,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
 _NUMBER = re.compile(r"[-+]?\d[\d,_]*(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
 _PARENTHESES = re.compile(r"\([^()]*\)")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two learners whose answer code is near-identical, with that code for a side-by-side look."""
+
+    first: str
+    second: str
+    similarity: float
+    first_code: str
+    second_code: str
+    evidence: float = 0.0
+    """What the two share, weighed by rarity: in fingerprints that only the two of them have (the ranking)."""
 
 
 @dataclass(frozen=True)

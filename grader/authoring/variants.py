@@ -96,7 +96,7 @@ def named_for(lesson: Lesson, stem: str, params: Params) -> str:
 
 def _solution_on(lesson: Lesson, params: Params) -> dict[str, Any]:
     """The lesson's solution notebook built on ``params`` (from its source, as a release builds a learner's)."""
-    from grader.build import Owner, build_notebooks, notebook_text, read_source
+    from grader.authoring.build import Owner, build_notebooks, notebook_text, read_source
 
     built = build_notebooks(read_source(lesson), Owner("variant", params))
     solution: dict[str, Any] = json.loads(notebook_text(built.solution))

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.authoring.build import Owner, build_notebooks, notebook_text, read_source
 from grader.batch.names import safe_id
-from grader.build import Owner, build_notebooks, notebook_text, read_source
 from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson

@@ -6,13 +6,27 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from grader.batch.names import Identity
 from grader.model import Report, ReportStatus
 from grader.report import report_from_dict, report_to_dict, ungraded_to_dict
 from grader.text import for_json
 
 #: Every status a row can have, in the order summaries list them.
 STATUSES: tuple[ReportStatus, ...] = ("graded", "timed-out", "crashed", "unreadable")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a learner is to their LMS, kept apart from the learner id (which must be a unique, safe file name).
+
+    ``name`` is the display name the file name carries (Canvas: ``lovelaceada``; Moodle: ``Ada Lovelace``),
+    ``lms_id`` the LMS's own key for the learner (Canvas user id, Moodle participant id, Blackboard username);
+    an LMS import file is keyed on ``lms_id``, never on the display name.
+    """
+
+    lms: str = ""
+    """``Canvas``, ``Moodle``, ``Blackboard``; empty when the file name named no LMS (a flat folder, nbgrader)."""
+    lms_id: str = ""
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,3 +128,15 @@ class BatchSummary:
     skipped: int
     seconds: float
     notes: tuple[str, ...] = ()
+
+
+def row_reason(row: Row) -> str:
+    """Why the learner has fewer points than their answers might earn: the row's reason, or, when they lost
+    points, the errors that can explain it: cells that raised (``ModuleNotFoundError: torch``) and questions
+    that could not be checked (a call that never returned)."""
+    if row.reason or row.report is None:
+        return row.reason
+    if row.report.score >= row.report.max_score:
+        return ""
+    unchecked = [f"{q.id}: {q.feedback[0]}" for q in row.report.questions if q.status == "error" and q.feedback]
+    return "; ".join([*row.report.errors, *unchecked])

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.audit.mutants import Mutant, diff, function_source, generate_mutants, mutant_id
-from grader.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
+from grader.authoring.audit.mutants import Mutant, diff, function_source, generate_mutants, mutant_id
+from grader.authoring.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
+from grader.authoring.variants import Variant, grade_variants
 from grader.errors import LessonError
 from grader.model import Lesson
 from grader.params import describe, spread
 from grader.read import read_submission
-from grader.variants import Variant, grade_variants
 
 if TYPE_CHECKING:
     from grader.batch.progress import Progress

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.audit.run import AuditReport, FunctionAudit, Survivor
+from grader.authoring.audit.run import AuditReport, FunctionAudit, Survivor
 
 
 def _counts(f: FunctionAudit) -> str:

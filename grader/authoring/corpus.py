@@ -1,6 +1,6 @@
 """A lesson's mistakes corpus: realistic answers that prove its hidden suites catch mistakes and name them.
 
-Each file of ``<lesson folder>/mistakes/`` is one extra notebook cell (see :mod:`grader.variants`) whose
+Each file of ``<lesson folder>/mistakes/`` is one extra notebook cell (see :mod:`grader.authoring.variants`) whose
 header declares, per question, whether it should lose points and which misconception the feedback must name.
 :func:`check_lesson` grades the whole corpus in one batch and lists every broken promise, so a lesson author
 learns exactly where the suites let a mistake through, mark down a right answer, or fail to say why.
@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from grader.authoring.variants import Variant, grade_variants
 from grader.config import MISTAKES_FOLDER
 from grader.errors import CorpusError
 from grader.lessons import load_lesson
 from grader.model import Lesson, Params
 from grader.params import default_params, describe, render, spread
-from grader.variants import Variant, grade_variants
 
 Kind = Literal["wrong", "correct"]
 ProblemKind = Literal["wrong verdict", "unnamed misconception", "misnamed misconception"]
