@@ -284,3 +284,29 @@ def test_the_authors_api_is_declared_and_importable() -> None:
         module = importlib.import_module(name)
         missing = [n for n in module.__all__ if not hasattr(module, n)]
         assert module.__all__ and not missing, (name, missing)
+
+
+def _layout_map(text: str) -> set[str]:
+    """The modules and folders the architecture doc's map of ``grader/`` names (``read.py``, ``execute/``)."""
+    found = re.search(r"layout of `grader/`\n\n```\ngrader/\n(.*?)```", text, re.DOTALL)
+    assert found, "docs/ARCHITECTURE.md has no map of the layout of grader/"
+    return {
+        word
+        for line in found[1].splitlines()
+        for word in line.lstrip("│├└─ ").split("  ")[0].split()
+        if re.fullmatch(r"\w+(\.py|/)", word)
+    }
+
+
+def test_the_layout_map_names_the_top_of_the_package() -> None:
+    """The doc's map of grader/ by kind of module names each module and folder at the top of the package, and
+    nothing that is not there, so a module added or moved at the top is placed among its kind."""
+    top = {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    top |= {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    drawn = _layout_map(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert drawn == top, {"not on the map": sorted(top - drawn), "on the map, not in grader/": sorted(drawn - top)}
+
+
+def test_a_module_missing_from_the_layout_map_is_seen() -> None:
+    text = "layout of `grader/`\n\n```\ngrader/\n├── read.py score.py   steps\n└── cli.py   the command\n```\n"
+    assert _layout_map(text) == {"read.py", "score.py", "cli.py"}
