@@ -185,19 +185,21 @@ answer_bigger_batch = "C"  # 64 is far below the crossover of 206: the weight re
 # %% question="crossover_h100"
 ### STUB crossover_h100 = None  # your answer, a batch size
 ### BEGIN SOLUTION
-crossover_h100 = {sparse_tflops}e12 / 2 / ({tb_per_s} * 1e12) * 1 / 2  # the ridge (dense FP8 is half the headline) x b / 2
+crossover_h100 = {sparse_tflops}e12 / 2 / ({tb_per_s} * 1e12) * 1 / 2  # the ridge (dense FP8 is half) x b / 2
 ### END SOLUTION
 
 # %% question="spike_ms"
 ### STUB spike_ms = None  # your answer, in milliseconds
 ### BEGIN SOLUTION
-spike_ms = max(2 * {params_b}e9 * ({batch} + {prompt_len}) / ({sparse_tflops}e12 / 2), {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000
+flops_s = 2 * {params_b}e9 * ({batch} + {prompt_len}) / ({sparse_tflops}e12 / 2)  # the pass's FLOPs time
+spike_ms = max(flops_s, {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000  # or its weight read
 ### END SOLUTION
 
 # %% question="chunk_ms"
 ### STUB chunk_ms = None  # your answer, in milliseconds
 ### BEGIN SOLUTION
-chunk_ms = max(2 * {params_b}e9 * ({batch} + {chunk}) / ({sparse_tflops}e12 / 2), {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000
+flops_s = 2 * {params_b}e9 * ({batch} + {chunk}) / ({sparse_tflops}e12 / 2)  # one chunk and the decode tokens
+chunk_ms = max(flops_s, {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000
 ### END SOLUTION
 
 # %% [markdown]

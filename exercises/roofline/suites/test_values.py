@@ -81,8 +81,8 @@ class Part1:
                 ("the BF16 rate where the math is FP8", self.crossover / 2),
                 ("the equation solved upside down (ridge x 2 / b): 2B / b = ridge gives B = ridge x b / 2",
                  4 * self.crossover),
-                (f"the worked example's replica (two H200s, 412 x 1 / 2): this question is about one H100 (yours: the {self.gpu})",
-                 WORKED_CROSSOVER),
+                ("the worked example's replica (two H200s, 412 x 1 / 2): this question is about one H100 (yours: "
+                 f"the {self.gpu})", WORKED_CROSSOVER),
                 ("the bytes counted as bits (8 per FP8 weight): FP8 is 1 byte per parameter", 8 * self.crossover),
                 ("the ridge point upside down (bandwidth over peak): the ridge is FLOP/s over bytes per second",
                  self.bandwidth / self.dense / 2),
