@@ -2,9 +2,11 @@
 
 Only what is particular to this lesson; the gates every lesson passes (a fresh build, full marks and zero, the
 corpus, the audit) are tests/test_lesson_gates.py's. Here: every number its text shows is what its functions
-compute; no by-hand answer is on the learner's page; its choices do not give themselves away; each function's
-panel tells its slips apart; the roofline cell draws from the learner's functions and degrades to a table; and
-nbgrader's test cells agree with ``grade`` on the whole corpus.
+compute; no by-hand answer is on the learner's page; on every learner's set of numbers (lesson.toml's [params])
+each Part 1 answer stays apart from its known slips, and a learner's answers pass on their own numbers only; its
+choices do not give themselves away; each function's panel tells its slips apart; the roofline cell draws from
+the learner's functions and degrades to a table; and nbgrader's test cells agree with ``grade`` on the whole
+corpus.
 """
 
 from __future__ import annotations
@@ -334,7 +336,7 @@ def _answers(numbers: dict[str, Any]) -> dict[str, object]:
     n, dense, bandwidth = numbers["params_b"] * 1e9, numbers["sparse_tflops"] * 1e12 / 2, numbers["tb_per_s"] * 1e12
 
     def gap(tokens: int) -> float:
-        return max(2 * n * tokens / dense, n / bandwidth) * 1000
+        return float(max(2 * n * tokens / dense, n / bandwidth) * 1000)
 
     return {
         "crossover_h100": dense / bandwidth / 2,
