@@ -2,9 +2,11 @@
 
 Only what is particular to this lesson; the gates every lesson passes (a fresh build, full marks and zero, the
 corpus, the audit) are tests/test_lesson_gates.py's. Here: every number its text shows is what its functions
-compute; no by-hand answer is on the learner's page; its choices do not give themselves away; each function's
-panel tells its slips apart; the roofline cell draws from the learner's functions and degrades to a table; and
-nbgrader's test cells agree with ``grade`` on the whole corpus.
+compute; no by-hand answer is on the learner's page; on every learner's set of numbers (lesson.toml's [params])
+each Part 1 answer stays apart from its known slips, and a learner's answers pass on their own numbers only; its
+choices do not give themselves away; each function's panel tells its slips apart; the roofline cell draws from
+the learner's functions and degrades to a table; and nbgrader's test cells agree with ``grade`` on the whole
+corpus.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 
 from grader.lessons import load_lesson
+from grader.params import as_dict, default_params, every_params
 from tests.lesson_support import (
     Claim,
     choice_options,
@@ -230,15 +233,136 @@ def test_the_panels_sit_on_both_sides_of_the_ridge_point() -> None:
         assert sides == {True, False}, name
 
 
-def test_the_by_hand_slips_are_far_apart_and_the_expected_values_are_the_solutions() -> None:
+def test_the_by_hand_expected_values_are_the_solutions_on_the_pages_numbers() -> None:
     values = suite_module(LESSON, "test_values")
     r = reference(LESSON)
-    for name, (expected, rel, _, _) in values.VALUES.items():
+    part1 = values.Part1.of(as_dict(default_params(LESSON)))
+    for name, (expected, _, _, _) in part1.values().items():
         assert math.isclose(float(getattr(r, name)), expected, rel_tol=1e-9), name
-        known = [v for _, v in values.KNOWN[name]]
-        assert all(abs(v / expected - 1) > max(rel, 2e-3) * 2 for v in known), name
-        for a, b in itertools.combinations(known, 2):
-            assert abs(a / b - 1) > 4e-3, (name, a, b)
+
+
+# -- Part 1 on each learner's own numbers (lesson.toml's [params]) ---------------------------------------------------
+
+PART1 = ("crossover_h100", "spike_ms", "chunk_ms")
+
+
+def _sig(value: float, digits: int) -> float:
+    return float(f"{value:.{digits}g}")
+
+
+def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_slip() -> None:
+    """On each of the 36 sets of numbers a learner can get, every right answer differs from each slip of its
+    question (the worked example's among them) by more than twice its tolerance; two slips either give the same
+    number (named together, grader.checks.explaining) or lie more than 0.4% apart; rounding as the text allows is
+    right, and to 2 significant figures, where that is another number, wrong; and the chunked pass is
+    compute-bound, as the slip 'an ordinary decode step' says."""
+    values = suite_module(LESSON, "test_values")
+    sets = every_params(LESSON)
+    assert len(sets) == 36
+    for params in sets:
+        part1 = values.Part1.of(as_dict(params))
+        known = part1.known()
+        for name, (expected, rel, _, _) in part1.values().items():
+            slips = [v for _, v in known[name]]
+            assert all(abs(v / expected - 1) > max(rel, 2e-3) * 2 for v in slips), (params, name)
+            for a, b in itertools.combinations(slips, 2):
+                assert a == b or abs(a / b - 1) > 4e-3, (params, name, a, b)
+            if name == "crossover_h100":  # "you may round to a whole number"
+                assert abs(round(expected) / expected - 1) < rel, params
+                continue
+            assert abs(_sig(expected, 3) / expected - 1) < rel, (params, name)
+            if _sig(expected, 2) != _sig(expected, 3):
+                assert abs(_sig(expected, 2) / expected - 1) > rel, (params, name)
+        assert part1.batch + part1.chunk > part1.crossover * 1.01, params
+        for right, worked in ((part1.spike_ms, values.WORKED_SPIKE_MS), (part1.chunk_ms, values.WORKED_CHUNK_MS)):
+            assert abs(right / worked - 1) > 1e-2, params
+
+
+def test_slips_that_give_the_same_number_are_named_together_and_apart_where_they_split() -> None:
+    """On the page's numbers the chunk left without its decode tokens, an ordinary decode step and the sparse
+    headline all give the weight-read time (the three passes are below the crossover): one sentence names all
+    three. On the SXM H100 with 80 + 640 tokens the chunk alone (640 tokens) and the pass at the sparse headline
+    are above the crossover, so each of those slips gives its own number and is named alone, and so is the
+    weight-read time."""
+    from grader.checks import explaining
+
+    values = suite_module(LESSON, "test_values")
+    sets = [values.Part1.of(as_dict(p)) for p in every_params(LESSON)]
+    mine = sets[0]
+    ((read, _),) = explaining(mine.known()["chunk_ms"], mine.read_ms)
+    assert read.startswith("one of 3 slips") and "left out" in read and "used as is" in read, read
+    sxm = next(s for s in sets if s.gpu == "H100 SXM" and s.batch == 80)
+    ((alone, _),) = explaining(sxm.known()["chunk_ms"], sxm.pass_ms(sxm.chunk))
+    assert "left out" in alone and "slips" not in alone and "used as is" not in alone, alone
+    ((sparse, _),) = explaining(sxm.known()["chunk_ms"], sxm.pass_ms(sxm.batch + sxm.chunk, sxm.sparse))
+    assert "used as is" in sparse and "slips" not in sparse and "left out" not in sparse, sparse
+    ((read, _),) = explaining(sxm.known()["chunk_ms"], sxm.read_ms)
+    assert read.startswith("an ordinary decode step"), read
+
+
+@pytest.mark.slow
+def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers() -> None:
+    """Released on each set of numbers: the text states that learner's H100, model, prompt and batch, the solution
+    built on them gives the suites' expected answers, and none of those answers is on the learner's page."""
+    from types import SimpleNamespace
+
+    from grader.build import Owner, build_notebooks, read_source
+
+    values = suite_module(LESSON, "test_values")
+    src = read_source(LESSON)
+    for params in every_params(LESSON):
+        numbers = as_dict(params)
+        built = build_notebooks(src, Owner("ada", params))
+        namespace: dict[str, Any] = {}
+        for cell in built.solution.cells:
+            if cell.get("id") in PART1:
+                exec(cell.source, namespace)
+        r = SimpleNamespace(**namespace)
+        for name, (expected, _, _, _) in values.Part1.of(numbers).values().items():
+            assert math.isclose(getattr(r, name), expected, rel_tol=1e-9), (params, name)
+        text = " ".join(" ".join(c.source.split()) for c in built.learner.cells if c.cell_type == "markdown")
+        assert f"One **{numbers['gpu']}** serves a model with N = {numbers['params_b']}e9 parameters" in text
+        assert f"a batch of {numbers['batch']} sequences when a {numbers['prompt_text']}-token prompt" in text
+        assert f"{numbers['chunk']} prompt tokens per iteration" in text, params
+        page = re.sub(r"(?<=\d),(?=\d{3})", "", "\n".join(c.source for c in built.learner.cells))
+        assert {name: [f for f in _written(float(getattr(r, name))) if _shown(f, page)] for name in PART1} == {
+            name: [] for name in PART1
+        }
+        assert built.learner.metadata["grader"]["params"] == numbers
+
+
+def _answers(numbers: dict[str, Any]) -> dict[str, object]:
+    """Part 1 worked right for ``numbers``, by the lesson's own formulas (not the suites')."""
+    n, dense, bandwidth = numbers["params_b"] * 1e9, numbers["sparse_tflops"] * 1e12 / 2, numbers["tb_per_s"] * 1e12
+
+    def gap(tokens: int) -> float:
+        return float(max(2 * n * tokens / dense, n / bandwidth) * 1000)
+
+    return {
+        "crossover_h100": dense / bandwidth / 2,
+        "spike_ms": gap(numbers["batch"] + numbers["prompt_len"]),
+        "chunk_ms": gap(numbers["batch"] + numbers["chunk"]),
+    }
+
+
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
+    """Learners drawn onto a different H100, model, prompt and batch: each one's own answers pass on their numbers,
+    and every Part 1 answer worked on the other's numbers fails (none coincides)."""
+    from grader.params import draw
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.session import SuiteSession
+
+    secret = b"a-course-secret-for-this-test-only"
+    drawn = {who: draw(LESSON, who, secret) for who in ("ada", "bob", "cy", "dee", "eve", "fay", "gus", "hal")}
+    fields = ("gpu", "params_b", "prompt_len", "batch")
+    apart = [(a, b) for a in drawn for b in drawn if all(as_dict(drawn[a])[f] != as_dict(drawn[b])[f] for f in fields)]
+    ada, bob = apart[0]
+    with SuiteSession(LESSON) as suites:
+        for mine, theirs in ((drawn[ada], drawn[bob]), (drawn[bob], drawn[ada])):
+            own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
+            assert {o.status for o in own} == {"passed"}, own
+            copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
+            assert {o.status for o in copied} == {"failed"}, copied
 
 
 def test_a_slip_is_named_only_when_the_panel_shows_it_too() -> None:

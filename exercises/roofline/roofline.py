@@ -166,37 +166,40 @@ answer_bigger_batch = "C"  # 64 is far below the crossover of 206: the weight re
 # %% [markdown]
 # ## Part 1: by hand
 #
-# A different chip and model from the worked example. One **NVIDIA H100 SXM** serves a model with
-# N = 32e9 parameters in FP8 (1 byte per parameter, 32 GB of weights, which fit in its 80 GB). The H100
-# datasheet lists "FP8 Tensor Core: 3,958 teraFLOPS", marked *with sparsity*, and a memory bandwidth of
-# 3.35 TB/s (NVIDIA, "H100 Tensor Core GPU" datasheet). Use the roofline at these peak rates, with the
+# A different chip and model from the worked example. One **{gpu}** serves a model with
+# N = {params_b}e9 parameters in FP8 (1 byte per parameter, {params_b} GB of weights, which fit in its 80 GB). The
+# H100 datasheet lists "{fp8_quote}" for the {gpu_short}, marked *with sparsity*, and a memory bandwidth
+# of {bandwidth_text} (NVIDIA, "H100 Tensor Core GPU" datasheet). Use the roofline at these peak rates, with the
 # lesson's assumptions (perfect overlap, the weights dominate the bytes, attention and the KV cache left out).
 # You may type a number or an arithmetic expression.
 #
-# - `crossover_h100`: at what decode batch size does a step of this FP8 model on the H100 turn compute-bound
-#   (decode's intensity equals the ridge point)? You may round to a whole number.
-# - `spike_ms`: the server is decoding a batch of 128 sequences when a 6,000-token prompt arrives, and it runs
-#   the whole prefill in one iteration together with the 128 decode tokens (one forward pass). How many
-#   **milliseconds** does that pass take, the gap the 128 sequences see? You may round to 3 significant figures.
-# - `chunk_ms`: the server chunks the prefill instead, 256 prompt tokens per iteration beside the 128 decode
-#   tokens. How many **milliseconds** does one such iteration take? You may round to 3 significant figures.
+# - `crossover_h100`: at what decode batch size does a step of this FP8 model on the {gpu_short} turn
+#   compute-bound (decode's intensity equals the ridge point)? You may round to a whole number.
+# - `spike_ms`: the server is decoding a batch of {batch} sequences when a {prompt_text}-token prompt arrives, and
+#   it runs the whole prefill in one iteration together with the {batch} decode tokens (one forward pass). How
+#   many **milliseconds** does that pass take, the gap the {batch} sequences see? You may round to 3 significant
+#   figures.
+# - `chunk_ms`: the server chunks the prefill instead, {chunk} prompt tokens per iteration beside the {batch}
+#   decode tokens. How many **milliseconds** does one such iteration take? You may round to 3 significant figures.
 
 # %% question="crossover_h100"
 ### STUB crossover_h100 = None  # your answer, a batch size
 ### BEGIN SOLUTION
-crossover_h100 = 3958e12 / 2 / 3.35e12 * 1 / 2  # the ridge (dense FP8 is half the headline) x b / 2
+crossover_h100 = {sparse_tflops}e12 / 2 / ({tb_per_s} * 1e12) * 1 / 2  # the ridge (dense FP8 is half) x b / 2
 ### END SOLUTION
 
 # %% question="spike_ms"
 ### STUB spike_ms = None  # your answer, in milliseconds
 ### BEGIN SOLUTION
-spike_ms = max(2 * 32e9 * (128 + 6000) / (3958e12 / 2), 32e9 * 1 / 3.35e12) * 1000  # compute-bound
+flops_s = 2 * {params_b}e9 * ({batch} + {prompt_len}) / ({sparse_tflops}e12 / 2)  # the pass's FLOPs time
+spike_ms = max(flops_s, {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000  # or its weight read
 ### END SOLUTION
 
 # %% question="chunk_ms"
 ### STUB chunk_ms = None  # your answer, in milliseconds
 ### BEGIN SOLUTION
-chunk_ms = max(2 * 32e9 * (128 + 256) / (3958e12 / 2), 32e9 * 1 / 3.35e12) * 1000  # 384 tokens in the pass
+flops_s = 2 * {params_b}e9 * ({batch} + {chunk}) / ({sparse_tflops}e12 / 2)  # one chunk and the decode tokens
+chunk_ms = max(flops_s, {params_b}e9 * 1 / ({tb_per_s} * 1e12)) * 1000
 ### END SOLUTION
 
 # %% [markdown]

@@ -1,5 +1,5 @@
 # kind: wrong
-# about: halves the already-dense 1,979 once more
-# expect crossover_h100: wrong /halved twice|exactly half/
+# about: halves the already-dense figure once more
+# expect crossover_h100: wrong /halved twice/
 
-crossover_h100 = (1979e12 / 2) / 3.35e12 / 2
+crossover_h100 = ({sparse_tflops}e12 / 2 / 2) / {tb_per_s}e12 / 2

@@ -1,5 +1,5 @@
 # kind: wrong
 # about: thinks a chunked pass is memory-bound
-# expect chunk_ms: wrong /three slips|compute-bound/
+# expect chunk_ms: wrong /ordinary decode step/
 
-chunk_ms = 32e9 / 3.35e12 * 1000  # the weight read
+chunk_ms = {params_b}e9 / {tb_per_s}e12 * 1000  # the weight read

@@ -2,4 +2,4 @@
 # about: adds the two times of the chunk's pass
 # expect chunk_ms: wrong /two times added/
 
-chunk_ms = (2 * 32e9 * 384 / 1.979e15 + 32e9 / 3.35e12) * 1000
+chunk_ms = (2 * {params_b}e9 * ({batch} + {chunk}) / ({sparse_tflops}e12 / 2) + {params_b}e9 / {tb_per_s}e12) * 1000

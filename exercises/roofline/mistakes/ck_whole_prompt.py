@@ -1,5 +1,5 @@
 # kind: wrong
 # about: gives the unchunked gap again
-# expect chunk_ms: wrong /whole 6,000-token prompt|one chunk of 256/
+# expect chunk_ms: wrong /whole prompt in the pass/
 
-chunk_ms = max(2 * 32e9 * 6128 / 1.979e15, 32e9 / 3.35e12) * 1000
+chunk_ms = max(2 * {params_b}e9 * ({batch} + {prompt_len}) / ({sparse_tflops}e12 / 2), {params_b}e9 / {tb_per_s}e12) * 1000

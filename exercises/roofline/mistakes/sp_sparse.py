@@ -1,5 +1,5 @@
 # kind: wrong
 # about: uses the sparse headline as the peak
-# expect spike_ms: wrong /exactly half/
+# expect spike_ms: wrong /used as is/
 
-spike_ms = 2 * 32e9 * 6128 / 3958e12 * 1000
+spike_ms = 2 * {params_b}e9 * ({batch} + {prompt_len}) / {sparse_tflops}e12 * 1000

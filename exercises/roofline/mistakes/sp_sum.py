@@ -2,4 +2,4 @@
 # about: adds the compute and memory times
 # expect spike_ms: wrong /two times added/
 
-spike_ms = (2 * 32e9 * 6128 / 1.979e15 + 32e9 / 3.35e12) * 1000
+spike_ms = (2 * {params_b}e9 * ({batch} + {prompt_len}) / ({sparse_tflops}e12 / 2) + {params_b}e9 / {tb_per_s}e12) * 1000

@@ -1,106 +1,169 @@
-"""By-hand values (Part 1: a 32e9-parameter FP8 model on one H100 SXM) and the three choices.
+"""By-hand values (Part 1: each learner's own H100, FP8 model size, prompt and decode batch) and the three choices.
 
-The feedback never states a by-hand answer. Each question's known slips are far apart (more than 0.4%: a test
-of the lesson checks it), so the one within 0.2% of the learner's number is named; slips that give the same
-number are named together, in one sentence.
+Part 1 is not the page's worked example (two H200s, 70e9 parameters: on the page), and each learner's is their
+own (lesson.toml's [params]; the ``params`` fixture). The page's own Part 1 is a 32e9-parameter FP8 model on one
+NVIDIA H100 SXM, a 6,000-token prompt, 128 decode sequences and 256-token chunks. Expected values and the known
+slips are computed from the learner's numbers, so a slip is named on any of them. The feedback never states a
+by-hand answer. On some numbers several slips give the same number (a pass below the crossover takes the
+weight-read time, however it was miscounted): grader.checks.explaining names every slip near the learner's answer
+in one sentence, so none is claimed alone where another would give it too. What differs from learner to learner
+stays in parentheses: the class report counts one misconception across everyone's numbers.
 """
 
+from dataclasses import dataclass
+
+from grader.checks import explaining, three_figures
 from grader.testing import question
 
-N, B, L, C = 32e9, 128, 6000, 256
-PEAK = 3958e12 / 2  # the H100 SXM datasheet's FP8 figure is with sparsity
-BANDWIDTH = 3.35e12
-READ = N * 1 / BANDWIDTH  # seconds to read the FP8 weights once
+#: The worked example's crossover (two H200s: a ridge of 412 FLOPs per byte, FP8).
+WORKED_CROSSOVER = 3.958e15 / 9.6e12 / 2
+#: Its gaps (no right answer is near them: tests/test_lesson_roofline.py; not slips, being near some slip on some
+#: learner's numbers) (70e9 parameters, 32 decode sequences, a 4,000-token prompt whole or in 512-token chunks), in ms.
+WORKED_SPIKE_MS = 2 * 70e9 * (32 + 4000) / 3.958e15 * 1e3
+WORKED_CHUNK_MS = 2 * 70e9 * (32 + 512) / 3.958e15 * 1e3
 
 
-def _pass_ms(tokens: int, peak: float = PEAK) -> float:
-    return max(2 * N * tokens / peak, READ) * 1e3
+@dataclass(frozen=True)
+class Part1:
+    """One learner's Part 1: their H100, model, prompt and batch, the right answers and the known slips."""
+
+    n: float
+    prompt: int
+    batch: int
+    chunk: int
+    gpu: str
+    sparse: float
+    bandwidth: float
+
+    @classmethod
+    def of(cls, numbers):
+        return cls(
+            numbers["params_b"] * 1e9, numbers["prompt_len"], numbers["batch"], numbers["chunk"],
+            numbers["gpu_short"], numbers["sparse_tflops"] * 1e12, numbers["tb_per_s"] * 1e12,
+        )
+
+    @property
+    def dense(self):
+        return self.sparse / 2  # the datasheet's FP8 figure is with sparsity
+
+    @property
+    def read_ms(self):
+        return self.n * 1 / self.bandwidth * 1e3  # the FP8 weights read once
+
+    def pass_ms(self, tokens, peak=None):
+        return max(2 * self.n * tokens / (peak or self.dense) * 1e3, self.read_ms)
+
+    def sum_ms(self, tokens):
+        return 2 * self.n * tokens / self.dense * 1e3 + self.read_ms
+
+    @property
+    def crossover(self):
+        return self.dense / self.bandwidth * 1 / 2
+
+    @property
+    def spike_ms(self):
+        return self.pass_ms(self.batch + self.prompt)
+
+    @property
+    def chunk_ms(self):
+        return self.pass_ms(self.batch + self.chunk)
+
+    def known(self):
+        """Each question's known slips, (what the learner did, the value it gives), on these numbers."""
+        b, tokens, sparse = self.batch, self.batch + self.prompt, f"{self.sparse / 1e12:,.0f}"
+        return {
+            "crossover_h100": [
+                (f"the datasheet's {sparse} teraFLOPS used as is (it is with sparsity; dense FP8 is half of it)",
+                 2 * self.crossover),
+                ("the ridge point itself: decode's intensity 2B / b equals it at ridge x b / 2", 2 * self.crossover),
+                ("the peak halved twice (the datasheet's FP8 figure is with sparsity, halve it once)",
+                 self.crossover / 2),
+                ("the BF16 rate where the math is FP8", self.crossover / 2),
+                ("the equation solved upside down (ridge x 2 / b): 2B / b = ridge gives B = ridge x b / 2",
+                 4 * self.crossover),
+                ("the worked example's replica (two H200s, 412 x 1 / 2): this question is about one H100 (yours: "
+                 f"the {self.gpu})", WORKED_CROSSOVER),
+                ("the bytes counted as bits (8 per FP8 weight): FP8 is 1 byte per parameter", 8 * self.crossover),
+                ("the ridge point upside down (bandwidth over peak): the ridge is FLOP/s over bytes per second",
+                 self.bandwidth / self.dense / 2),
+            ],
+            "spike_ms": [
+                (f"the prefill alone: the decode tokens (yours: {b}) share the pass", self.pass_ms(self.prompt)),
+                ("the two times added: with the overlap the roofline assumes, the larger of the FLOPs time and the "
+                 "weight-read time sets the pass", self.sum_ms(tokens)),
+                ("the prefill and the decode step timed as two passes: they share one pass, which reads the weights "
+                 "once", self.pass_ms(self.prompt) + self.pass_ms(b)),
+                (f"the datasheet's {sparse} teraFLOPS used as is (it is with sparsity; dense FP8 is half of it)",
+                 self.pass_ms(tokens, self.sparse)),
+                ("1 FLOP per parameter per token where it is 2", self.pass_ms(tokens, self.sparse)),
+                ("the peak halved twice (the datasheet's FP8 figure is with sparsity, halve it once)",
+                 self.pass_ms(tokens, self.dense / 2)),
+                ("the BF16 rate where the math is FP8", self.pass_ms(tokens, self.dense / 2)),
+                ("an ordinary decode step, the time to read the weights: the prompt's tokens in the pass make it "
+                 "compute-bound", self.read_ms),
+                ("the time in seconds: the question asks for milliseconds (x 1000)", self.spike_ms / 1e3),
+            ],
+            "chunk_ms": [
+                (f"the decode tokens (yours: {b}) left out of the pass: they share it with the chunk",
+                 self.pass_ms(self.chunk)),
+                ("an ordinary decode step, the time to read the weights: with the chunk's tokens the pass is "
+                 "compute-bound", self.read_ms),
+                (f"the datasheet's {sparse} teraFLOPS used as is (it is with sparsity; dense FP8 is half of it)",
+                 self.pass_ms(b + self.chunk, self.sparse)),
+                ("the two times added: with the overlap the roofline assumes, the larger of the FLOPs time and the "
+                 "weight-read time sets the pass", self.sum_ms(b + self.chunk)),
+                ("the decode step and the chunk timed as two passes: they share one pass, which reads the weights "
+                 "once", self.pass_ms(b) + self.pass_ms(self.chunk)),
+                ("the whole prompt in the pass: with chunking each pass carries one chunk", self.spike_ms),
+                ("the peak halved twice (the datasheet's FP8 figure is with sparsity, halve it once)",
+                 self.pass_ms(b + self.chunk, self.dense / 2)),
+                ("the BF16 rate where the math is FP8", self.pass_ms(b + self.chunk, self.dense / 2)),
+                ("the time in seconds: the question asks for milliseconds (x 1000)", self.chunk_ms / 1e3),
+            ],
+        }
+
+    def values(self):
+        """Each question's (right value, relative tolerance, what it is in words, advice)."""
+        return {
+            "crossover_h100": (
+                self.crossover, 2e-3, "the batch at which decode turns compute-bound",
+                "The ridge point (the dense FP8 peak over the bandwidth) x bytes per parameter / 2.",
+            ),
+            "spike_ms": (
+                self.spike_ms, three_figures(self.spike_ms, 1e-3),
+                "the gap when the whole prefill shares the iteration, in ms",
+                "One pass of the decode tokens plus the whole prompt: the larger of its FLOPs over the dense peak "
+                "and its weight bytes over the bandwidth, then x 1000 for ms.",
+            ),
+            "chunk_ms": (
+                self.chunk_ms, three_figures(self.chunk_ms, 1e-3), "the gap with chunked prefill, in ms",
+                "One pass of the decode tokens plus one chunk: the larger of its FLOPs over the dense peak and its "
+                "weight bytes over the bandwidth, then x 1000 for ms.",
+            ),
+        }
 
 
-CROSSOVER = PEAK / BANDWIDTH * 1 / 2
-SPIKE_MS = _pass_ms(B + L)
-CHUNK_MS = _pass_ms(B + C)
-
-KNOWN = {
-    "crossover_h100": [
-        ("exactly twice, what two slips give: the 3,958 teraFLOPS used as is (it is with sparsity; dense FP8 is "
-         "half of it), or the ridge point itself where decode's intensity 2B / b equals it at ridge x b / 2",
-         2 * CROSSOVER),
-        ("exactly half, what two slips give: the peak halved twice (1,979 is already the dense rate), or the BF16 "
-         "rate where the math is FP8", CROSSOVER / 2),
-        ("the equation solved upside down (ridge x 2 / b): 2B / b = ridge gives B = ridge x b / 2", 4 * CROSSOVER),
-        ("the worked example's replica (two H200s, 412 x 1 / 2): this question is about one H100",
-         3.958e15 / 9.6e12 / 2),
-        ("the bytes counted as bits (8 per FP8 weight): FP8 is 1 byte per parameter", 8 * CROSSOVER),
-        ("the ridge point upside down (bandwidth over peak): the ridge is FLOP/s over bytes per second",
-         BANDWIDTH / PEAK / 2),
-    ],
-    "spike_ms": [
-        ("the prefill alone: the 128 decode tokens share the pass, so it carries 6,128 tokens", _pass_ms(L)),
-        ("the two times added: with the overlap the roofline assumes, the larger of the FLOPs time and the "
-         "weight-read time sets the pass", (2 * N * (B + L) / PEAK + READ) * 1e3),
-        ("the prefill and the decode step timed as two passes: they share one pass, which reads the weights once",
-         _pass_ms(L) + _pass_ms(B)),
-        ("exactly half, what two slips give: the 3,958 teraFLOPS used as is (it is with sparsity; dense FP8 is "
-         "half of it), or 1 FLOP per parameter per token where it is 2", _pass_ms(B + L, 2 * PEAK)),
-        ("exactly twice, what two slips give: the peak halved twice (1,979 is already dense), or the BF16 rate "
-         "where the math is FP8", _pass_ms(B + L, PEAK / 2)),
-        ("an ordinary decode step, the time to read the weights: the 6,000 prompt tokens in the pass make it "
-         "compute-bound", READ * 1e3),
-        ("the time in seconds: the question asks for milliseconds (x 1000)", SPIKE_MS / 1e3),
-    ],
-    "chunk_ms": [
-        ("the time to read the weights once, what three slips give: the 128 decode tokens left out of the pass "
-         "(they share it with the chunk), an ordinary decode step, or the 3,958 teraFLOPS used as is (dense FP8 "
-         "is half); with 384 tokens the pass is compute-bound", READ * 1e3),
-        ("the two times added: with the overlap the roofline assumes, the larger of the FLOPs time and the "
-         "weight-read time sets the pass", (2 * N * (B + C) / PEAK + READ) * 1e3),
-        ("the decode step and the chunk timed as two passes: they share one pass, which reads the weights once",
-         _pass_ms(B) + _pass_ms(C)),
-        ("the whole 6,000-token prompt in the pass: with chunking each pass carries one chunk of 256 tokens",
-         SPIKE_MS),
-        ("exactly twice, what two slips give: the peak halved twice (1,979 is already dense), or the BF16 rate "
-         "where the math is FP8", _pass_ms(B + C, PEAK / 2)),
-        ("the time in seconds: the question asks for milliseconds (x 1000)", CHUNK_MS / 1e3),
-    ],
-}
-
-VALUES = {
-    "crossover_h100": (
-        CROSSOVER, 2e-3, "the batch at which decode turns compute-bound",
-        "The ridge point (the dense FP8 peak over the bandwidth) x bytes per parameter / 2.",
-    ),
-    "spike_ms": (
-        SPIKE_MS, 2e-3, "the gap when the whole prefill shares the iteration, in ms",
-        "One pass of 128 + 6,000 tokens: the larger of its FLOPs over the dense peak and its weight bytes over "
-        "the bandwidth, then x 1000 for ms.",
-    ),
-    "chunk_ms": (
-        CHUNK_MS, 2e-3, "the gap with 256-token chunks, in ms",
-        "One pass of 128 + 256 tokens: the larger of its FLOPs over the dense peak and its weight bytes over the "
-        "bandwidth, then x 1000 for ms.",
-    ),
-}
-
-
-def _value(learner, roof, name):
-    expected, rel, meaning, advice = VALUES[name]
-    roof.expect_value(name, learner.value(name), expected, meaning=meaning, known=KNOWN[name], rel=rel, advice=advice)
+def _value(learner, roof, params, name):
+    part1 = Part1.of(params)
+    expected, rel, meaning, advice = part1.values()[name]
+    given = learner.value(name)
+    known = explaining(part1.known()[name], given)
+    roof.expect_value(name, given, expected, meaning=meaning, known=known, rel=rel, advice=advice)
 
 
 @question("crossover_h100")
-def test_crossover_h100(learner, roof):
-    _value(learner, roof, "crossover_h100")
+def test_crossover_h100(learner, roof, params):
+    _value(learner, roof, params, "crossover_h100")
 
 
 @question("spike_ms")
-def test_spike_ms(learner, roof):
-    _value(learner, roof, "spike_ms")
+def test_spike_ms(learner, roof, params):
+    _value(learner, roof, params, "spike_ms")
 
 
 @question("chunk_ms")
-def test_chunk_ms(learner, roof):
-    _value(learner, roof, "chunk_ms")
+def test_chunk_ms(learner, roof, params):
+    _value(learner, roof, params, "chunk_ms")
 
 
 # -- choices -------------------------------------------------------------------------------------------------------
