@@ -306,7 +306,7 @@ def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers(
     built on them gives the suites' expected answers, and none of those answers is on the learner's page."""
     from types import SimpleNamespace
 
-    from grader.build import Owner, build_notebooks, read_source
+    from grader.authoring.build import Owner, build_notebooks, read_source
 
     values = suite_module(LESSON, "test_values")
     src = read_source(LESSON)
