@@ -12,9 +12,9 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import nbformat
@@ -215,3 +215,19 @@ def copies_credited(
             if outcome.status == "passed" and (outcome.carried or not same):
                 wrong.append(f"{outcome.question} on {dict(theirs)}: passed, carried from {outcome.carried}")
     return wrong
+
+
+def released_part1(lesson: Lesson, questions: Sequence[str]) -> Iterator[tuple[dict[str, Any], Any, SimpleNamespace]]:
+    """Each set of the lesson's numbers released to one learner: the numbers, the built notebooks and Part 1's
+    answers (``questions``) as the solution built on those numbers computes them."""
+    from grader.authoring.build import Owner, build_notebooks, read_source
+    from grader.params import as_dict, every_params
+
+    src = read_source(lesson)
+    for params in every_params(lesson):
+        built = build_notebooks(src, Owner("ada", params))
+        namespace: dict[str, Any] = {}
+        for cell in built.solution.cells:
+            if cell.get("id") in questions:
+                exec(cell.source, namespace)
+        yield dict(as_dict(params)), built, SimpleNamespace(**namespace)

@@ -23,6 +23,7 @@ from tests.lesson_support import (
     notebook,
     on_page,
     reference,
+    released_part1,
     suite_module,
     unclaimed_bold_numbers,
     wrong_claims,
@@ -244,20 +245,9 @@ def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_mistake
 def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers() -> None:
     """Released on each set of numbers: the text states that learner's model, prompt and accelerator, the solution
     built on them gives the suites' expected answers, and none of those answers is on the learner's page."""
-    from types import SimpleNamespace
-
-    from grader.authoring.build import Owner, build_notebooks, read_source
-
     values = _module("test_values")
-    src = read_source(LESSON)
-    for params in every_params(LESSON):
-        numbers = as_dict(params)
-        built = build_notebooks(src, Owner("ada", params))
-        namespace: dict[str, Any] = {}
-        for cell in built.solution.cells:
-            if cell.get("id") in PART1:
-                exec(cell.source, namespace)
-        r = SimpleNamespace(**namespace)
+    for numbers, built, r in released_part1(LESSON, PART1):
+        params = tuple(numbers.items())
         for name, (expected, _, _, _) in values.Part1.of(numbers).values().items():
             assert math.isclose(getattr(r, name), expected, rel_tol=1e-9), (params, name)
         text = " ".join(" ".join(c.source.split()) for c in built.learner.cells if c.cell_type == "markdown")
