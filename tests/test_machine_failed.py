@@ -37,3 +37,27 @@ def test_a_lender_that_does_not_start_leaves_the_notebook_ungraded_not_partial(
     told = " ".join(report.errors)
     assert "This notebook was not graded" in told and "did not start within 60 s" in told
     assert "exit()" not in told and not any("exit()" in " ".join(q.feedback) for q in report.questions)
+
+
+def test_a_worker_started_inside_a_learner_call_that_runs_out_is_that_calls_timeout_not_the_machines(
+    write_notebook: Callable[..., Path],
+) -> None:
+    """A lender's worker killed by a learner call's own arguments is started again inside that call, within its
+    deadline (a full run on a loaded machine: the notebook was 'not graded', the machine blamed, for the
+    learner's own attack). When the call's deadline comes before the start budget, the call times out: no
+    MachineFailed, so the notebook is graded and only that call's question loses."""
+    import time
+
+    from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
+    from grader.execute import channel
+    from grader.execute.protocol import ChannelTimeout
+    from grader.read import read_submission
+
+    worker = LearnerProcess(read_submission(write_notebook(SQUARES_SOLVED)), DEFAULT_LIMITS, DEFAULT_MODE)
+    channel._in_call.deadline = time.monotonic() + 0.001  # the learner call this start happens inside
+    try:
+        with pytest.raises(ChannelTimeout):
+            worker.run_notebook()
+    finally:
+        channel._in_call.deadline = None
+        worker.close()

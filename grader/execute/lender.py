@@ -9,7 +9,9 @@ A :class:`Lender` runs them instead in a *lender's worker*: a :class:`LearnerPro
 lesson's solution notebook (no learner code ever runs in it), under the same sandbox, memory, CPU and
 process limits as a learner's worker. Each lent call is a request over its channel, whose deadline is the
 learner call's own (:func:`grader.execute.channel.call_deadline`); at that deadline the lender's worker is killed
-and a fresh one is started before the next call that needs it, outside any call's time. What comes back is
+and a fresh one is started before the next call that needs it, outside any call's time; when that next call is
+inside the same learner call (its arguments killed the last one), the start waits within that call's deadline,
+and running out of it is that call's timeout, never the machine's failure. What comes back is
 read as a worker's answer is (at most ``max_message_kb``, counted before anything is built), so whatever the
 arguments, the grading process spends at most the call's time limit and a few times the message size on it.
 
@@ -99,6 +101,9 @@ class Lender:
         assert self._worker is not None
         try:
             self._worker.run_notebook()
+        except ChannelTimeout:
+            self.close()  # the learner call it boots within ran out of time: that call fails, not the machine
+            raise
         except GraderError as err:
             self.close()
             why = f"the grader could not run the lesson's solution to lend its functions ({err})"

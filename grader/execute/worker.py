@@ -134,6 +134,10 @@ class LearnerProcess:
                 pass
         except ChannelTimeout:
             self.close()
+            if time.monotonic() < self._spawned + self.limits.budget.boot:
+                # A lender's worker started inside a learner call (its last one was killed by that call's own
+                # arguments) waits within that call's deadline: the call's time is spent, not the machine's budget.
+                raise ChannelTimeout("the learner call's time ran out while the grader's worker started") from None
             raise MachineFailed(
                 f"The grader's worker did not start within {self.limits.budget.boot:g} s: the grading machine is "
                 "overloaded, not your notebook. Grade it again later."
