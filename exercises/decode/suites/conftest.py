@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
+from grader.checks import call_with
 from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
 from grader.diagnose import UNSURE, Candidate, candidates, confirmed, explain, kind, number
 from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
@@ -338,17 +339,9 @@ def _same_answer(a: Any, b: Any) -> bool:
 # -- keyword calls -----------------------------------------------------------------------------------------------
 
 def call_kw(learner: Any, name: str, params: Sequence[str], **kwargs: Any) -> Call:
-    """Call with the documented parameter names as keywords; say so plainly when a name was changed."""
-    try:
-        return learner.call(name, **kwargs)
-    except LearnerRaised as err:
-        text = str(err)
-        if "TypeError" in text and ("keyword argument" in text or "missing" in text):
-            raise LearnerRaised(
-                f"{text}. Graders call `{name}` with the parameter names the notebook gives it "
-                f"({', '.join(params)}); keep those names."
-            ) from None
-        raise
+    """Call with the documented parameter names as keywords; say so plainly when a name was changed (the shared
+    :func:`grader.checks.call_with`)."""
+    return call_with(learner, name, params, kwargs, keywords=True)
 
 
 # -- batch_throughput ------------------------------------------------------------------------------------------
