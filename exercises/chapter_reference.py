@@ -53,18 +53,19 @@
 # Every lesson uses one replica: two NVIDIA H200 SXM GPUs with tensor parallelism, each with 141 GB of HBM3e
 # at 4.8 TB/s and 1,979 TFLOP/s of dense FP8 (the datasheet's "3,958 TFLOPS" is *with sparsity*; dense math
 # gets half: NVIDIA, "H200 Tensor Core GPU" datasheet, 2024). It serves a 70B-parameter model in FP8, shaped
-# as Llama-3-70B: 80 layers, 8 KV heads of 64 query heads, head dimension 128 (Meta, "The Llama 3 Herd of
-# Models", 2024, Table 3), its KV cache in BF16. The pair has 282 GB, 9.6 TB/s and 3.958e15 FLOP/s.
+# as Llama-3-70B: 80 layers, 8 KV heads of 64 query heads (Meta, "The Llama 3 Herd of Models", 2024, Table 3),
+# head dimension 128 (its `config.json`, 8192 / 64), its KV cache in BF16. The pair has 282 GB, 9.6 TB/s and 3.958e15 FLOP/s.
 #
 # - Weights: 70e9 x 1 byte = 70 GB, leaving 212 GB of the 282 GB for the KV cache at most: activations and
 #   the serving engine's own reserve take some of it (lesson 5 works out the budget a server really has).
 # - Ridge point: 1.979e15 / 4.8e12 ≈ 412 FLOPs per byte per GPU, the same for the pair.
 # - Prefill of a 4,000-token prompt: 2 x 70e9 x 4,000 = 5.6e14 FLOPs at an intensity of 2 x 4,000 / 1 =
 #   8,000 FLOPs per byte, far above the ridge: compute-bound. At the full dense peak it would take
-#   5.6e14 / 3.958e15 ≈ 0.141 s; the chapter assumes 28% utilisation (real prefill reaches about 30-60%;
-#   attention and the two GPUs' communication are left out), so TTFT ≈ 0.51 s, "about 0.5 s".
+#   5.6e14 / 3.958e15 ≈ 0.141 s; the chapter assumes 28% utilisation (an assumption chosen to give about 0.5 s,
+#   not a measurement; attention and the two GPUs' all-reduce are left out), so TTFT ≈ 0.51 s, "about 0.5 s".
 # - Decode: each step reads the 70 GB, at least 70e9 / 9.6e12 ≈ 7.3 ms; at about 73% of the peak bandwidth
-#   (about 7 TB/s achieved) about 10 ms per token, about 100 tokens/s for one stream. Its intensity, 2 / 1 =
+#   (about 7 TB/s: the chapter's assumption, chosen to give 10 ms) about 10 ms per token, about 100 tokens/s
+#   for one stream. Its intensity, 2 / 1 =
 #   2 FLOPs per byte, is far below the ridge: memory-bound. A decode batch would turn compute-bound near
 #   412 x 1 / 2 ≈ 206 sequences.
 # - KV cache: 2 x 80 x 8 x 128 x 2 = 327,680 bytes per token, so 4,000 positions hold about 1.31 GB, and a

@@ -60,7 +60,7 @@ def _claims(r: Any) -> list[Claim]:
         ("5.6e14 / 3.958e15 ≈ **0.141 s**", "0.141", r.ttft_seconds(70e9, 4000, 3.958e15, 1.0), 0),
         ("5.6e14 / (3.958e15 x 0.28) ≈ **0.51 s**", "0.51", r.ttft_seconds(70e9, 4000, 3.958e15, 0.28), 0),
         ("70e9 / 9.6e12 ≈ 7.3 ms", "7.3", 70e9 / 9.6e12 * 1e3, 0),
-        ("about 10 ms at about 73% of that bandwidth", "10", 70e9 / (0.73 * 9.6e12) * 1e3, 0),
+        ("about 10 ms at the 73% of that bandwidth", "10", 70e9 / (0.73 * 9.6e12) * 1e3, 0),
         ("2 x 80 layers x 4,000^2 x 8,192 ≈ 2.1e13 FLOPs", "2.1e13", attention, 0.01),
         ("about **3.7%** of 5.6e14", "3.7", attention / flops * 100, 0),
         (

@@ -29,7 +29,8 @@ check, check_all, hint = connect("batching", globals())
 # ## Predict first
 #
 # With one user, the chapter's replica (below) writes at best a token about every 7.4 ms: each decode step reads
-# all 70 GB of weights (lesson *Decode*). Now 64 users share it, each with a 4,000-token conversation. Before you
+# all 70 GB of weights (7.29 ms at the replica's 9.6 TB/s, lesson *Decode*) and that user's 4,000-token KV cache
+# (1.31 GB more: 7.43 ms in all). Now 64 users share it, each with a 4,000-token conversation. Before you
 # read on, write down a guess:
 #
 # 1. Each user's ITL: still about 7.4 ms, 64 times longer, or something in between?
@@ -57,8 +58,9 @@ check, check_all, hint = connect("batching", globals())
 #
 # > step time = (W + B x C x k) / bandwidth
 #
-# (Austin et al., "How to Scale Your Model", 2025, chapter "All About Transformer Inference": "Theoretical Min
-# Step Time = (Batch x KV size + Parameter size) / Total memory bandwidth"). At B = 1 this is lesson *Decode*'s
+# (the same floor as Austin et al., "How to Scale Your Model", 2025, chapter "All About Transformer Inference",
+# which writes the minimum step time as the batch's KV bytes plus the parameter bytes, over the total memory
+# bandwidth). At B = 1 this is lesson *Decode*'s
 # `kv_step_seconds`. *Assumptions:* the step is **memory-bound**, below the ridge point: its FLOPs per byte
 # read, at most 2B / b for the weights' matrix multiplications (b bytes per weight), stay below the chip's
 # ridge point, so the arithmetic hides under the memory reads (lesson *Prefill vs decode on one accelerator*
@@ -98,7 +100,8 @@ check, check_all, hint = connect("batching", globals())
 # Every lesson of this chapter uses one replica: **two NVIDIA H200 SXM GPUs** with tensor parallelism, each with
 # 141 GB of HBM3e at 4.8 TB/s (NVIDIA, "H200 Tensor Core GPU" datasheet, 2024), 9.6 TB/s for the pair, serving
 # a **70B-parameter model in FP8** (W = 70e9 bytes). Its shape is Llama-3-70B's: 80 layers, 8 KV heads (of 64
-# query heads), head dimension 128 (Meta, "The Llama 3 Herd of Models", 2024, Table 3). With the cache in BF16,
+# query heads; Meta, "The Llama 3 Herd of Models", 2024, Table 3), head dimension 128 (the model's `config.json`,
+# 8192 / 64). With the cache in BF16,
 # k = 2 x 80 x 8 x 128 x 2 = 327,680 bytes per token, so a 4,000-token sequence holds **1.31 GB** of cache
 # (lesson *The KV cache* works this out). Every sequence is at C = 4,000 tokens.
 #
@@ -228,7 +231,7 @@ def fleet_tokens_per_s(param_bytes, kv_bytes_per_token, context_len, batch, band
     """The replica's total output rate, in tokens per second, when batch sequences decode together.
 
     Every sequence gains one token per step, so this is batch / batch_step_seconds(...) with the same
-    arguments. Call batch_step_seconds; do not repeat its formula.
+    arguments. Call batch_step_seconds (repeating its formula is right too).
 
     Example: fleet_tokens_per_s(70e9, 327680, 4000, 64, 9.6e12) -> 3992.56...
     """

@@ -15,7 +15,7 @@
 # - Run `check("question_id")` to test one answer, `check_all()` to test them all, and `hint("question_id")`
 #   when you are stuck, for example `hint("generate")`.
 # - Choice answers are strings such as `"A"`. Numbers are compared with a relative tolerance of 1e-6,
-#   except `max_tokens_per_s`, which is checked to 1 decimal place.
+#   except `ms_per_token`, which is checked to 2 decimal places, and `max_tokens_per_s`, to 1.
 # - Units are decimal throughout: 1 GB = 1e9 bytes, 1 TB/s = 1e12 bytes/s, 1 ms = 1e-3 s.
 
 # %% tags=["self-check"]
@@ -57,8 +57,9 @@ check, check_all, hint = connect("decode", globals())
 # *plus* a cache that keeps growing: later tokens cost a little more than earlier ones.
 #
 # **Batching.** If B sequences decode together, one step reads the weights once and uses them for all B new
-# positions. Aggregate tokens/s rise (close to B times while memory is the bottleneck), but each sequence still
-# gains one token per step: one stream does not get faster.
+# positions. Aggregate tokens/s rise (close to B times while the weight read dominates the bytes of a step: each
+# sequence adds its own KV cache to read, so at long contexts and large B the gain is smaller), but each
+# sequence still gains one token per step: one stream does not get faster.
 #
 # **Common mistakes**
 #
@@ -205,7 +206,7 @@ def tokens_per_second(param_bytes, bandwidth):
     """The best decode rate of a single sequence, in tokens per second.
 
     Each step yields one token, so this is 1 / decode_step_seconds(param_bytes, bandwidth).
-    Call decode_step_seconds; do not repeat its formula.
+    Call decode_step_seconds (repeating its formula is right too).
 
     Example: tokens_per_second(14e9, 1e12) -> 71.428...
     """
@@ -220,7 +221,7 @@ def decode_time(n_tokens, param_bytes, bandwidth):
 
     Returns n_tokens * decode_step_seconds(param_bytes, bandwidth).
     n_tokens is a whole number >= 0; 0 tokens take 0.0 seconds.
-    Call decode_step_seconds; do not repeat its formula.
+    Call decode_step_seconds (repeating its formula is right too).
 
     Example: decode_time(100, 14e9, 1e12) -> 1.4
     """
@@ -526,7 +527,7 @@ def batch_throughput(param_bytes, bandwidth, batch):
     batch: number of sequences decoding together, a whole number >= 1.
     Returns the tuple (aggregate_tokens_per_s, per_stream_tokens_per_s) =
     (batch * tokens_per_second(param_bytes, bandwidth), tokens_per_second(param_bytes, bandwidth)).
-    Call tokens_per_second; do not repeat its formula.
+    Call tokens_per_second (repeating its formula is right too).
 
     Example: batch_throughput(14e9, 1e12, 8) -> (571.428..., 71.428...)
     """
@@ -567,7 +568,8 @@ def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwi
 
     The step that produces new token k (k = 0, 1, ..., n_tokens - 1) reads the KV cache of prompt_len + k positions.
     Returns the sum over k of kv_step_seconds(param_bytes, kv_bytes_per_token, prompt_len + k, bandwidth).
-    n_tokens is a whole number >= 0; 0 tokens take 0.0 seconds. Call kv_step_seconds; do not repeat its formula.
+    n_tokens is a whole number >= 0; 0 tokens take 0.0 seconds.
+    Call kv_step_seconds (repeating its formula is right too).
 
     Example: kv_decode_time(3, 1000, 14e9, 5e5, 1e12) -> 0.0435015
     """
@@ -580,9 +582,12 @@ def kv_decode_time(n_tokens, prompt_len, param_bytes, kv_bytes_per_token, bandwi
 
 # %% [markdown]
 # **Speculative decoding.** Decode reads all the weights to gain one token. Speculative decoding gets more from
-# each read: a small, fast *draft* model proposes k tokens, then the large model checks all k in one pass (one
-# read of its weights for k positions, as in prefill). It keeps the drafted tokens up to the first one it would
-# not have produced, plus one token of its own, so the output is what the large model alone would have written.
+# each read: a small, fast *draft* model proposes k tokens, then the large model scores k + 1 positions in one
+# pass (one read of its weights, as in prefill: the k drafted tokens and the position after them). With greedy
+# decoding it keeps the drafted tokens up to the first one it would not have produced, plus one token of its
+# own, so the output is what the large model alone would have written. (With sampling, each drafted token is
+# accepted with probability min(1, p / q), the large model's probability of it over the draft's, and a rejected
+# one is resampled, which keeps the large model's output distribution: Leviathan et al., below.)
 # If each drafted token is accepted with probability a, independently, one pass yields on average
 # (1 - a^(k+1)) / (1 - a) tokens (Leviathan, Kalman and Matias, "Fast Inference from Transformers via
 # Speculative Decoding", ICML 2023). With k = 4 and a = 0.8: (1 - 0.8^5) / (1 - 0.8) = **3.3616** tokens per

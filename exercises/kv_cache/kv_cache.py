@@ -69,7 +69,9 @@ check, check_all, hint = connect("kv_cache", globals())
 #
 # Engines measure instead of assuming: vLLM by default uses 90% of each GPU's memory (`gpu_memory_utilization =
 # 0.90` in `vllm/engine/arg_utils.py`) for the weights, the activations' measured peak and the cache together, so
-# its cache gets somewhat less than this lesson's estimate.
+# for the same memory total its cache gets somewhat less than this lesson's estimate. The totals can differ: the
+# lesson takes the datasheet's figure (141 GB for an H200), while vLLM takes 90% of what the GPU reports, and an
+# H200 reports 143,771 MiB (about 150.8 GB) to `nvidia-smi`, so on a real H200 vLLM's cache can come out larger.
 #
 # **What fits.** The budget divided by the bytes per token, rounded *down*, is how many tokens the cache can
 # hold. A sequence that may grow to a context of T tokens needs T of them, so the number of such sequences that
@@ -92,9 +94,11 @@ check, check_all, hint = connect("kv_cache", globals())
 # %% [markdown]
 # ### Worked example: Llama-3-70B on the chapter's replica
 #
-# The model's shape is Llama-3-70B's: **80 layers, 64 query heads, 8 KV heads, head dimension 128** (Meta, "The
-# Llama 3 Herd of Models", 2024, Table 3; `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads` and
-# `hidden_size` / `num_attention_heads` = 8192 / 64 in the model's Hugging Face `config.json`), with a context of
+# The model's shape is Llama-3-70B's: **80 layers, 64 query heads, 8 KV heads, head dimension 128** (the layers
+# and heads from Meta, "The Llama 3 Herd of Models", 2024, Table 3, and `num_hidden_layers`,
+# `num_attention_heads`, `num_key_value_heads` in the model's Hugging Face `config.json`; the head dimension,
+# which the report's table does not give, from that `config.json`: `hidden_size` / `num_attention_heads` =
+# 8192 / 64), with a context of
 # 8,192 tokens (8K, the Meta-Llama-3-70B model card; Llama 3.1 extends it to 128K). Its weights are in FP8,
 # 70 GB, and its cache in BF16, 2 bytes per value. The replica: two NVIDIA H200 SXM, 141 GB of HBM3e at
 # 4.8 TB/s each (NVIDIA, "H200 Tensor Core GPU" datasheet, 2024).
@@ -111,7 +115,7 @@ check, check_all, hint = connect("kv_cache", globals())
 #   **4** fit.
 # - Re-reading it: one decode step at a context of 8,192 reads (70e9 + 2.68e9) bytes; at the replica's 9.6 TB/s
 #   that is **7.57 ms**, against 7.29 ms for the weights alone: the cache is 3.7% of the bytes. (At the about 73%
-#   of peak bandwidth real decoding achieves, about 10 ms, as lesson *Decode* says.)
+#   of peak bandwidth the chapter assumes, about 10 ms, as lesson *Decode* says.)
 # - When the KV read equals the weight read: 70e9 / 327,680 = **213,623 tokens**, more than even the 128K
 #   context, where the cache is 61% of the weights' bytes and a step takes 11.8 ms. For one conversation the
 #   weights dominate each step; lesson 6 (*Batching and throughput*) shows what happens when 68 conversations
@@ -377,8 +381,9 @@ answer_fp8_cache = "D"  # half the bytes per token: the budget and the weights b
 #   `max_sequences`.
 # - **Smaller caches.** Besides GQA: multi-query attention (one KV head for all query heads; Shazeer, "Fast
 #   Transformer Decoding: One Write-Head is All You Need", 2019), an FP8 cache (half of BF16), and a sliding
-#   window that keeps only the last few thousand positions in some layers (Mistral 7B keeps 4,096; Jiang et al.,
-#   "Mistral 7B", 2023).
+#   window that keeps only the last few thousand positions: in every layer (Mistral 7B keeps 4,096 in all of
+#   them; Jiang et al., "Mistral 7B", 2023), or in every other layer, the rest attending over the whole context
+#   (Gemma 2 alternates local sliding-window and global layers; Gemma Team, "Gemma 2", 2024).
 # - **Whose GB?** Memory chips come in powers of two, so a GPU sold as "80 GB" holds about 80 GiB: nvidia-smi
 #   reports an H100 80GB as 81,559 MiB, about 85.5 GB. This lesson reads the datasheets' figures as decimal GB,
 #   which is on the safe side; what matters is to convert once, and never to compare a GB with a GiB.

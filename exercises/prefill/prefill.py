@@ -63,8 +63,9 @@ check, check_all, hint = connect("prefill", globals())
 # > TTFT ≈ prefill FLOPs / (peak FLOP/s x utilisation)
 #
 # where the *utilisation* (model FLOP utilisation, MFU; Chowdhery et al., "PaLM", 2022) is the fraction of the
-# peak the pass really achieves. *Assumptions:* compute-bound; the time waiting in a queue, the network and the
-# first decode step are left out (a server's measured TTFT includes them).
+# peak the pass really achieves. *Assumptions:* compute-bound; the first output token comes out of this pass
+# (its last position's logits), so nothing else is computed; what a server's measured TTFT adds to it, waiting
+# in a queue, tokenizing the prompt, sampling and detokenizing the token and the network, is left out.
 #
 # **The KV cache written.** For every prompt position and every layer, prefill stores a key and a value vector
 # for each KV head. With grouped-query attention a model has fewer KV heads than query heads, and only the KV
@@ -85,19 +86,20 @@ check, check_all, hint = connect("prefill", globals())
 # - Intensity: 2 x 4,000 / 1 = **8,000 FLOPs per byte**. The ridge point is 1.979e15 / 4.8e12 ≈ **412 FLOPs
 #   per byte** per GPU (the same for the pair, 3.958e15 / 9.6e12): the prompt sits about 19 times above it,
 #   so this prefill is compute-bound. Any prompt longer than 412 x 1 / 2 ≈ 206 tokens is, on this replica.
-# - TTFT: at 100% of the dense peak, 5.6e14 / 3.958e15 ≈ **0.141 s**. No real pass reaches the peak: large
-#   training runs report about 40-50% (PaLM: 46.2% MFU), and a prefill split over two GPUs also waits for their
-#   communication. This chapter assumes **28% utilisation**: 5.6e14 / (3.958e15 x 0.28) ≈ **0.51 s**, the
-#   "about 0.5 s" of the Decode lesson's check-yourself question. Reading the 70 GB of weights once takes only
+# - TTFT: at 100% of the dense peak, 5.6e14 / 3.958e15 ≈ **0.141 s**. No real pass reaches the peak (for
+#   comparison only: PaLM's 46.2% MFU is a *training* figure, Chowdhery et al., 2022), and a prefill split over
+#   two GPUs also waits for their all-reduce in every layer. This chapter *assumes* **28% utilisation**, a
+#   figure chosen to give the "about 0.5 s" of the Decode lesson's check-yourself question, not a measurement:
+#   5.6e14 / (3.958e15 x 0.28) ≈ **0.51 s**. Reading the 70 GB of weights once takes only
 #   70e9 / 9.6e12 ≈ 7.3 ms, which is why each decode step, which reads them all for one token, takes about
-#   10 ms at about 73% of that bandwidth, while prefill's time is set by arithmetic.
+#   10 ms at the 73% of that bandwidth the chapter likewise assumes, while prefill's time is set by arithmetic.
 # - Attention, left out above: 2 x 80 layers x 4,000^2 x 8,192 ≈ 2.1e13 FLOPs, about **3.7%** of 5.6e14 (80
 #   layers and an attention width of 8,192 are Llama-3-70B's). At 32,000 tokens it would be about 30%: for long
 #   prompts, add it.
 # - KV cache: the 70B model's shape is Llama-3-70B's, 80 layers, 8 KV heads (of 64 query heads) and head
-#   dimension 128 (Meta, "The Llama 3 Herd of Models", 2024, Table 3; `num_hidden_layers`,
-#   `num_key_value_heads` and `hidden_size` / `num_attention_heads` = 8192 / 64 in the model's Hugging Face
-#   `config.json`). With the cache in BF16 (2 bytes per value): 2 x 80 x 8 x 128 x 2 = 327,680 bytes per
+#   dimension 128 (the layers and heads from Meta, "The Llama 3 Herd of Models", 2024, Table 3, and
+#   `num_hidden_layers`, `num_key_value_heads` in the model's Hugging Face `config.json`; the head dimension
+#   from that `config.json`, `hidden_size` / `num_attention_heads` = 8192 / 64). With the cache in BF16 (2 bytes per value): 2 x 80 x 8 x 128 x 2 = 327,680 bytes per
 #   token, and x 4,000 tokens = **1.31 GB** written (1.22 GiB).
 #
 # **Common mistakes**
@@ -229,7 +231,7 @@ def is_compute_bound(prompt_len, bytes_per_param, peak_flops, bandwidth):
 
     True if prefill_intensity(prompt_len, bytes_per_param) is greater than ridge_point(peak_flops, bandwidth),
     else False. At the ridge point exactly, arithmetic and memory take the same time: that is False (not yet
-    compute-bound). Return a bool. Call prefill_intensity and ridge_point; do not repeat their formulas.
+    compute-bound). Return a bool. Call prefill_intensity and ridge_point (repeating their formulas is right too).
 
     Example: is_compute_bound(4000, 1, 1.979e15, 4.8e12) -> True
     """
@@ -243,7 +245,7 @@ def ttft_seconds(n_params, prompt_len, peak_flops, utilisation):
     """Time to first token, in seconds, of a compute-bound prefill.
 
     peak_flops: the dense peak, in FLOP/s. utilisation: the fraction of it the pass achieves, 0 < utilisation <= 1
-    (0.28 is 28%). Queueing, the network and the first decode step are left out.
+    (0.28 is 28%). Queueing, tokenization, sampling, detokenization and the network are left out.
     Returns prefill_flops(n_params, prompt_len) / (peak_flops * utilisation). Call prefill_flops.
 
     Example: ttft_seconds(70e9, 4000, 3.958e15, 0.28) -> 0.505...

@@ -53,8 +53,8 @@ check, check_all, hint = connect("request", globals())
 #  | queue, prefill |  tok 1    tok 2     tok 3             tok n_out
 # ```
 #
-# The times a user feels, as serving benchmarks define them (vLLM's `benchmark_serving`, NVIDIA's
-# GenAI-Perf; NVIDIA, "NIM LLM Benchmarking: Metrics"):
+# The times a user feels, as this lesson defines them (the definitions of vLLM's `benchmark_serving`; NVIDIA's
+# GenAI-Perf and NIM use the same TTFT and T, but a different ITL: see the note below the list):
 #
 # - **TTFT**, time to first token: from sending the request to receiving the first output token. It
 #   includes waiting in the queue, the prefill and the network, so it grows with the prompt and with the load.
@@ -63,6 +63,10 @@ check, check_all, hint = connect("request", globals())
 #   first token out, since that one came from prefill. When every gap is the same (**steady gaps**), TPOT
 #   equals the ITL.
 # - **T**, end-to-end latency: from sending the request to receiving its last token.
+#
+# *Which ITL?* vLLM's ITL is every gap between two streamed tokens, as above. NVIDIA's GenAI-Perf and NIM
+# ("NIM LLM Benchmarking: Metrics") define ITL as one request's average gap, (T - TTFT) / (n_out - 1): that is
+# the TPOT of this lesson. Read a benchmark's definition before you compare its ITL with another's.
 #
 # After the first token there are n_out - 1 gaps, so
 #
@@ -77,11 +81,13 @@ check, check_all, hint = connect("request", globals())
 # datasheet gives each GPU 141 GB of HBM3e at 4.8 TB/s and 3,958 TFLOP/s of FP8 *with sparsity*, half of that,
 # 1,979 TFLOP/s, for dense math (NVIDIA H200 Tensor Core GPU datasheet). Lesson 2 works out that prefilling a
 # 4,000-token prompt takes 2 x 70e9 x 4,000 = 5.6e14 FLOPs, 0.141 s at the pair's dense peak of
-# 3.958e15 FLOP/s; real prefill reaches 30-60% of peak, and the chapter assumes about 28%, so about
-# **0.5 s** (attention and communication left out). Lesson 3 works out that each decode step reads all 70 GB:
-# at the pair's 9.6 TB/s that takes at least 70e9 / 9.6e12 = 7.3 ms, and at the about 7 TB/s achieved in
-# practice (73% of peak), about **10 ms**. So, with no queue and a steady 10 ms gap, a 500-token reply to that
-# prompt takes
+# 3.958e15 FLOP/s. No real pass reaches the peak: *the chapter assumes* 28% of it, so about **0.5 s**.
+# Lesson 3 works out that each decode step reads all 70 GB: at the pair's 9.6 TB/s that takes at least
+# 70e9 / 9.6e12 = 7.3 ms, and *the chapter assumes* about 7 TB/s achieved (73% of peak), so about **10 ms**.
+# Both figures are the chapter's assumptions, chosen to give a round 0.5 s and 10 ms, not measurements of a
+# real server; they leave out attention, the KV cache read and the all-reduce the two GPUs exchange in every
+# layer under tensor parallelism. So, with no queue and a steady 10 ms gap, a 500-token reply to that prompt
+# takes
 #
 # > T ≈ 0.5 + (500 - 1) x 0.010 = **5.49 s**.
 #
@@ -97,7 +103,9 @@ check, check_all, hint = connect("request", globals())
 # 1. **Steady decode rate**, 1 / ITL: how fast tokens stream once they have started. 1 / 0.010 s =
 #    **100 tokens/s**.
 # 2. **A request's output rate**, n_out / T: tokens delivered over the whole wait, TTFT included.
-#    500 / 5.49 ≈ **91.1 tokens/s**. It is always below the steady rate, and close to it only for long replies.
+#    500 / 5.49 ≈ **91.1 tokens/s**. It is below the steady rate whenever the TTFT is longer than one gap
+#    (n_out / T < 1 / ITL exactly when TTFT > ITL), as it almost always is (here 0.5 s against 10 ms), and
+#    close to it only for long replies.
 # 3. **A fleet's aggregate rate**: the sum of the rates of every request being served at the same time. Three
 #    replicas each streaming one reply, with steady gaps of 10, 12.5 and 20 ms, give
 #    100 + 80 + 50 = **230 tokens/s** in all. (Not 3 / (mean gap) ≈ 212: rates add, gaps do not.)
@@ -244,7 +252,7 @@ def output_rate(n_out, ttft, itl):
     """A request's output rate: its n_out tokens divided by its whole latency, in tokens per second.
 
     Same arguments as request_latency (seconds, n_out >= 1). Returns n_out / request_latency(ttft, itl, n_out).
-    Call request_latency; do not repeat its formula.
+    Call request_latency (repeating its formula is right too).
 
     Example: output_rate(500, 0.5, 0.01) -> 91.07...
     """
@@ -369,6 +377,12 @@ answer_longer_reply = "A"  # TTFT is a fixed cost, amortised over the reply
 # - **Why gaps are not steady.** Every decode step re-reads the whole KV cache, which grows by one position
 #   per token (lesson 5), and a long prefill scheduled between two decode steps stalls every stream's next
 #   token (lesson 4). Both show up in `itl_from_timestamps` as gaps above the steady ITL.
+# - **Reasoning tokens are output tokens.** A model that reasons before it answers (a "thinking" model, an
+#   agent planning its next tool call) decodes every reasoning token one step at a time, like any other output
+#   token, and providers bill them as output tokens even when the user never sees them (Anthropic's "Context
+#   windows" documentation says so of extended thinking tokens). At the chapter's 10 ms a token, 3,000
+#   hidden reasoning tokens before a 200-token answer put 30 s before the first visible token, and the request
+#   is billed for 3,200 output tokens, 16 times the visible answer's.
 # - **A few samples make a noisy p99.** The p99 of 100 requests rests on the one or two slowest; report how
 #   many samples a percentile came from, and its method.
 

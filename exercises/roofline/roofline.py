@@ -123,16 +123,18 @@ check, check_all, hint = connect("roofline", globals())
 # for its token budget per iteration, `max_num_batched_tokens` (vLLM, "Optimization and Tuning": "Smaller
 # values ... achieve better inter-token latency ... Higher values achieve better time to first token").
 #
-# These are lower bounds at the peak rates. At the chapter's achieved rates (28% of the FP8 peak, 73% of the
-# bandwidth, lesson 2) the same formulas give a decode step of about **10 ms** and the unchunked gap about
+# These are lower bounds at the peak rates. At the chapter's assumed rates (28% of the FP8 peak, 73% of the
+# bandwidth, lesson 2: assumptions chosen to give round numbers, not measurements) the same formulas give a decode step of about **10 ms** and the unchunked gap about
 # **0.51 s**: the numbers of Decode's check-yourself question.
 #
 # **Common mistakes**
 #
 # - Adding the two times. With the overlap the roofline assumes, a step takes the *larger* of F / P and M / W,
 #   not their sum; the sum is the bound with no overlap at all.
-# - Thinking decode's time grows with its FLOPs. Below the crossover batch a decode step's time is the weight
-#   read, the same for 1 sequence as for 100.
+# - Thinking decode's time grows with its FLOPs. Below the crossover batch, with the KV cache left out as this
+#   lesson leaves it, a decode step's time is the weight read, the same for 1 sequence as for 100. That holds
+#   only while the weights dominate the bytes: each sequence also reads its own KV cache, and at the chapter's
+#   4,000-token contexts 100 caches (1.31 GB each) outweigh the 70 GB of weights. Lesson 6 adds them.
 # - Using the datasheet's headline FLOP/s as the dense peak: H100 and H200 tables print FP8 *with sparsity*;
 #   a dense model gets half. Halving it twice, or not at all, moves the ridge point and the crossover by 2.
 # - Treating prefill and decode as different formulas. Both are one pass reading the weights once; only the
@@ -174,7 +176,8 @@ answer_bigger_batch = "C"  # 64 is far below the crossover of 206: the weight re
 # You may type a number or an arithmetic expression.
 #
 # - `crossover_h100`: at what decode batch size does a step of this FP8 model on the {gpu_short} turn
-#   compute-bound (decode's intensity equals the ridge point)? You may round to a whole number.
+#   compute-bound? Give the batch at which decode's intensity equals the ridge point (the crossover itself,
+#   not the first whole batch above it); you may round it to the nearest whole number.
 # - `spike_ms`: the server is decoding a batch of {batch} sequences when a {prompt_text}-token prompt arrives, and
 #   it runs the whole prefill in one iteration together with the {batch} decode tokens (one forward pass). How
 #   many **milliseconds** does that pass take, the gap the {batch} sequences see? You may round to 3 significant
@@ -278,7 +281,7 @@ def forward_seconds(n_params, bytes_per_param, n_tokens, peak_flops, bandwidth):
     It does 2 * n_params * n_tokens FLOPs and reads every weight once, n_params * bytes_per_param bytes (the KV
     cache, the activations and attention's own FLOPs are left out). n_tokens is a whole number >= 1.
     Returns step_seconds(2 * n_params * n_tokens, n_params * bytes_per_param, peak_flops, bandwidth).
-    Call step_seconds; do not repeat its formula.
+    Call step_seconds (repeating its formula is right too).
 
     Example: forward_seconds(70e9, 1, 4000, 3.958e15, 9.6e12) -> 0.14148...
     """
@@ -296,7 +299,7 @@ def itl_during_prefill(n_params, bytes_per_param, batch, prefill_tokens, chunk_t
     prompt (chunk_tokens >= prefill_tokens: the whole prompt in one iteration, no chunking). The longest gap is
     that of an iteration with a full chunk, min(chunk_tokens, prefill_tokens) prompt tokens:
     returns forward_seconds(n_params, bytes_per_param, batch + min(chunk_tokens, prefill_tokens), peak_flops,
-    bandwidth). All counts are whole numbers >= 1. Call forward_seconds; do not repeat its formula.
+    bandwidth). All counts are whole numbers >= 1. Call forward_seconds (repeating its formula is right too).
 
     Example: itl_during_prefill(70e9, 1, 32, 4000, 512, 3.958e15, 9.6e12) -> 0.01924...
     """
