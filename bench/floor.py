@@ -6,7 +6,8 @@ suites against that namespace through one :class:`grader.suites.session.SuiteSes
 :class:`grader.selfcheck.NamespaceTarget`, then scores it with :func:`grader.score.score`. What ``grade
 batch`` costs beyond this is the price of isolation (a worker process per notebook and the channel).
 
-Prints one JSON object: timings and every learner's score.  Usage: ``python bench/floor.py FOLDER``
+Prints one JSON object: timings and every learner's score.  Usage: ``python bench/floor.py FOLDER [LESSON]``
+(the lesson defaults to decode)
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
-def main(folder: Path) -> dict[str, object]:
+def main(folder: Path, lesson_id: str = "decode") -> dict[str, Any]:
     t0 = time.perf_counter()
     from grader.lessons import load_lesson
     from grader.model import Execution
@@ -26,7 +28,7 @@ def main(folder: Path) -> dict[str, object]:
     from grader.selfcheck import NamespaceTarget
     from grader.suites.session import SuiteSession
 
-    lesson = load_lesson("decode")
+    lesson = load_lesson(lesson_id)
     paths = sorted(folder.glob("*.ipynb"))
     t1 = time.perf_counter()
     scores: dict[str, float] = {}
@@ -60,4 +62,4 @@ def main(folder: Path) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(Path(sys.argv[1]))))
+    print(json.dumps(main(Path(sys.argv[1]), *sys.argv[2:3])))
