@@ -194,16 +194,21 @@ def notebook_command(
     from grader.config import lessons_root as found_lessons
     from grader.serve import client
     from grader.serve.protocol import NotebookRequest, Terminal
-    from grader.service import remote
 
     with _reported():
-        if service is None and lessons_root is None and remote.carries_service(notebook):
+        if service is None and lessons_root is None:
             try:
                 found_lessons()
             except UsageError:
+                from grader.service.remote import carries_service
+
+                if not carries_service(notebook):
+                    raise
                 service = ""  # no lessons here: the service it was released with grades it
         if service is not None:
-            _print_report(remote.grade_remotely(notebook, service or None), as_json)
+            from grader.service.remote import grade_remotely
+
+            _print_report(grade_remotely(notebook, service or None), as_json)
             return
         request = NotebookRequest(
             notebook=str(notebook),
