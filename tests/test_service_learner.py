@@ -136,3 +136,27 @@ def test_the_learner_side_works_with_the_engine_package_alone(installed: Install
     assert (report["score"], report["isolation"]) == (2, "the course service"), report
     receipt = ok(run([installed.grade, "submit", notebook.name], here))
     assert receipt.startswith("Handed in: decode by ada, attempt 1,"), receipt
+
+
+def test_a_released_notebook_run_in_a_real_kernel_checks_and_hands_in_through_the_service(
+    notebook: Path, fake: Fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run All in a real Jupyter kernel (nbclient), as JupyterLab runs it: each check cell prints the service's
+    verdict, what was sent is the kernel's history without a self-check cell, and the last cell hands in."""
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))  # what Jupyter's server sets in a kernel's environment
+    nb = nbformat.read(notebook, as_version=4)
+    NotebookClient(nb, timeout=120, allow_errors=True, resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    checks = [c for c in nb.cells if c.source.startswith('check("')]
+    assert checks and all(
+        "".join(o.get("text", "") for o in c.outputs).startswith(f"✓ {c.source[7:-2]}: 1/1, all checks pass")
+        for c in checks
+    ), [c.outputs for c in checks]
+    skipped = {c.source for c in nb.cells if "self-check" in c.metadata.get("tags", [])}
+    sent = [body for path, _, body in fake.requests if path.endswith("/check")]
+    assert len(sent) == len(checks) + 1  # and check_all()
+    assert all(cell not in skipped and "connect_service" not in cell for body in sent for cell in body["cells"])
+    assert any(cell.startswith("def decode_step_seconds") for cell in sent[-1]["cells"])
+    receipt = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    assert receipt.startswith("Handed in: decode by ada, attempt 1,"), nb.cells[-1].outputs
