@@ -6,6 +6,10 @@ in well under a second once the suites are loaded (they start loading in the bac
 
 This is for the learner's benefit only: it runs their code in their own kernel, with no isolation. The
 grade that counts comes from ``grade``, which runs the notebook in a separate worker.
+
+A notebook released with the course service calls ``connect_service`` instead (:class:`ServiceSelfCheck`): the
+same helpers, and ``submit``, but nothing of the lesson is in this kernel; each check is a request to the service
+(:mod:`grader.service.client`), printed here with the same :func:`describe`.
 """
 
 from __future__ import annotations
@@ -246,7 +250,7 @@ class ServiceSelfCheck:
         answer = self._asked(lambda: self._service.check(self.lesson_id, ids, cells))
         if answer is None:
             return
-        results = [result_of(q) for q in answer["questions"]]
+        results = [result_of(q) for q in answer["questions"] if not ids or q["id"] in ids]  # as asked, as locally
         for result in results:
             print(describe(result, detail=detail))
         for line in answer.get("errors", []):
