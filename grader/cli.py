@@ -208,6 +208,9 @@ def notebook_command(
         if service is not None:
             from grader.service.remote import grade_remotely
 
+            if suites is not None or kernel or lesson is not None:
+                raise UsageError("--service grades on the course service: --lesson, --suites and --kernel are its.")
+
             _print_report(grade_remotely(notebook, service or None), as_json)
             return
         request = NotebookRequest(

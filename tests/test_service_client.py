@@ -258,6 +258,8 @@ def test_grade_without_the_service_says_so_in_one_line(released: Path) -> None:
         result = _grade(*args, cwd=released.parent)  # the notebook's own address: nothing listens on port 9
         assert result.returncode == 1, result.stdout
         assert len(result.stderr.splitlines()) == 1 and "did not answer" in result.stderr, result.stderr
+    result = _grade(released.name, "--service", "--kernel", cwd=released.parent)
+    assert result.returncode == 2 and "--kernel are its" in result.stderr, result.stderr
     plain = released.parent / "plain.ipynb"
     plain.write_text(nbformat.writes(nbformat.v4.new_notebook(metadata={"grader": {"lesson": "decode"}})))
     result = _grade("submit", plain.name, cwd=released.parent)
