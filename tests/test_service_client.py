@@ -24,7 +24,7 @@ from grader.service import protocol, tokens
 from grader.service.client import Service, ServiceError, ServiceUnreachable
 from grader.service.kernel import ran_cells, without_helpers
 from tests.conftest import REPO
-from tests.service_fake import SECRET, Fake, all_passed, closed_port_url, fake_service
+from tests.service_fake import SECRET, Fake, all_passed, closed_port_url, fake_service, not_http
 
 TOKEN = tokens.issue(SECRET, "ada", "decode")
 
@@ -68,6 +68,8 @@ def test_each_failure_is_one_sentence_that_says_what_to_do(fake: Fake) -> None:
         Service(fake.url, forged).check("decode", [], [])
     with pytest.raises(ServiceUnreachable, match=r"did not answer: check your connection.*your work is safe"):
         Service(closed_port_url(), TOKEN).check("decode", [], [])
+    with not_http() as url, pytest.raises(ServiceUnreachable, match="did not answer"):
+        Service(url, TOKEN).check("decode", [], [])
     with pytest.raises(ServiceError, match="not an http:// or https:// address"):
         Service("file:///etc/passwd", TOKEN).check("decode", [], [])
     for status in (429, 503):

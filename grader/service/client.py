@@ -9,6 +9,7 @@ service unreachable, the token refused, the service busy), so ``check()``, ``sub
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -90,7 +91,8 @@ class Service:
                 raw = response.read(protocol.MAX_BODY_BYTES + 1)
         except urllib.error.HTTPError as err:
             raise _refused(err, self.url, too_large) from None
-        except (urllib.error.URLError, OSError, ValueError):  # refused, reset, DNS, timeout; ValueError: a bad URL
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
+            # refused, reset, DNS, a timeout, a reply cut short or not HTTP; ValueError: an address urllib refuses
             raise ServiceUnreachable(
                 f"The course service at {self.url} did not answer: check your connection and try again; "
                 "your work is safe."
