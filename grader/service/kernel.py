@@ -5,7 +5,7 @@ input history, in order, without the self-check calls themselves (the setup cell
 ``submit``) and without the saved notebook's other ``self-check`` cells (the plots, the step-through), which a
 grade never runs either. ``submit()`` hands in the notebook as saved on disk (JupyterLab saves only when asked),
 found through ``JPY_SESSION_NAME``, which Jupyter's server sets in each kernel's environment.
-Standard library only, like the rest of the learner's side.
+Standard library only (and the engine's basics), like the rest of the learner's side.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from grader.config import SKIP_TAG
+
 #: The names a notebook's self-check cells call; their calls are left out of what a check sends.
 HELPERS = frozenset({"check", "check_all", "hint", "submit", "connect", "connect_service"})
-SKIP_TAG = "self-check"
 
 
 def _is_helper(node: ast.stmt) -> bool:
