@@ -282,3 +282,15 @@ def test_every_lesson_releases_with_a_service_and_no_self_check_reads_a_lesson(l
     assert "connect(" not in code and "from grader.selfcheck import connect\n" not in code
     compile(setup.source, "setup", "exec")
     assert nb.metadata["grader"][protocol.METADATA_KEY] == meta
+
+
+@pytest.mark.slow
+def test_with_the_lessons_at_hand_grade_grades_a_released_notebook_here_as_before(released: Path, fake: Fake) -> None:
+    """The course's own ``grade`` (lessons found) grades a notebook released with the service locally, its
+    setup and submit cells skipped as every self-check cell is: the service's metadata changes nothing there."""
+    result = _grade(released, "--json", cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "graded" and report["isolation"] != "the course service", report
+    assert [e for e in report["errors"] if not e.startswith("Graded on the numbers this notebook states")] == []
+    assert fake.requests == []
