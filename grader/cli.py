@@ -38,6 +38,7 @@ from grader.errors import GraderError, UsageError
 if TYPE_CHECKING:
     from grader.batch.late import LatePolicy
     from grader.config import FeedbackMode, Ungradable
+    from grader.model import Report
     from grader.pipeline import GradeOptions
 
 
@@ -157,13 +158,26 @@ def _grade_options(
     return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel)
 
 
+def _service_option(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--service",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        metavar="[URL]",
+        help=f"{what} the course service the notebook was released with (its metadata), or the one at URL.",
+    )
+
+
 @main.command("notebook")
 @click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@_service_option("Have it graded by")
 @_grading_options
 def notebook_command(
     notebook: Path,
     as_json: bool,
+    service: str | None,
     lesson: str | None,
     suites: Path | None,
     lessons_root: Path | None,
@@ -172,7 +186,8 @@ def notebook_command(
 ) -> None:
     """Grade one notebook and print its score per question.
 
-    A warm daemon answers when one is running (GRADER_DAEMON=off: never).
+    A warm daemon answers when one is running (GRADER_DAEMON=off: never). A notebook
+    released with a course service is graded there when no lessons are on this machine.
     """
     import os
 
@@ -181,6 +196,23 @@ def notebook_command(
     from grader.serve.protocol import NotebookRequest, Terminal
 
     with _reported():
+        if service is None and lessons_root is None:
+            try:
+                found_lessons()
+            except UsageError:
+                from grader.service.remote import carries_service
+
+                if not carries_service(notebook):
+                    raise
+                service = ""  # no lessons here: the service it was released with grades it
+        if service is not None:
+            from grader.service.remote import grade_remotely
+
+            if suites is not None or kernel or lesson is not None:
+                raise UsageError("--service grades on the course service: --lesson, --suites and --kernel are its.")
+
+            _print_report(grade_remotely(notebook, service or None), as_json)
+            return
         request = NotebookRequest(
             notebook=str(notebook),
             cwd=os.getcwd(),
@@ -207,6 +239,38 @@ def notebook_command(
     sys.stdout.write(answer.stdout)
     sys.stderr.write(answer.stderr)
     sys.exit(answer.exit_status)
+
+
+def _print_report(report: Report, as_json: bool) -> None:
+    """Print ``report`` as a grade in this process prints it (grader/serve/answer.py renders the same way)."""
+    import json
+
+    from grader.report import print_report, report_to_dict
+
+    if as_json:
+        click.echo(json.dumps(report_to_dict(report)))
+        return
+    from rich.console import Console
+
+    print_report(report, Console())
+
+
+@main.command("submit")
+@click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
+@_service_option("Hand it in to")
+def submit_command(notebook: Path, service: str | None) -> None:
+    """Hand in a notebook released with a course service, as saved on disk, and print the receipt.
+
+    \b
+    Example:
+      grade submit decode.ipynb
+    """
+    from grader.service.client import receipt_text
+    from grader.service.remote import submit_file
+
+    with _reported():
+        receipt = submit_file(notebook, service or None)
+    click.echo(receipt_text(receipt))
 
 
 @main.command("batch")
@@ -691,8 +755,19 @@ def corpus_command(lesson: str, lessons_root: Path | None, jobs: int | None) -> 
     is_flag=True,
     help="With --roster: each student's notebook as nbgrader releases it (test cells, nbgrader's metadata).",
 )
+@click.option(
+    "--service",
+    metavar="URL",
+    help="With --roster: each notebook checks and hands in through the course service at URL (`grade serve`), "
+    "with its learner's own token, and needs no lesson on the learner's machine.",
+)
 def build_command(
-    lesson_dir: Path, bundle_dir: Path, roster: Path | None, release_dir: Path, for_nbgrader: bool
+    lesson_dir: Path,
+    bundle_dir: Path,
+    roster: Path | None,
+    release_dir: Path,
+    for_nbgrader: bool,
+    service: str | None,
 ) -> None:
     """Build a lesson's notebooks (learner, solution, nbgrader source) and Gradescope zip from its one source.
 
@@ -703,6 +778,7 @@ def build_command(
       grade build exercises/decode
       grade build exercises/decode --roster roster.csv --out released
       grade build exercises/decode --roster roster.csv --nbgrader   # an nbgrader course
+      grade build exercises/decode --roster roster.csv --service https://grader.example.edu
     """
     from grader.authoring.build import build_lesson
     from grader.lessons import load_lesson
@@ -713,13 +789,14 @@ def build_command(
         if roster is not None:
             from grader.authoring.release import release
 
-            written = release(lesson, roster, release_dir, root, nbgrader=for_nbgrader)
+            written = release(lesson, roster, release_dir, root, nbgrader=for_nbgrader, service=service)
             click.echo(f"Released {len(written)} notebook(s) of {lesson.id} under {release_dir}")
-            if not for_nbgrader:
+            if not for_nbgrader and service is None:
                 click.echo("For an nbgrader course add --nbgrader: these have no autograder test cells.")
             return
-        if for_nbgrader:
-            raise UsageError("--nbgrader goes with --roster: it releases each student's notebook for nbgrader.")
+        if for_nbgrader or service is not None:
+            which = "--nbgrader" if for_nbgrader else "--service"
+            raise UsageError(f"{which} goes with --roster: it is about releasing each learner's notebook.")
         written = build_lesson(lesson, bundle_dir)
     for path in written:
         click.echo(f"Wrote {path}")

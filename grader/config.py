@@ -303,3 +303,7 @@ GRADESCOPE_ROOT_ENV = "AUTOGRADER_ROOT"
 #: (others: ``hidden``, ``after_due_date``, ``after_published``).
 GRADESCOPE_VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 GRADESCOPE_VISIBILITY = "visible"
+
+#: Seconds a learner's ``check()``, ``submit()`` or ``grade NOTEBOOK`` waits for the course service's answer
+#: (grader/service/client.py): a check is a whole notebook's grading on the service, behind other learners'.
+SERVICE_TIMEOUT = 180.0

@@ -6,6 +6,10 @@ in well under a second once the suites are loaded (they start loading in the bac
 
 This is for the learner's benefit only: it runs their code in their own kernel, with no isolation. The
 grade that counts comes from ``grade``, which runs the notebook in a separate worker.
+
+A notebook released with the course service calls ``connect_service`` instead (:class:`ServiceSelfCheck`): the
+same helpers, and ``submit``, but nothing of the lesson is in this kernel; each check is a request to the service
+(:mod:`grader.service.client`), printed here with the same :func:`describe`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exp
 from grader.text import plain
 
 if TYPE_CHECKING:
+    from grader.service.client import Service
     from grader.suites.session import SuiteSession
 
 
@@ -188,3 +193,99 @@ def connect(
     lesson = load_lesson(lesson_id, Path(lessons) if lessons else None)
     helper = SelfCheck(lesson, namespace, from_mapping(params), limits)
     return helper.check, helper.check_all, helper.hint
+
+
+class ServiceSelfCheck:
+    """The self-check helpers of a notebook released with the course service (``grade build --roster R --service
+    URL``): ``check`` and ``check_all`` send the cells this kernel ran to the service, which grades them in its
+    sandbox with the hidden suites and answers the learner-safe verdict, printed as local self-check prints it;
+    ``hint`` prints the hints the release wrote into the setup cell (offline); ``submit`` hands in the saved
+    notebook. Nothing of the lesson is needed on this machine. A failure prints one line, never a traceback."""
+
+    def __init__(self, lesson_id: str, namespace: dict[str, Any], service: Service, hints: dict[str, str]) -> None:
+        self.lesson_id, self.hints = lesson_id, hints
+        self._namespace, self._service = namespace, service
+
+    def check(self, question_id: str) -> None:
+        """Send the cells you ran to the course service, have one question checked, and print the result."""
+        if self._known(question_id):
+            self._checked([question_id], detail=True)
+
+    def check_all(self) -> None:
+        """Have every question checked by the course service; print one line each, then your total."""
+        self._checked([], detail=False)
+
+    def hint(self, question_id: str) -> None:
+        """Print the lesson author's hint for one question (no service needed)."""
+        if self._known(question_id):
+            print(f"Hint for {question_id}: {self.hints[question_id] or 'no hint for this one.'}")
+
+    def submit(self, path: str | Path | None = None) -> None:
+        """Hand in this notebook as saved on disk (save it first: File > Save Notebook) and print the receipt."""
+        from grader.service.client import receipt_text
+        from grader.service.kernel import notebook_path, read_notebook, unsaved
+
+        found = notebook_path(path, self._namespace)
+        notebook = read_notebook(found) if found is not None else None
+        if found is None or notebook is None:
+            where = f"{found} is not a readable notebook" if found is not None else "this kernel cannot tell its file"
+            print(f'Not handed in: {where}; save the notebook and call submit("path/to/notebook.ipynb").')
+            return
+        changed = unsaved(self._namespace, notebook)
+        if changed:
+            print(
+                f"Note: this kernel ran {changed} cell(s) that differ from the saved {found.name}: save first "
+                "(File > Save Notebook), then submit again if they should count."
+            )
+        receipt = self._asked(lambda: self._service.submit(self.lesson_id, notebook))
+        if receipt is not None:
+            print(receipt_text(receipt))
+
+    def _checked(self, ids: list[str], detail: bool) -> None:
+        from grader.service.client import result_of
+        from grader.service.kernel import notebook_path, ran_cells, read_notebook
+
+        found = notebook_path(None, self._namespace)
+        cells = ran_cells(self._namespace, read_notebook(found) if found is not None else None)
+        answer = self._asked(lambda: self._service.check(self.lesson_id, ids, cells))
+        if answer is None:
+            return
+        results = [result_of(q) for q in answer["questions"] if not ids or q["id"] in ids]  # as asked, as locally
+        for result in results:
+            print(describe(result, detail=detail))
+        for line in answer.get("errors", []):
+            print(f"Note: {plain(line)}")
+        if not ids:
+            print(f"Total: {sum(r.score for r in results):g} / {sum(r.max_score for r in results):g}")
+
+    @staticmethod
+    def _asked(ask: Callable[[], Any]) -> Any:
+        """``ask()``, or None after printing its one-line failure (no traceback in the learner's notebook)."""
+        from grader.errors import GraderError
+
+        try:
+            return ask()
+        except GraderError as err:
+            print(plain(str(err)))
+            return None
+
+    def _known(self, question_id: str) -> bool:
+        if question_id in self.hints:
+            return True
+        print(f"There is no question {question_id!r} in this lesson. The questions are: {', '.join(self.hints)}.")
+        return False
+
+
+def connect_service(
+    lesson_id: str, namespace: dict[str, Any], *, url: str, token: str, hints: dict[str, str]
+) -> tuple[Callable[[str], None], Callable[[], None], Callable[[str], None], Callable[..., None]]:
+    """Bind the service's self-check helpers to this notebook, as a released notebook's setup cell does:
+    ``check, check_all, hint, submit = connect_service("decode", globals(), url=..., token=..., hints={...})``.
+
+    ``hints``: each question's hint, in the lesson's order, on the learner's own numbers (the release writes
+    them), so ``hint`` needs nothing but this cell."""
+    from grader.service.client import Service
+
+    service = Service(url, token)
+    helper = ServiceSelfCheck(lesson_id, namespace, service, dict(hints))
+    return helper.check, helper.check_all, helper.hint, helper.submit

@@ -16,19 +16,15 @@ checkout) stays inactive; the test checks that too.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 import tarfile
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.package_support import IGNORED, Installed, install, ok, run
 
 pytestmark = pytest.mark.slow
 
@@ -36,63 +32,11 @@ pytestmark = pytest.mark.slow
 COURSE = ("exercises", "notebooks", "solutions")
 #: A small batch: full marks, some marks, and a file that is not a notebook.
 BATCH = ("ada.ipynb", "grace.ipynb", "barbara.ipynb")
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".hypothesis")
-
-
-@dataclass(frozen=True)
-class Installed:
-    """A virtual environment with the built wheel installed, and the files it was built from."""
-
-    venv: Path
-    sdist: Path
-    wheel: Path
-
-    @property
-    def python(self) -> Path:
-        return self.venv / "bin" / "python"
-
-    @property
-    def grade(self) -> Path:
-        return self.venv / "bin" / "grade"
-
-
-def _run(args: list[str | Path], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GRADER_LESSONS", "VIRTUAL_ENV")}
-    env |= {"GRADER_DAEMON": "off", "PYTHONNOUSERSITE": "1"}
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
-
-
-def _ok(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 0, (
-        f"{result.args} exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
-    )
-    return result.stdout
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    work = tmp_path_factory.mktemp("package")
-    source = work / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "grader", source / "grader", ignore=_IGNORED)
-    build = "from setuptools import build_meta; print(build_meta.build_sdist({out!r}))"
-    sdist = work / "dist" / _ok(_run([sys.executable, "-c", build.format(out=str(work / "dist"))], source)).split()[-1]
-    with tarfile.open(sdist) as tar:
-        tar.extractall(work / "unpacked", filter="data")
-    (unpacked,) = (work / "unpacked").iterdir()
-    wheels = work / "wheels"
-    _ok(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-              "-w", wheels, unpacked], work))  # fmt: skip
-    (wheel,) = wheels.glob("*.whl")
-    venv = work / "venv"
-    _ok(_run([sys.executable, "-m", "venv", "--without-pip", venv], work))
-    _ok(_run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "-q", "--no-deps",
-              "--no-index", wheel], work))  # fmt: skip
-    site = _ok(_run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], work))
-    Path(site.strip(), "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    return Installed(venv, sdist, wheel)
+    return install(tmp_path_factory.mktemp("package"))
 
 
 @pytest.fixture
@@ -100,7 +44,7 @@ def course(tmp_path: Path) -> Path:
     """A copy of the course folder, outside the repository: its lessons, notebooks, solutions and a few submissions."""
     folder = tmp_path / "course"
     for name in COURSE:
-        shutil.copytree(REPO / name, folder / name, ignore=_IGNORED)
+        shutil.copytree(REPO / name, folder / name, ignore=IGNORED)
     (folder / "submissions").mkdir()
     for name in BATCH:
         shutil.copy(REPO / "examples" / "submissions" / name, folder / "submissions" / name)
@@ -132,21 +76,19 @@ def test_no_checkout_is_importable_in_the_environment(installed: Installed, tmp_
         "import sys, grader; print(grader.__file__); "
         "print(any(name.startswith('__editable__') for name in sys.modules))"
     )
-    where, editable = _ok(_run([installed.python, "-c", check], tmp_path)).split()
+    where, editable = ok(run([installed.python, "-c", check], tmp_path)).split()
     assert Path(where).is_relative_to(installed.venv), where
     assert editable == "False"
 
 
 def test_the_installed_grade_grades_the_solution_in_a_course_folder(installed: Installed, course: Path) -> None:
-    report = json.loads(_ok(_run([installed.grade, "solutions/decode.ipynb", "--json"], course)))
+    report = json.loads(ok(run([installed.grade, "solutions/decode.ipynb", "--json"], course)))
     assert report["status"] == "graded", report
     assert report["score"] == report["max_score"] > 0, report["errors"]
 
 
 def test_the_installed_grade_grades_a_batch(installed: Installed, course: Path) -> None:
-    _ok(
-        _run([installed.grade, "batch", "submissions", "--lesson", "decode", "--out", "results", "--jobs", "1"], course)
-    )
+    ok(run([installed.grade, "batch", "submissions", "--lesson", "decode", "--out", "results", "--jobs", "1"], course))
     rows = {
         row["learner"]: row for row in map(json.loads, (course / "results" / "results.jsonl").read_text().splitlines())
     }
@@ -159,9 +101,9 @@ def test_the_installed_grade_grades_a_batch(installed: Installed, course: Path) 
 def test_outside_a_course_folder_grade_says_where_lessons_are_looked_for(installed: Installed, course: Path) -> None:
     elsewhere = course.parent / "elsewhere"
     elsewhere.mkdir()
-    result = _run([installed.grade, course / "solutions" / "decode.ipynb"], elsewhere)
+    result = run([installed.grade, course / "solutions" / "decode.ipynb"], elsewhere)
     assert result.returncode == 2, result.stderr
     assert "No lessons found" in result.stderr and "--lessons" in result.stderr, result.stderr
     lessons = ["--lessons", course / "exercises", "--json"]
-    report = json.loads(_ok(_run([installed.grade, course / "solutions" / "decode.ipynb", *lessons], elsewhere)))
+    report = json.loads(ok(run([installed.grade, course / "solutions" / "decode.ipynb", *lessons], elsewhere)))
     assert report["score"] == report["max_score"] > 0, report["errors"]

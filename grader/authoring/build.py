@@ -48,6 +48,7 @@ from grader.errors import LessonError
 from grader.integrations.nbgrader import grade_cell_id
 from grader.model import Lesson, Params
 from grader.params import as_dict, default_params, render
+from grader.service.protocol import METADATA_KEY, ServiceMetadata
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -298,6 +299,8 @@ def _notebook(lesson: Lesson, cells: list[Notebook], owner: Owner | None = None)
     grader: dict[str, Any] = {"lesson": lesson.id}
     if owner is not None:  # a release: whose notebook it is, and a display copy of their numbers
         grader.update(learner=owner.learner, params=as_dict(owner.params))
+        if owner.service is not None:
+            grader[METADATA_KEY] = dict(owner.service)
     nb.metadata = {"grader": grader, **_NB_METADATA}
     nb.nbformat_minor = 5
     return nb
@@ -309,6 +312,8 @@ class Owner:
 
     learner: str
     params: Params
+    service: ServiceMetadata | None = None
+    """The course service their checks and hand-ins go to, and their token (``grade build --service``)."""
 
 
 def rendered(src: LessonSource, params: Params) -> LessonSource:
@@ -324,10 +329,37 @@ def rendered(src: LessonSource, params: Params) -> LessonSource:
     return replace(src, cells=cells)
 
 
-def _connected(source: str, lesson: Lesson, params: Params) -> str:
-    """The self-check setup cell of a released notebook: ``connect`` told the learner's numbers (a display copy)."""
+def _connected(source: str, lesson: Lesson, owner: Owner) -> str:
+    """The self-check setup cell of a released notebook: ``connect`` told the learner's numbers (a display copy);
+    with a course service, ``connect_service`` told its address, the learner's token and the hints instead."""
     call = f'connect("{lesson.id}", globals())'
-    return source.replace(call, f'connect("{lesson.id}", globals(), params={as_dict(params)!r})')
+    if owner.service is None:
+        return source.replace(call, f'connect("{lesson.id}", globals(), params={as_dict(owner.params)!r})')
+    setup = f"check, check_all, hint = {call}"
+    if call not in source:
+        return source
+    if setup not in source or not _IMPORT.search(source):
+        raise LessonSourceError(
+            f"The setup cell of lesson {lesson.id!r} must hold `from grader.selfcheck import connect` and `{setup}` "
+            "for a release with a course service to replace them."
+        )
+    hints = "".join(f"        {q.id!r}: {render(q.hint, owner.params)!r},\n" for q in lesson.questions)
+    service = (
+        "check, check_all, hint, submit = connect_service(\n"
+        f"    {lesson.id!r},\n    globals(),\n"
+        f"    url={owner.service['url']!r},\n    token={owner.service['token']!r},\n"
+        f"    hints={{\n{hints}    }},\n)"
+    )
+    return _IMPORT.sub(_SERVICE_IMPORT, source).replace(setup, service)
+
+
+_IMPORT = re.compile(r"^from grader\.selfcheck import connect$", re.MULTILINE)
+_SERVICE_IMPORT = "from grader.selfcheck import connect_service"
+#: The last cells of a notebook released with a course service: hand it in from the notebook.
+_SUBMIT_TEXT = """## Hand in
+
+Save the notebook (File > Save Notebook), then run the cell below: it sends the saved file to the course
+service and prints your receipt (what was stored, and when). You may hand in again; each is kept."""
 
 
 def build_notebooks(src: LessonSource, owner: Owner | None = None) -> Artefacts:
@@ -343,7 +375,9 @@ def build_notebooks(src: LessonSource, owner: Owner | None = None) -> Artefacts:
     locked = {"grade": False, "solution": False, "locked": True}
     for cell, cell_id in zip(src.cells, ids, strict=False):
         if owner is not None and SKIP_TAG in cell.tags:
-            cell = replace(cell, source=_connected(cell.source, lesson, params))
+            connected = _connected(cell.source, lesson, owner)
+            # the service's setup cell is long (the hints): folded, as the step-through's code is
+            cell = replace(cell, source=connected, hidden=cell.hidden or _SERVICE_IMPORT in connected)
         if cell.question is None:
             for out in (learner, solution):
                 out.append(_cell(cell.kind, cell.source, cell_id, cell.tags, hidden=cell.hidden))
@@ -364,6 +398,13 @@ def build_notebooks(src: LessonSource, owner: Owner | None = None) -> Artefacts:
         for out in (learner, solution):
             out.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,)))
         graded.append(_cell("code", check_source(q), f"check_{q}", (SKIP_TAG,), locked))
+    if owner is not None and owner.service is not None:
+        if not any("connect_service(" in cell.source for cell in learner):
+            raise LessonSourceError(
+                f'Lesson {lesson.id!r} has no self-check setup cell calling connect("{lesson.id}", globals()), '
+                "which a release with a course service replaces: add it (tagged self-check) to the source."
+            )
+        learner += [_cell("markdown", _SUBMIT_TEXT, "hand_in"), _cell("code", "submit()", "submit", (SKIP_TAG,))]
     graded.append(_cell("markdown", _TESTS_INTRO, "autograder_tests", (), locked))
     for question in lesson.questions:
         test = {"grade": True, "solution": False, "locked": True, "points": question.points}

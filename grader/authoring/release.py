@@ -22,6 +22,9 @@ from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson
 from grader.params import draw, identity_of, require_secret
+from grader.service import tokens
+from grader.service.client import is_service_url
+from grader.service.protocol import ServiceMetadata
 
 #: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
@@ -65,20 +68,33 @@ def read_roster(path: Path) -> list[RosterRow]:
     return rows
 
 
-def release(lesson: Lesson, roster: Path, out: Path, lessons_root: Path, *, nbgrader: bool = False) -> list[Path]:
+def release(
+    lesson: Lesson, roster: Path, out: Path, lessons_root: Path, *, nbgrader: bool = False, service: str | None = None
+) -> list[Path]:
     """Write each roster learner's notebook under ``out/<learner>/``; return the paths written.
 
     ``nbgrader``: each is the student's notebook as ``nbgrader generate_assignment`` would release it (the nbgrader
     source on their numbers, through nbgrader's own release steps): with its autograder test cells and nbgrader's
     cell metadata, which ``nbgrader autograde`` needs. The plain learner notebook has neither: autograded, it
-    scores 0 on every question, since nbgrader does not add missing test cells back by default."""
+    scores 0 on every question, since nbgrader does not add missing test cells back by default.
+
+    ``service``: the course service's address (``grade serve``). Each notebook then checks and hands in through
+    it: its setup cell and metadata carry the address and the learner's own token (:func:`tokens.issue`, from
+    the course secret), its hints are written into the setup cell, and it needs no lesson on the learner's disk."""
+    if service is not None and nbgrader:
+        raise UsageError("--service and --nbgrader do not go together: an nbgrader course grades with nbgrader.")
+    if service is not None and not is_service_url(service):
+        raise UsageError(f"--service {service!r} is not an http:// or https:// address of a course service.")
     rows = read_roster(roster)
-    secret = require_secret(lesson, lessons_root) if lesson.params else b""
+    secret = require_secret(lesson, lessons_root) if lesson.params or service is not None else b""
     src = read_source(lesson)
     written: list[Path] = []
     for row in rows:
         params = draw(lesson, row.identity, secret) if lesson.params else ()
-        built = build_notebooks(src, Owner(row.learner, params))
+        connected = None
+        if service is not None:
+            connected = ServiceMetadata(url=service.rstrip("/"), token=tokens.issue(secret, row.learner, lesson.id))
+        built = build_notebooks(src, Owner(row.learner, params, connected))
         notebook = built.learner
         if nbgrader:
             from grader.integrations.nbgrader import released_form

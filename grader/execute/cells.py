@@ -22,8 +22,8 @@ from typing import Any
 
 #: Run in the learner's namespace before the first cell of a graded run. The notebook's setup cell (tagged
 #: ``self-check``, so never run by the grader) defines the self-check helpers; a learner who types
-#: ``hint("generate")`` or ``check("generate")`` in a new, untagged cell, as the notebook invites, would
-#: otherwise get a NameError the reports count as an error that cost points. In a graded run they do nothing:
+#: ``hint("generate")``, ``check("generate")`` or ``submit()`` in a new, untagged cell, as the notebook invites,
+#: would otherwise get a NameError the reports count as an error that cost points. In a graded run they do nothing:
 #: the grade comes from the hidden tests, and a definition of the learner's own, later, wins.
 GRADED_HELPERS = """
 def check(*args, **kwargs):
@@ -36,6 +36,10 @@ def check_all(*args, **kwargs):
 
 def hint(*args, **kwargs):
     \"\"\"Hints are shown in your own notebook; while grading this does nothing.\"\"\"
+
+
+def submit(*args, **kwargs):
+    \"\"\"Handing in happens from your own notebook; while grading this does nothing.\"\"\"
 """
 
 
