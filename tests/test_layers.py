@@ -123,9 +123,9 @@ def test_imports_flow_down() -> None:
     assert not upward, "imports against the layers (see docs/ARCHITECTURE.md):\n" + "\n".join(upward)
 
 
-#: Bench scripts that count calls inside execute/ by wrapping its methods (they change no behaviour): the one
-#: kind of script that must name what it counts. Any other bench script goes through the doors.
-INSTRUMENTS = {"bench.lender_counts"}
+#: Bench scripts that count or time calls inside execute/ by wrapping its methods (they change no behaviour): the
+#: one kind of script that must name what it measures. Any other bench script goes through the doors.
+INSTRUMENTS = {"bench.lender_counts", "bench.profile"}
 
 
 def _bench_graph() -> dict[str, set[str]]:

@@ -78,7 +78,12 @@ def _claims(r: Any) -> list[tuple[str, str, float, float]]:
         ("2 x 70e9 x 4,000 = 5.6e14 FLOPs", "5.6e14", prefill_flops, 0.01),
         ("0.141 s at the pair's dense peak of 3.958e15 FLOP/s", "0.141", prefill_flops / replica_peak_flops, 0),
         ("3.958e15 FLOP/s", "3.958e15", replica_peak_flops, 1e-9),
-        ("*the chapter assumes* 28% of it, so about **0.5 s**", "28", 100 * prefill_flops / replica_peak_flops / 0.5, 0),
+        (
+            "*the chapter assumes* 28% of it, so about **0.5 s**",
+            "28",
+            100 * prefill_flops / replica_peak_flops / 0.5,
+            0,
+        ),
         ("at the pair's 9.6 TB/s that takes at least 70e9 / 9.6e12 = 7.3 ms", "7.3", 70e9 / replica_bandwidth * 1e3, 0),
         ("about 7 TB/s achieved (73% of peak), so about **10 ms**", "10", 70e9 / 7e12 * 1e3, 0),
         ("(73% of peak)", "73", 100 * 7e12 / replica_bandwidth, 0),
