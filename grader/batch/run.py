@@ -289,7 +289,9 @@ def _record(
 ) -> None:
     entry = prepared.entry
     row = replace(
-        row, identity=entry.identity, submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms)
+        row,
+        identity=entry.identity,
+        submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms or entry.download),
     )
     book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)
