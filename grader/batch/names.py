@@ -34,6 +34,14 @@ class LmsPattern:
     regex: re.Pattern[str]
     """Named groups: ``learner`` (the display name; and optionally ``id``, joined to it in the learner id) and
     ``late``."""
+    roster_column: str = ""
+    """The course roster's column that holds what this LMS's names say of a learner (:mod:`grader.batch.roster`)."""
+    carries: str = ""
+    """What of the learner the names carry, said to a teaching assistant (``the Canvas user id``)."""
+    per_assignment: bool = False
+    """Whether the id in the names is one per (assignment, learner), as Moodle's participant id is: then it is no
+    identity of the learner (it draws no numbers a release could have used, and joins no lessons); a roster
+    maps the display name the names carry instead."""
 
     def parse(self, stem: str) -> LmsName | None:
         match = self.regex.fullmatch(stem)
@@ -124,16 +132,24 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
     # name holds Blackboard's attempt marker or whose ids it follows: ``Lab_1_0_attempt_<time>`` is Blackboard's)
     LmsPattern(
         "Canvas",
-        re.compile(
+        roster_column="canvas_id",
+        carries="the Canvas user id",
+        regex=re.compile(
             rf"(?!.*_assignsubmission_)(?P<learner>(?:(?!_{_ATTEMPT}).)+?)_(?P<late>LATE_)?(?P<id>\d+)_\d+_"
             rf"(?!{_ATTEMPT}).+",
             re.DOTALL,
         ),
     ),
     # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
-    MoodlePattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
+    MoodlePattern(
+        "Moodle",
+        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL),
+        roster_column="moodle_name",
+        carries="the full name and a participant id that changes from assignment to assignment",
+        per_assignment=True,
+    ),
     # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
-    BlackboardPattern("Blackboard", _BLACKBOARD),
+    BlackboardPattern("Blackboard", _BLACKBOARD, roster_column="blackboard_username", carries="the username"),
 )
 
 
@@ -141,8 +157,27 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
 LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
     # Moodle, "download submissions in folders" (its default): Ada Lovelace_12345_assignsubmission_file_/decode.ipynb,
     # beside a folder per other submission plugin (Ada Lovelace_12345_assignsubmission_onlinetext_/)
-    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL)),
+    LmsPattern(
+        "Moodle",
+        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL),
+        roster_column="moodle_name",
+        per_assignment=True,
+    ),
 )
+
+
+def lms_rule(lms: str) -> LmsPattern | None:
+    """The pattern (and so the identity rule) of the LMS named ``lms`` (``Canvas``, ``Moodle``...), or None."""
+    return next((p for p in LMS_PATTERNS if p.name == lms), None)
+
+
+def identity_value(identity: Identity) -> str:
+    """What of ``identity`` names the learner across assignments: the LMS id, or for an LMS whose id is per
+    assignment (Moodle) the display name; empty when it has no LMS."""
+    rule = lms_rule(identity.lms)
+    if rule is None:
+        return ""
+    return identity.name if rule.per_assignment else identity.lms_id
 
 
 def lms_names(
