@@ -93,18 +93,23 @@ def test_a_class_through_canvas_moodle_and_blackboard_gets_every_grade_right(cou
     release(lesson, course / "roster.csv", course / "released", course / "exercises")
     numbers = {uid: draw(lesson, uid, SECRET.encode()) for _, uid in CLASS}
     assert len(set(numbers.values())) > 1
+    source = next(uid for _, uid in CLASS if numbers[uid] != numbers["1003"])  # Łukasz hands in their work
     canvas_zip = course / "submissions.zip"
     with zipfile.ZipFile(canvas_zip, "w") as zf:
         for n, (name, uid) in enumerate(CLASS):
             who = "".join(c for c in name.lower() if c.isalnum() or c in "_-")  # Canvas: the sortable name, cleaned
             late = "LATE_" if uid in ("1001", "1005") else ""  # Ada is late; Kay too, but she has an extension
-            text = _answered(course / "released" / roster[uid].learner / "shop.ipynb")
+            text = _answered(course / "released" / roster[source if uid == "1003" else uid].learner / "shop.ipynb")
             zf.writestr(f"{who}_{late}{uid}_{9000 + n}_shop.ipynb", text)
     out = course / "canvas"
     _grade(course, canvas_zip, out, export="canvas", late=_policy("1005"))
     imported = lms_rules.canvas((out / "canvas-import.csv").read_text(encoding="utf-8"), {u for _, u in CLASS})
     expected = {uid: 2.0 for _, uid in CLASS} | {"1001": 1.8}  # only Ada is penalised (10% of 2 points)
-    assert imported.grades == expected
+    assert imported.grades == expected | {"1003": 1.0}  # Łukasz: unit_price only, graded on his own numbers
+    page = (out / "feedback" / "wojciklukasz_1003.html").read_text(encoding="utf-8")
+    assert page.index("Whose work this is") < page.index("<table>") and "see the note at the top" in page
+    summary = (out / "summary.html").read_text(encoding="utf-8")
+    assert summary.index("Integrity") < summary.index("Learners who are stuck") and "wojciklukasz_1003" in summary
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     lee = next(r for r in rows if r["lms_id"] == "104349")
     assert lee["learner"] == "leemin_jun_104349" and lee["score"] == 2 and not lee["errors"]

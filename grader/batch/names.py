@@ -128,15 +128,14 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
     # the learner's sortable name with punctuation and spaces dropped, but not underscores ("Lee, Min_Jun" is
     # leemin_jun_104349_9000404_request.ipynb), so the name is whatever comes before the first
     # ``_[LATE_]<user id>_<submission id>_``: read from the numeric ids, never from the name's own characters
-    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's; nor one whose
-    # name holds Blackboard's attempt marker or whose ids it follows: ``Lab_1_0_attempt_<time>`` is Blackboard's)
+    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's; nor one with
+    # Blackboard's attempt marker: ``Lab_1_0_0_attempt_<time>_x`` is Blackboard's, whose usernames hold digits)
     LmsPattern(
         "Canvas",
         roster_column="canvas_id",
         carries="the Canvas user id",
         regex=re.compile(
-            rf"(?!.*_assignsubmission_)(?P<learner>(?:(?!_{_ATTEMPT}).)+?)_(?P<late>LATE_)?(?P<id>\d+)_\d+_"
-            rf"(?!{_ATTEMPT}).+",
+            rf"(?!.*_assignsubmission_)(?!.*_{_ATTEMPT})(?P<learner>.+?)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+",
             re.DOTALL,
         ),
     ),
