@@ -20,6 +20,7 @@ import pytest
 from grader.authoring.build import build_lesson
 from grader.authoring.release import release
 from grader.batch import BatchOptions, run_batch
+from grader.batch.chapter import grade_class
 from grader.batch.late import LatePolicy, Penalty
 from grader.batch.roster import from_lms_export, read_roster, roster_csv
 from grader.errors import UsageError
@@ -122,7 +123,8 @@ def test_a_class_through_canvas_moodle_and_blackboard_gets_every_grade_right(cou
     participants.write_text(text, encoding="utf-8")
     rows_m, notes = from_lms_export(participants, "moodle")
     assert any("share a full name" in n and "An Nguyen" in n for n in notes)
-    (course / "moodle-roster.csv").write_text(roster_csv(rows_m), encoding="utf-8")
+    moodle_roster = course / "moodle-roster.csv"
+    moodle_roster.write_text(roster_csv(rows_m), encoding="utf-8")
     release(lesson, course / "moodle-roster.csv", course / "released-m", course / "exercises")
     download = course / "moodle"
     for n, ((first, last, _), row) in enumerate(zip(people, rows_m, strict=True)):
@@ -143,6 +145,12 @@ def test_a_class_through_canvas_moodle_and_blackboard_gets_every_grade_right(cou
     grades = {r["learner"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert {"lovelace_ada", "lee_min_jun", "wojcik_lukasz", "o_brien_sean", "smith-jones_kay"} <= set(grades)
     assert sum("roster cannot say whose" in r["reason"] for r in grades.values()) == 2
+    classes = course / "class"
+    shutil.copytree(download, classes / "shop")
+    grading = GradeOptions(lessons_root=course / "exercises")
+    done = grade_class(classes, course / "class-out", BatchOptions(grading=grading, jobs=1, roster=moodle_roster))
+    chapter = {r["key"]: r for r in csv.DictReader(io.StringIO((course / "class-out/chapter/chapter.csv").read_text()))}
+    assert chapter["roster lee_min_jun"]["shop"] == "2" and len(chapter) == len(CLASS), done.said
 
     # -- Blackboard: usernames in the names and the attempt time; the extension honoured ----------------------
     board = course / "blackboard"
