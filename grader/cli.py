@@ -273,8 +273,18 @@ def submit_command(notebook: Path, service: str | None) -> None:
     click.echo(receipt_text(receipt))
 
 
+#: ``grade batch`` and ``grade class``: the course roster that maps each download's learners (grader/batch/roster.py).
+_roster_option = click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="The course roster the notebooks were released with (grade roster writes one): each download's learners "
+    "get its learner ids and are graded on the numbers of its `identity` column.",
+)
+
+
 @main.command("batch")
 @click.argument("submissions", type=click.Path(path_type=Path, exists=True))
+@_roster_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -361,6 +371,7 @@ def batch_command(
     due: str | None,
     extensions: Path | None,
     late_penalty: str,
+    roster: Path | None,
 ) -> None:
     """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
@@ -391,6 +402,7 @@ def batch_command(
         _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
     )
     options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
+    options = replace(options, roster=roster)
     try:
         with _reported():
             options = replace(options, late=_late_policy(due, extensions, late_penalty))
@@ -575,6 +587,7 @@ def _lesson_header(given: str) -> tuple[str, str]:
     help="The feedback pages' view, as for `grade batch`.",
 )
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@_roster_option
 def class_command(
     class_folder: Path,
     out: Path,
@@ -583,6 +596,7 @@ def class_command(
     jobs: int | None,
     feedback: FeedbackMode,
     regrade: bool,
+    roster: Path | None,
 ) -> None:
     """Grade a class folder holding one subfolder per lesson, then bring the lessons together.
 
@@ -602,7 +616,7 @@ def class_command(
     from grader.batch.progress import format_summary, progress_for
 
     grading = _grade_options(None, None, lessons_root, timeout, False)
-    options = BatchOptions(grading, jobs, feedback, regrade)
+    options = replace(BatchOptions(grading, jobs, feedback, regrade), roster=roster)
     try:
         with _reported():
             done = grade_class(class_folder, out, options, lambda lesson: progress_for())
@@ -800,6 +814,39 @@ def build_command(
         written = build_lesson(lesson, bundle_dir)
     for path in written:
         click.echo(f"Wrote {path}")
+
+
+@main.command("roster")
+@click.argument("export", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--lms", type=click.Choice(["canvas", "moodle"]), required=True, help="Whose roster export EXPORT is.")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True, help="The roster CSV to write.")
+def roster_command(export: Path, lms: str, out: Path) -> None:
+    """Write the course roster from the LMS's own roster export, so nobody predicts learner ids by hand.
+
+    \b
+    canvas: Grades > Export > Export Entire Gradebook (CSV); numbers are drawn
+            from each learner's Canvas user id.
+    moodle: Participants > Download table data as CSV (with Username, ID number
+            or Email address shown); numbers are drawn from the first of these,
+            and a download is mapped by the full name (Moodle's participant ids
+            change from assignment to assignment).
+    Release with it (grade build LESSON --roster OUT) and grade with it
+    (grade batch/class ... --roster OUT): one learner id and one set of
+    numbers per learner, in every lesson and LMS.
+
+    \b
+    Example:
+      grade roster gradebook.csv --lms canvas --out roster.csv
+    """
+    from grader.batch.roster import from_lms_export, roster_csv
+    from grader.files import write_atomic
+
+    with _reported():
+        rows, notes = from_lms_export(export, lms)
+        write_atomic(out, roster_csv(rows))
+    click.echo(f"Wrote {out}: {len(rows)} learner(s), numbers drawn from their {lms} identity")
+    for note in notes:
+        click.echo(f"  note: {note}")
 
 
 @main.command("params")

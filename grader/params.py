@@ -275,6 +275,18 @@ def graded_params(lesson: Lesson, submission: Submission) -> Params:
     return default_params(lesson)
 
 
+#: How the two integrity flags begin (:func:`swap_note`, :func:`other_numbers_note`): what the reports look for,
+#: to show them in an integrity section of their own rather than among a notebook's errors.
+SWAP_OPENING = "This notebook shows "
+COPY_OPENING = "Every answer that uses your numbers"
+
+
+def is_integrity_flag(text: str) -> bool:
+    """Whether a report's message is an integrity flag (a notebook released to someone else, or answers right
+    only for other numbers), not something that went wrong while it ran."""
+    return text.startswith((SWAP_OPENING, COPY_OPENING))
+
+
 def swap_note(lesson: Lesson, submission: Submission, graded: Params) -> str | None:
     """A flag when the numbers the notebook shows are not the numbers it is graded on, else None: its display
     copy is another learner's (a swapped notebook), or it has none, so it shows the lesson page's numbers (a
@@ -287,7 +299,7 @@ def swap_note(lesson: Lesson, submission: Submission, graded: Params) -> str | N
     owner = f" (released to {submission.shown_learner!r})" if submission.shown_learner else ""
     whose = "other numbers than yours" if submission.shown_params else "the lesson page's numbers, not yours"
     return (
-        f"This notebook shows {whose}{owner}: it was graded on your own numbers, "
+        f"{SWAP_OPENING}{whose}{owner}: it was graded on your own numbers, "
         f"{describe(graded)}. Work Part 1 in the notebook released to you."
     )
 
@@ -315,26 +327,44 @@ def other_numbers_note(
     outcomes: Sequence[TestOutcome],
     rerun: Callable[[frozenset[str], Params], Sequence[TestOutcome]],
 ) -> str | None:
-    """A flag when every answer that uses the numbers is wrong for the learner's and all right for one other set
-    the lesson gives (the page's, or another learner's: a copied or swapped Part 1), else None.
+    """A flag when the answers that depend on where the learner's numbers and one other set the lesson gives
+    differ (the page's, or another learner's: a copied or swapped Part 1) are all wrong for the learner's and
+    all right for that set, else None.
 
-    Only then: a slip leaves the other answers right on the learner's own numbers, so it is never called a copy.
-    ``rerun`` runs the suites of some questions on other numbers (the same notebook, the same worker)."""
+    Only the questions whose parameters differ between the two sets can tell them apart: two learners who share
+    a number (one accelerator, another model) give the same right answer to a question that uses only it, and
+    that answer must not hide the copy. A slip leaves an answer right on the learner's own numbers, so it is
+    never called a copy. ``rerun`` runs the suites of some questions on other numbers (the same notebook, the
+    same worker)."""
     using = frozenset(q for p in lesson.params for q in p.questions)
-    mine = [o for o in outcomes if o.question in using]
-    if not using or not mine or any(o.status not in ("passed", "failed") for o in mine):
+    status: dict[str, set[str]] = {}
+    for o in outcomes:
+        if o.question in using:
+            status.setdefault(o.question, set()).add(o.status)
+    wrong = frozenset(q for q, seen in status.items() if seen == {"failed"})
+    if not wrong:
         return None
-    if any(all(o.status == "passed" for o in mine if o.question == q) for q in using):
-        return None  # some answer is right for the learner's own numbers
     for other in [p for p in every_params(lesson) if p != graded][:MAX_OTHER_SETS]:
-        if all(o.status == "passed" for o in rerun(using, other)):
+        telling = _telling(lesson, graded, other)
+        if not telling or not telling <= wrong:
+            continue  # some answer that tells the two sets apart is right (or unchecked) on the learner's own
+        if all(o.status == "passed" for o in rerun(telling, other)):
             whose = "the lesson page's numbers" if other == default_params(lesson) else "another learner's numbers"
             differ = tuple((f, v) for f, v in other if dict(graded).get(f) != v)
             return (
-                f"Every answer that uses your numbers ({', '.join(sorted(using))}) is right for {whose} "
-                f"({describe(differ)}), not for yours ({describe(graded)}): work them on your own numbers."
+                f"{COPY_OPENING} where they differ from {whose} ({', '.join(sorted(telling))}) "
+                f"is right for {whose} ({describe(differ)}), not for yours ({describe(graded)}): work them on your "
+                "own numbers."
             )
     return None
+
+
+def _telling(lesson: Lesson, graded: Params, other: Params) -> frozenset[str]:
+    """The questions whose answers differ between two sets of numbers: those of the parameters they differ in."""
+    mine, theirs = dict(graded), dict(other)
+    return frozenset(
+        q for p in lesson.params if any(mine.get(f) != theirs.get(f) for f in p.fields) for q in p.questions
+    )
 
 
 def render(text: str, params: Params) -> str:

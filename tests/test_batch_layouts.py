@@ -34,6 +34,10 @@ def learners(found) -> dict[str, str]:
         ("lovelaceada_LATE_12345_67890_decode-1.ipynb", "lovelaceada_12345", True),
         ("Ada Lovelace_4711_assignsubmission_file_decode.ipynb", "Ada_Lovelace_4711", False),
         ("Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb", "alovelace", False),
+        # Canvas keeps underscores in the sortable name ("Lee, Min_Jun"): the ids at the end say where it ends
+        ("leemin_jun_104349_9000404_request.ipynb", "leemin_jun_104349", False),
+        ("leemin_jun_LATE_104349_9000404_request_2_3_x.ipynb", "leemin_jun_104349", True),
+        ("obrienseamus_77_88_decode.ipynb", "obrienseamus_77", False),
     ],
 )
 def test_lms_file_names_give_the_learner_and_the_late_flag(name: str, learner: str, late: bool) -> None:
@@ -72,6 +76,26 @@ def test_a_flat_folder_uses_stems_and_ignores_hidden_checkpoints_and_other_files
     found = find_submissions(tmp_path)
     assert learners(found) == {"ada": "ada.ipynb", "grace_hopper_1": "grace hopper (1).ipynb"}
     assert any("notes.txt" in note for note in found.notes)
+
+
+def test_an_underscore_in_a_canvas_name_keeps_the_learner_and_their_canvas_id(tmp_path: Path) -> None:
+    touch(tmp_path / "leemin_jun_104349_9000404_request.ipynb")
+    touch(tmp_path / "lovelaceada_12345_67890_request.ipynb")
+    found = find_submissions(tmp_path)
+    assert found.layout == "Canvas download" and not found.notes
+    lee = next(e for e in found.entries if e.identity.lms_id == "104349")
+    assert (lee.learner, lee.identity.name, lee.download) == ("leemin_jun_104349", "leemin_jun", "Canvas")
+
+
+def test_ids_transliterate_letters_rather_than_drop_them() -> None:
+    assert safe_id("Wójcik Łukasz") == "Wojcik_Lukasz"
+    assert [safe_id(n) for n in ("Søren", "Straße", "Æsa", "Đorđe", "Þóra")] == [
+        "Soren",
+        "Strasse",
+        "AEsa",
+        "Dorde",
+        "Thora",
+    ]
 
 
 def test_learner_ids_are_safe_file_names() -> None:

@@ -286,3 +286,22 @@ def test_moodle_participant_ids_are_per_lesson_so_rows_are_not_joined_and_it_is_
     assert note in report and "2 lessons, 4 rows (Moodle rows not joined across lessons)" in report
     alone = chapter_of([(request, [_moodle("Ada Lovelace", "request", 101, 8)])])
     assert alone.notes == () and alone.rows[0].cells[0].score == 8  # one lesson: nothing to join
+
+
+def test_moodle_rows_a_course_roster_mapped_are_joined_on_its_learner_id() -> None:
+    """Graded with --roster, each Moodle row carries the roster's learner id: one learner in every lesson."""
+    from dataclasses import replace
+
+    request = LessonColumn("request", "Request", 10)
+    decode = LessonColumn("decode", "Decode", 10)
+
+    def rostered(row: Row, learner: str) -> Row:
+        return replace(row, learner=learner, identity=replace(row.identity, roster=learner))
+
+    chapter = chapter_of(
+        [
+            (request, [rostered(_moodle("Ada Lovelace", "request", 101, 8), "lovelace_ada")]),
+            (decode, [rostered(_moodle("Ada Lovelace", "decode", 205, 9), "lovelace_ada")]),
+        ]
+    )
+    assert _by_key(chapter) == {"roster lovelace_ada": [8, 9]} and not chapter.notes

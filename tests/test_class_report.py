@@ -115,3 +115,29 @@ def test_summary_names_misconceptions_and_stuck_learners_through_grade_batch(tmp
     assert (
         "<code>&lt;b&gt;x&lt;/b&gt;</code>" in eve and "<b>x</b>" not in eve
     )  # markdown rendered, learner text escaped
+
+
+def test_integrity_has_its_own_sections_and_flagged_notebooks_are_no_misconception(tmp_path: Path) -> None:
+    """A copied Part 1 is said at the top of the summary, the chapter and the learner's page, not under "stuck"
+    nor as a slip under each question, and its answers are not counted as what the class misunderstood."""
+    from grader.batch.chapter import LessonColumn, chapter_of, reteach_first, reteach_markdown
+    from grader.report.class_report import class_report, integrity_html, report_html
+
+    copied = (
+        "Every answer that uses your numbers where they differ from another learner's numbers (ms_per_token) is "
+        "right for another learner's numbers (tb_per_s = 4.8), not for yours (tb_per_s = 3.35): work them on "
+        "your own numbers."
+    )
+    rows = [graded("ann", ms(0.014)), graded("cy", ms(0.02), errors=(copied,)), graded("dan", ms(14, "passed"))]
+    assert [m.learners for m in misconceptions(rows)] == [("ann",)]
+    report = class_report(rows)
+    assert [f.learner for f in report.flagged] == ["cy"] and "cy" not in {s.learner for s in report.stuck}
+    html = summary_html(rows, {}, report_html(report), integrity_html(report))
+    assert html.index("Integrity") < html.index("What to re-teach") and "right for another learner" in html
+    page = feedback_html(feedback_view(rows[1], None, "learner"))
+    assert page.index("Whose work this is") < page.index("<table>") and "While your notebook ran" not in page
+    column = LessonColumn("decode", "Decode", 28.0)
+    order = reteach_first([(column, rows)])
+    assert order[0].graded == 2 and order[0].misconceptions[0][2] == 1  # cy counts in neither
+    text = reteach_markdown(chapter_of([(column, rows)]), order)
+    assert text.index("## Integrity") < text.index("## What to re-teach") and "`decode` cy: Every answer" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -84,6 +85,20 @@ def test_canvas_late_flag_counts_one_day_and_no_flag_is_on_time() -> None:
     rows = apply_late([flagged, unflagged], LatePolicy(DUE, (), Penalty.parse("per-day:20")))
     assert [(r.final_score, r.lateness.days if r.lateness else None) for r in rows] == [(4, 1), (5, 0)]
     assert rows[0].lateness and "counted as one day" in rows[0].lateness.how
+
+
+def test_a_canvas_late_flag_is_never_penalised_past_the_learners_extension() -> None:
+    """Canvas flags against the course's due date and gives no time: a flagged learner with a later extension
+    is not penalised (the same learner through Blackboard, with a time, gets full marks), and the TA is told."""
+    report = graded("x", 5, None).report
+    assert report is not None
+    flagged = replace(Row.of("hoppergrace_2", report, late=True), identity=Identity("Canvas", "2", "hoppergrace"))
+    other = Row.of("lovelaceada_1", report, late=True)
+    policy = LatePolicy(DUE, (("2", DUE + timedelta(days=3)),), Penalty.parse("per-day:10"))
+    rows = apply_late([flagged, other], policy)
+    assert [(r.final_score, r.lateness.days if r.lateness else None) for r in rows] == [(5, 0), (4.5, 1)]
+    notes = extension_notes(policy, rows)
+    assert any("hoppergrace_2" in n and "no time" in n and "SpeedGrader" in n for n in notes), notes
 
 
 def test_no_due_date_no_policy_and_bad_rules_say_what_to_write() -> None:

@@ -29,6 +29,7 @@ from grader.params import (
     require_secret,
     swap_note,
 )
+from tests.lesson_support import answer_shop
 
 FIXTURE = Path(__file__).parent / "fixtures" / "param_lessons" / "shop"
 SECRET = "a-course-secret-long-enough-1234"
@@ -280,18 +281,6 @@ def test_grade_notebook_uses_its_numbers_and_says_the_official_grade_recomputes_
 # -- a batch of released notebooks -------------------------------------------------------------------------------
 
 
-def _answered(path: Path, numbers: dict[str, Any]) -> None:
-    """Fill a released shop notebook in as a learner who worked ``numbers`` would."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        text = "".join(cell["source"])
-        if text.startswith("total = None"):
-            cell["source"] = f"total = {numbers['items']} * {numbers['price']}"
-        else:
-            cell["source"] = text.replace('raise NotImplementedError("Write unit_price', "return total / items  #")
-    path.write_text(json.dumps(nb), encoding="utf-8")
-
-
 def _batch(course: Path, folder: Path, out: Path) -> dict[str, dict[str, Any]]:
     from grader.batch import BatchOptions, run_batch
     from grader.pipeline import GradeOptions
@@ -317,7 +306,7 @@ def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_no
     submitted = course / "class"
     submitted.mkdir()
     for who in (ada, bob, cy):
-        _answered(course / "released" / who / "shop.ipynb", drawn[who])
+        answer_shop(course / "released" / who / "shop.ipynb", drawn[who])
     shutil.copy(course / "released" / ada / "shop.ipynb", submitted / f"{ada}.ipynb")
     shutil.copy(course / "released" / cy / "shop.ipynb", submitted / f"{bob}.ipynb")  # bob hands in cy's work
     shutil.copy(course / "released" / cy / "shop.ipynb", submitted / f"{cy}.ipynb")
@@ -435,7 +424,7 @@ def test_gradescope_grades_the_submitter_on_their_own_numbers(course: Path, monk
     roster = _roster(course / "r.csv", f"learner,identity\nada,{ada}\nbob,{bob}\n")
     release(lesson, roster, course / "released", course / "exercises")
     path = course / "released" / "ada" / "shop.ipynb"
-    _answered(path, dict(draw(lesson, ada, SECRET.encode())))
+    answer_shop(path, dict(draw(lesson, ada, SECRET.encode())))
     root = course / "autograder"
     (root / "submission").mkdir(parents=True)
     shutil.copy(path, root / "submission" / "shop.ipynb")
@@ -469,6 +458,34 @@ def test_answers_right_only_for_other_numbers_are_flagged_and_a_slip_is_not(cour
     assert other_numbers_note(lesson, mine, untouched, right_for_the_page) is None
     passed = (TestOutcome("total", "t", 1, "passed"),)
     assert other_numbers_note(lesson, mine, passed, right_for_the_page) is None
+
+
+def test_a_copied_part_1_is_flagged_when_the_two_sets_share_a_number(tmp_path: Path) -> None:
+    """Two learners on one shop and different item counts: the answer that uses only the shop is right for both,
+    and must not hide that every answer telling their numbers apart is right for the other's."""
+    from grader.model import TestOutcome
+    from grader.params import other_numbers_note
+
+    params = (
+        '[params.items]\nrange = [3, 9]\nstep = 2\ndefault = 5\nquestions = ["total"]\n\n'
+        '[params.shop]\nvalues = [{ shop = "the corner shop", price = 1.25 }, { shop = "the market", price = 0.8 }]\n'
+        'questions = ["unit_price"]\n'
+    )
+    lesson = load_lesson("shop", _definition(tmp_path, params))
+    mine = (("items", 3), ("shop", "the market"), ("price", 0.8))
+    theirs = (("items", 7), ("shop", "the market"), ("price", 0.8))
+    outcomes = (TestOutcome("total", "t", 1, "failed"), TestOutcome("unit_price", "u", 1, "passed"))
+    asked: list[frozenset[str]] = []
+
+    def right_for_theirs(questions: frozenset[str], other: Any) -> list[TestOutcome]:
+        asked.append(questions)
+        return [TestOutcome(q, q[0], 1, "passed" if other == theirs else "failed") for q in questions]
+
+    note = other_numbers_note(lesson, mine, outcomes, right_for_theirs)
+    assert note is not None and "another learner's numbers" in note and "items = 7" in note, note
+    assert all(q == frozenset({"total"}) for q in asked)  # only what tells the sets apart is run again
+    slip = (TestOutcome("total", "t", 1, "failed"), TestOutcome("unit_price", "u", 1, "failed"))
+    assert other_numbers_note(lesson, mine, slip, lambda q, o: [TestOutcome("total", "t", 1, "failed")]) is None
 
 
 @pytest.mark.slow

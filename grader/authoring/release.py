@@ -1,8 +1,8 @@
 """Release a lesson with learner parameters: one learner notebook per learner of a roster, each on their own numbers.
 
-``grade build exercises/decode --roster roster.csv --out released`` reads the roster (a CSV file with a
-``learner`` column, the learner id a batch will know them by, and an optional ``identity`` column, their LMS
-identity, which the numbers are drawn from when given) and writes ``released/<learner>/<notebook>.ipynb`` for
+``grade build exercises/decode --roster roster.csv --out released`` reads the course roster
+(:mod:`grader.batch.roster`: a ``learner`` column, the learner id a batch will know them by, and an optional
+``identity`` column, which the numbers are drawn from when given) and writes ``released/<learner>/<notebook>.ipynb`` for
 each row: the lesson's learner notebook with that learner's numbers in its text, their id and a display copy
 of their numbers in its metadata, and the self-check setup cell told the same numbers. The numbers are drawn
 by :func:`grader.params.draw` from the identity and the course secret, so a rerun gives every learner the
@@ -11,61 +11,19 @@ same notebook, and grading recomputes them rather than trusting the copy.
 
 from __future__ import annotations
 
-import csv
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.authoring.build import Owner, build_notebooks, notebook_text, read_source
-from grader.batch.names import safe_id
+from grader.batch.roster import RosterRow, read_roster
 from grader.errors import UsageError
 from grader.files import write_atomic
 from grader.model import Lesson
-from grader.params import draw, identity_of, require_secret
+from grader.params import draw, require_secret
 from grader.service import tokens
 from grader.service.client import is_service_url
 from grader.service.protocol import ServiceMetadata
 
-#: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
-
-
-@dataclass(frozen=True)
-class RosterRow:
-    learner: str
-    """The learner id a batch knows them by (a flat folder's file stem, nbgrader's student id)."""
-    identity: str
-    """What their numbers are drawn from: the LMS identity when the roster gives one, else the learner id."""
-
-
-def read_roster(path: Path) -> list[RosterRow]:
-    """The roster's rows; :class:`UsageError` names the line and what to write when one is not usable."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"The roster {path} cannot be read ({err}); give a UTF-8 CSV file.") from None
-    reader = csv.DictReader(text.splitlines())
-    columns = [c.strip() for c in reader.fieldnames or []]
-    if "learner" not in columns:
-        raise UsageError(f"The roster {path} needs a header line with a `learner` column (and optionally `identity`).")
-    rows: list[RosterRow] = []
-    seen: set[str] = set()
-    for line, raw in enumerate(reader, 2):
-        row = {str(k).strip(): (v or "").strip() for k, v in raw.items() if k is not None}
-        learner = row.get("learner", "")
-        if not _SAFE_ID.match(learner) or safe_id(learner) != learner:
-            raise UsageError(
-                f"{path}, line {line}: the learner id {learner[:60]!r} must be letters, digits, '.', '_' or '-', "
-                "as a batch knows them (it names the learner's folder, and a batch would draw another learner's "
-                "numbers from what it makes of it); put an e-mail address in the `identity` column."
-            )
-        if learner in seen:
-            raise UsageError(f"{path}, line {line}: the learner id {learner!r} is listed twice.")
-        seen.add(learner)
-        rows.append(RosterRow(learner, identity_of(learner, row.get("identity", ""))))
-    if not rows:
-        raise UsageError(f"The roster {path} lists no learners.")
-    return rows
+__all__ = ["RosterRow", "read_roster", "release"]
 
 
 def release(

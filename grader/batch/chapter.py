@@ -5,7 +5,8 @@ an LMS has one assignment per lesson. The chapter view reads those folders' grad
 together. Learners are matched across lessons by their LMS identity (the LMS's own id, read from the
 download's file names) where the row has one, else by the batch's learner id; nothing is matched by a guess
 (a display name, a similar id), because a grade joined to the wrong learner is as bad as a wrong verdict.
-Moodle's participant id is one per (assignment, learner), so Moodle rows are never joined across lessons: each
+Moodle's participant id is one per (assignment, learner), so Moodle rows are never joined across lessons (unless the
+batches were given the course roster, whose ids they are then joined on): each
 is its own row, and the chapter says so (:func:`_moodle_not_joined`). A
 learner who has two rows in one lesson's results gets no grade for that lesson, with the reason, rather than
 one chosen for them.
@@ -23,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.batch.names import same_id
+from grader.batch.names import lms_rule, same_id
 from grader.batch.progress import Progress
 from grader.report.class_report import misconceptions
-from grader.report.rows import BatchSummary, Identity, Row
+from grader.report.rows import BatchSummary, Identity, Row, integrity_flags
 from grader.text import for_csv, num
 
 if TYPE_CHECKING:
@@ -83,8 +84,11 @@ class Chapter:
 
 
 def match_key(row: Row) -> str:
-    """The key a learner is matched on across lessons: their LMS id where the file name gave one, else their id."""
+    """The key a learner is matched on across lessons: their course roster id when the batch was given the roster
+    (the same in every lesson and LMS), else their LMS id where the file name gave one, else their id."""
     who = row.identity
+    if who.roster:
+        return f"roster {same_id(who.roster)}"
     if who.lms and who.lms_id:
         return f"{who.lms} {unicodedata.normalize('NFC', who.lms_id)}"  # as macOS (NFD) or Linux (NFC) wrote it
     return f"id {same_id(row.learner)}"  # Ada and ada are one id (a batch never gives them to two learners)
@@ -101,7 +105,7 @@ def chapter_of(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> Chapter
         for row in rows:
             key = match_key(row)
             identities.setdefault(key, row.identity)
-            empty = NOT_JOINED if notes and row.identity.lms == "Moodle" else "no submission"
+            empty = NOT_JOINED if notes and _unjoinable(row) else "no submission"
             slot = cells.setdefault(key, [Cell(None, reason=empty) for _ in columns])
             if counts[key] > 1:
                 learners = sorted(r.learner for r in rows if match_key(r) == key)
@@ -124,16 +128,22 @@ def _moodle_not_joined(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) ->
     (``get_uniqueid_for_user``), and nothing else that is the same across assignments but the display name,
     which is no identity. So a chapter with Moodle rows and more than one lesson cannot join them: said, with
     what the teaching assistant can do."""
-    moodle = [column.id for column, rows in lessons if any(r.identity.lms == "Moodle" for r in rows)]
+    moodle = [column.id for column, rows in lessons if any(_unjoinable(r) for r in rows)]
     if not moodle or len(lessons) < 2:
         return []
     return [
         f"Moodle rows ({', '.join(moodle)}) are not joined across lessons: Moodle gives each learner a different "
         "participant id in each assignment, so a Moodle learner is one row per lesson here and the totals are "
         "not theirs. Import each lesson from its own results folder (grade export RESULTS/<lesson> --to moodle); "
-        "for a chapter table, rename each learner's notebook to one id of theirs (e.g. their username, "
-        "ada.ipynb) in every lesson's folder and grade again"
+        "for a chapter table, grade every lesson with the course roster (grade roster PARTICIPANTS.csv --lms moodle, "
+        "then grade class ... --roster roster.csv), which maps each Moodle learner to one learner id"
     ]
+
+
+def _unjoinable(row: Row) -> bool:
+    """A row keyed on an LMS id that is one per assignment (Moodle's), with no roster id to join it on."""
+    rule = lms_rule(row.identity.lms)
+    return rule is not None and rule.per_assignment and not row.identity.roster
 
 
 def _counted(chapter: Chapter) -> str:
@@ -210,27 +220,39 @@ class Reteach:
     """Share of the points lost over the graded notebooks, 0..1."""
     misconceptions: tuple[tuple[str, str, int], ...]
     """(question, the slip as the feedback named it, learners), most learners first."""
+    flagged: tuple[tuple[str, str], ...] = ()
+    """(learner, integrity flag) of this lesson's notebooks: left out of the share lost and the misconceptions."""
 
 
 def reteach_first(lessons: Sequence[tuple[LessonColumn, Sequence[Row]]]) -> tuple[Reteach, ...]:
     """The lessons ordered by the share of points the class lost on them, each with its commonest slips.
 
-    A lesson nobody's notebook was graded on says nothing and comes last.
+    A lesson nobody's notebook was graded on says nothing and comes last. A notebook with an integrity flag (released
+    to someone else, right only for other numbers) is no evidence of what the class understood: it is listed, not
+    counted.
     """
     found = []
     for column, rows in lessons:
-        graded = [r for r in rows if r.status == "graded" and r.report is not None]
+        flagged = tuple((r.learner, flag) for r in rows for flag in integrity_flags(r))
+        graded = [r for r in rows if r.status == "graded" and r.report is not None and not integrity_flags(r)]
         possible = sum(r.max_score or 0.0 for r in graded)
         lost = 1.0 - sum(r.score for r in graded) / possible if possible else 0.0  # raw: what was understood
         slips = sorted(misconceptions(rows), key=lambda m: -len(m.learners))[:MISCONCEPTIONS_SHOWN]
-        found.append(Reteach(column.id, len(graded), lost, tuple((m.question, m.text, len(m.learners)) for m in slips)))
+        counted = tuple((m.question, m.text, len(m.learners)) for m in slips)
+        found.append(Reteach(column.id, len(graded), lost, counted, flagged))
     return tuple(sorted(found, key=lambda r: (r.graded == 0, -r.lost, r.lesson)))
 
 
 def reteach_markdown(chapter: Chapter, order: Sequence[Reteach]) -> str:
     """``chapter.md``: the chapter's figures and what to re-teach first, for a teaching assistant to read."""
     lines = [f"# The chapter: {len(chapter.columns)} lessons, {_counted(chapter)}", ""]
-    lines += ["## What to re-teach first", ""]
+    lines += ["## Integrity: to look at before you import", ""]
+    flagged = [(item.lesson, who, flag) for item in order for who, flag in item.flagged]
+    lines += [f"- `{lesson}` {who}: {flag}" for lesson, who, flag in flagged] or [
+        "No notebook was released to someone else or is right only for other numbers (similar code: each lesson's "
+        "summary.html)."
+    ]
+    lines += ["", "## What to re-teach first", ""]
     for n, item in enumerate(order, 1):
         if not item.graded:
             lines.append(f"{n}. `{item.lesson}`: no notebook graded yet.")

@@ -120,7 +120,8 @@ def _row_back(learner: str, result: object, digest: object) -> Row | str:
 
 def _well_typed(row: Row) -> bool:
     """Whether every text a renderer reads from a stored row is text (JSON could hold anything there)."""
-    texts: list[object] = [row.path, row.reason, row.identity.lms, row.identity.lms_id, row.identity.name]
+    who = row.identity
+    texts: list[object] = [row.path, row.reason, who.lms, who.lms_id, who.name, who.roster]
     if row.report is not None:
         report = row.report
         texts += [report.lesson, report.path, *report.errors]

@@ -3,7 +3,9 @@
 When a learner handed in (``submitted``) is read from what each layout really carries, never guessed:
 
 - Canvas: only its ``_LATE_`` flag in the file name (Canvas writes no time there), so a flagged submission
-  counts as one day late, the least it can be; an unflagged one is on time.
+  counts as one day late, the least it can be; an unflagged one is on time. The flag is against the course's
+  due date: a flagged learner with a later extension is not penalised, and the teaching assistant is told to
+  look up the time (never a penalty past an extension).
 - Blackboard: the attempt time in the file name (``_attempt_2024-03-01-09-31-00``), read in the local time
   zone, as Blackboard writes the time of the course's server.
 - Moodle, nbgrader and plain folders: nbgrader's ``timestamp.txt`` beside the notebook when there is one
@@ -91,12 +93,27 @@ class LatePolicy:
         return self.due
 
 
+#: How a submission the LMS flagged late, with no time, from a learner with a later extension, was judged.
+UNTIMED_EXTENDED = (
+    "marked late by the LMS against the course's due date, with no time, and you have a later extension: "
+    "not penalised (your teaching assistant checks the time in the LMS)"
+)
+
+
+def _extended(policy: LatePolicy, due: datetime) -> bool:
+    """Whether ``due`` (a learner's) is an extension past the course's due date."""
+    return policy.due is not None and due > policy.due
+
+
 def extension_notes(policy: LatePolicy, rows: Sequence[Row]) -> tuple[str, ...]:
     """What the teaching assistant must check in ``--extensions``: a name that matches no learner of the batch
-    (a typo leaves the real learner penalised) and an extension earlier than the due date (a typo for a later
-    one: it is applied as written, so that learner is counted late from it)."""
+    (a typo leaves the real learner penalised), an extension earlier than the due date (a typo for a later
+    one: it is applied as written, so that learner is counted late from it), and the learners with an extension
+    whose LMS flagged them late without saying when (Canvas): never penalised past an extension, so a person
+    must look up the time."""
     if policy.due is None:
         return ()
+    untimed = [r.learner for r in rows if r.lateness is not None and r.lateness.how == UNTIMED_EXTENDED]
     known = {same_id(key) for r in rows for key in (r.learner, r.identity.lms_id) if key}
     nobody = [who for who, _ in policy.extensions if same_id(who) not in known]
     early = [f"{who} ({when.isoformat(timespec='minutes')})" for who, when in policy.extensions if when < policy.due]
@@ -111,6 +128,12 @@ def extension_notes(policy: LatePolicy, rows: Sequence[Row]) -> tuple[str, ...]:
             f"--extensions gives {', '.join(early)} a due date earlier than --due "
             f"({policy.due.isoformat(timespec='minutes')}): applied as written, so counted late from it; "
             "if it is a typo, correct it and run again"
+        )
+    if untimed:
+        notes.append(
+            f"{', '.join(untimed)}: marked late by the LMS, which gives no time, and given a later extension: not "
+            "penalised; look up when they handed in (Canvas: SpeedGrader) and adjust the grade there if it was "
+            "after their extension"
         )
     return tuple(notes)
 
@@ -210,6 +233,9 @@ def lateness(row: Row, policy: LatePolicy) -> Lateness | None:
         seconds = (handed - due).total_seconds()
         days = math.ceil(seconds / 86400) if seconds > 0 else 0
         how = "submitted " + handed.isoformat(timespec="minutes")
+    elif row.late and _extended(policy, due):
+        days = 0  # the flag is against the course's due date; whether it beat this learner's later one is unknown
+        how = UNTIMED_EXTENDED
     else:
         days = 1 if row.late else 0  # Canvas's flag: late by one day at least, or on time
         how = "marked late by the LMS (it gives no time: counted as one day)" if row.late else "not marked late"

@@ -53,6 +53,9 @@ class Entry:
     key: str = ""
     """Who the learner is in the download, before any cleaning (``Canvas:12345``, ``file:a b``): entries
     with one key are one learner's notebooks, and share one ``learner`` id that no other key has."""
+    download: str = ""
+    """The LMS whose download the notebook came in (empty for a plain folder, nbgrader): it says when it was
+    handed in even for a file whose own name does not follow that LMS's pattern (:mod:`grader.batch.late`)."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,11 @@ def find_submissions(
             return replace(per_learner, root=top)
     lms = lms_names([p.stem for p in notebooks], assignments=assignments)
     names: Sequence[LmsName | None] = lms[1] if lms is not None else [None] * len(notebooks)
-    entries = [_entry(p, _shown(p, top, shown_root), p.stem, n) for p, n in zip(notebooks, names, strict=True)]
+    download = lms[0] if lms is not None else ""
+    entries = [
+        replace(_entry(p, _shown(p, top, shown_root), p.stem, n), download=download)
+        for p, n in zip(notebooks, names, strict=True)
+    ]
     layout = f"{lms[0]} download" if lms is not None else "flat folder"
     skipped = [p.name for p in sorted(root.iterdir()) if p.is_file() and p.suffix != _SUFFIX and not _hidden(p)]
     notes: tuple[str, ...] = (
@@ -160,7 +167,8 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
     entries: list[Entry] = []
     for folder, name in zip(folders, names, strict=True):
         entries += [
-            _entry(p, _shown(p, top, shown_root), folder.name, name, "folder") for p in _notebooks_under(folder)
+            replace(_entry(p, _shown(p, top, shown_root), folder.name, name, "folder"), download=lms_name)
+            for p in _notebooks_under(folder)
         ]
     with_notebooks = {e.key for e in entries}
     without = [

@@ -34,6 +34,14 @@ class LmsPattern:
     regex: re.Pattern[str]
     """Named groups: ``learner`` (the display name; and optionally ``id``, joined to it in the learner id) and
     ``late``."""
+    roster_column: str = ""
+    """The course roster's column that holds what this LMS's names say of a learner (:mod:`grader.batch.roster`)."""
+    carries: str = ""
+    """What of the learner the names carry, said to a teaching assistant (``the Canvas user id``)."""
+    per_assignment: bool = False
+    """Whether the id in the names is one per (assignment, learner), as Moodle's participant id is: then it is no
+    identity of the learner (it draws no numbers a release could have used, and joins no lessons); a roster
+    maps the display name the names carry instead."""
 
     def parse(self, stem: str) -> LmsName | None:
         match = self.regex.fullmatch(stem)
@@ -52,7 +60,8 @@ class LmsPattern:
 #: Blackboard's ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``. The head ends at the
 #: *first* ``_attempt_<time>``: the file name after it is the learner's own and may hold another (``x_attempt_
 #: 2024-02-28-09-00-00_``), which must not change whose it is (nor, in :mod:`grader.batch.late`, when it came).
-_BLACKBOARD = re.compile(r"(?P<head>.+?)_attempt_\d{4}(?:-\d{2}){5}(?:_.*)?", re.DOTALL)
+_ATTEMPT = r"attempt_\d{4}(?:-\d{2}){5}"
+_BLACKBOARD = re.compile(rf"(?P<head>.+?)_{_ATTEMPT}(?:_.*)?", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -116,16 +125,30 @@ def _fold(name: str) -> str:
 
 LMS_PATTERNS: tuple[LmsPattern, ...] = (
     # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb; the name is
-    # the learner's sortable name with all but letters, digits and hyphens dropped (letters of any script)
-    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's)
+    # the learner's sortable name with punctuation and spaces dropped, but not underscores ("Lee, Min_Jun" is
+    # leemin_jun_104349_9000404_request.ipynb), so the name is whatever comes before the first
+    # ``_[LATE_]<user id>_<submission id>_``: read from the numeric ids, never from the name's own characters
+    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's; nor one with
+    # Blackboard's attempt marker: ``Lab_1_0_0_attempt_<time>_x`` is Blackboard's, whose usernames hold digits)
     LmsPattern(
         "Canvas",
-        re.compile(r"(?!.*_assignsubmission_)(?P<learner>(?:[^\W_]|-)+)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+", re.DOTALL),
+        roster_column="canvas_id",
+        carries="the Canvas user id",
+        regex=re.compile(
+            rf"(?!.*_assignsubmission_)(?!.*_{_ATTEMPT})(?P<learner>.+?)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+",
+            re.DOTALL,
+        ),
     ),
     # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
-    MoodlePattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL)),
+    MoodlePattern(
+        "Moodle",
+        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL),
+        roster_column="moodle_name",
+        carries="the full name and a participant id that changes from assignment to assignment",
+        per_assignment=True,
+    ),
     # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
-    BlackboardPattern("Blackboard", _BLACKBOARD),
+    BlackboardPattern("Blackboard", _BLACKBOARD, roster_column="blackboard_username", carries="the username"),
 )
 
 
@@ -133,8 +156,27 @@ LMS_PATTERNS: tuple[LmsPattern, ...] = (
 LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
     # Moodle, "download submissions in folders" (its default): Ada Lovelace_12345_assignsubmission_file_/decode.ipynb,
     # beside a folder per other submission plugin (Ada Lovelace_12345_assignsubmission_onlinetext_/)
-    LmsPattern("Moodle", re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL)),
+    LmsPattern(
+        "Moodle",
+        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL),
+        roster_column="moodle_name",
+        per_assignment=True,
+    ),
 )
+
+
+def lms_rule(lms: str) -> LmsPattern | None:
+    """The pattern (and so the identity rule) of the LMS named ``lms`` (``Canvas``, ``Moodle``...), or None."""
+    return next((p for p in LMS_PATTERNS if p.name == lms), None)
+
+
+def identity_value(identity: Identity) -> str:
+    """What of ``identity`` names the learner across assignments: the LMS id, or for an LMS whose id is per
+    assignment (Moodle) the display name; empty when it has no LMS."""
+    rule = lms_rule(identity.lms)
+    if rule is None:
+        return ""
+    return identity.name if rule.per_assignment else identity.lms_id
 
 
 def lms_names(
@@ -158,13 +200,51 @@ MAX_ID = 100
 _SAFE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9._-]{{0,{MAX_ID + 70}}}")  # with the tag layouts may add
 
 
+#: Latin letters NFKD leaves whole (no combining accent to drop), spelled as their languages write them in ASCII.
+_SPELLED = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "ß": "ss",
+        "ẞ": "SS",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "Ð": "D",
+        "þ": "th",
+        "Þ": "Th",
+        "ı": "i",
+        "ħ": "h",
+        "Ħ": "H",
+        "ŀ": "l",
+        "Ŀ": "L",
+        "ŧ": "t",
+        "Ŧ": "T",
+        "ƒ": "f",
+        "ĸ": "k",
+        "ŋ": "ng",
+        "Ŋ": "NG",
+    }
+)
+
+
 def safe_id(text: str) -> str:
     """A learner id that is also a safe file name: letters, digits, ``.``, ``_``, ``-``; never hidden, never
     read as a command-line option (no leading ``-``), never empty, at most :data:`MAX_ID` characters.
 
-    Accents are dropped (``josé`` is ``jose``); two names that clean alike are told apart by
-    :mod:`grader.batch.layouts`."""
+    Letters are transliterated, never dropped: accents go (``josé`` is ``jose``), and the Latin letters that
+    Unicode does not decompose into a letter and an accent are spelled out (``Łukasz`` is ``Lukasz``, ``Øre``
+    ``Ore``: :data:`_SPELLED`). A short table, not a transliteration library: ids only need to stay readable
+    for the Latin-script names of a class roster, and this table is the whole of what NFKD leaves; two names that
+    clean alike are told apart by :mod:`grader.batch.layouts`."""
     unaccented = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    unaccented = unaccented.translate(_SPELLED)
     return _UNSAFE.sub("_", unaccented).lstrip("-").strip("._")[:MAX_ID].strip("._-") or "learner"
 
 

@@ -18,7 +18,7 @@ from grader.batch.names import is_safe_id
 from grader.config import FeedbackMode
 from grader.files import write_atomic
 from grader.model import Lesson
-from grader.report.class_report import Pair, class_report, report_html, report_json
+from grader.report.class_report import Pair, class_report, integrity_html, report_html, report_json
 from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
 from grader.report.rows import Row, row_to_dict
 from grader.report.summary import summary_html
@@ -57,7 +57,7 @@ def write_outputs(
             stale.unlink()
     report = class_report(rows, similar)
     write_atomic(out / SUMMARY_JSON, report_json(report))
-    write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report)))
+    write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report), integrity_html(report)))
     return tuple(notes)
 
 

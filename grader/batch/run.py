@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from grader.batch.lms import Column, check_export, import_path, write_export
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.regrade import RegradePlan
+from grader.batch.roster import check_released, map_learners, read_roster
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
@@ -32,7 +34,7 @@ from grader.errors import GraderError, UsageError
 from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.params import describe, identity_of, learner_params, needs_secret
+from grader.params import describe, identity_of, in_order, is_valid, learner_params, needs_secret
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
@@ -67,6 +69,9 @@ class BatchOptions:
     late: LatePolicy | None = None
     """The due date, extensions and penalty (:mod:`grader.batch.late`); ``None`` keeps the one the results folder
     was last given (``late-policy.json``), if any."""
+    roster: Path | None = None
+    """The course roster (:mod:`grader.batch.roster`): maps each download's learners to the learner id and the
+    identity their notebooks were released on; ``None``: numbers are drawn from what the download carries."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,10 @@ class _BatchLesson:
     suites_hash: str
     secret: bytes | None = None
     """The course secret that draws each learner's numbers, for a lesson with learner parameters (grader/params.py)."""
+    draws: Mapping[str, str] = field(default_factory=dict)
+    """Learner id -> the roster identity their numbers are drawn from (the learners the roster maps)."""
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """Learner id -> why the roster cannot say whose numbers they have (they are not graded on a guess)."""
 
     @classmethod
     def load(cls, options: GradeOptions) -> _BatchLesson:
@@ -125,11 +134,13 @@ def run_batch(
                 f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
             )
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
+        found, batch = _rostered(found, batch, options.roster)
+        choices = _choose_all(found, batch.lesson)
+        batch = _with_secret(batch, choices, options.grading)
+        check_released(_released_and_graded(choices, batch), found.layout, options.roster is not None)
         out.mkdir(parents=True, exist_ok=True)
         policy = remember(out, options.late)
         with Gradebook(out / FILE_NAME) as book:
-            choices = _choose_all(found, batch.lesson)
-            batch = _with_secret(batch, choices, options.grading)
             learners = list(choices)
             alone = found.layout == ONE_NOTEBOOK
             everyone = "--regrade was given" if options.regrade else "their notebook was given alone" if alone else None
@@ -246,6 +257,42 @@ def _with_secret(batch: _BatchLesson, choices: dict[str, Choice], options: Grade
     return replace(batch, secret=needs_secret(batch.lesson, read, batch.lesson.root.parent))
 
 
+def _rostered(found: Found, batch: _BatchLesson, roster: Path | None) -> tuple[Found, _BatchLesson]:
+    """The download's learners under their roster ids and identities (:func:`grader.batch.roster.map_learners`),
+    with the identity each one's numbers are drawn from; unchanged without a roster."""
+    if roster is None:
+        return found, batch
+    keys = {e.key: (e.learner, e.identity) for e in found.entries}
+    mapped, note = map_learners(keys, read_roster(roster))
+    entries = tuple(replace(e, learner=mapped[e.key].learner, identity=mapped[e.key].identity) for e in found.entries)
+    draws = {m.learner: m.draws for m in mapped.values() if m.draws}
+    refused = {m.learner: m.refused for m in mapped.values() if m.refused}
+    return replace(found, entries=entries, notes=found.notes + ((note,) if note else ())), replace(
+        batch, draws=draws, refused=refused
+    )
+
+
+def _draws(learner: str, entry: Entry, batch: _BatchLesson) -> str:
+    """The identity a learner's numbers are drawn from: the roster's, else what the download carries
+    (:func:`grader.params.identity_of`: the LMS id, else the learner id)."""
+    return batch.draws.get(learner) or identity_of(learner, entry.identity.lms_id)
+
+
+def _released_and_graded(choices: dict[str, Choice], batch: _BatchLesson) -> list[tuple[str, object, object]]:
+    """For each notebook that carries the numbers it was released with: its learner, those numbers, and the
+    numbers this batch would grade it on."""
+    lesson = batch.lesson
+    if not lesson.params:
+        return []
+    out: list[tuple[str, object, object]] = []
+    for learner, choice in choices.items():
+        submission = choice.read.submission
+        if submission is not None and is_valid(lesson, submission.shown_params) and learner not in batch.refused:
+            drawn = learner_params(lesson, _draws(learner, choice.read.entry, batch), batch.secret)
+            out.append((learner, in_order(lesson, submission.shown_params), drawn))
+    return out
+
+
 def _graded_on(
     learner: str, entry: Entry, submission: Submission, batch: _BatchLesson, digest: str
 ) -> tuple[Submission, str]:
@@ -253,7 +300,7 @@ def _graded_on(
     that decides whether to grade it again: the notebook's, with the numbers when the lesson has some."""
     if not batch.lesson.params:
         return submission, digest
-    params = learner_params(batch.lesson, identity_of(learner, entry.identity.lms_id), batch.secret)
+    params = learner_params(batch.lesson, _draws(learner, entry, batch), batch.secret)
     keyed = hashlib.sha256(f"{digest}\0{describe(params)}".encode()).hexdigest()
     return replace(submission, params=params), keyed
 
@@ -267,9 +314,10 @@ def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchL
     """
     lesson, suites_hash, entry = batch.lesson, batch.suites_hash, choice.read.entry
     submission = choice.read.submission
-    if choice.reason or submission is None:
+    refused = batch.refused.get(learner, "") if lesson.params else ""
+    if choice.reason or submission is None or refused:
         stub = submission or Submission(Path(entry.shown), (), None, choice.digest)
-        row = Row.of(learner, failed_report(lesson, stub, choice.reason, "unreadable"), entry.late)
+        row = Row.of(learner, failed_report(lesson, stub, choice.reason or refused, "unreadable"), entry.late)
         return _Prepared(entry, choice.digest, suites_hash, row=row)
     submission, digest = _graded_on(learner, entry, submission, batch, choice.digest)
     task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()))
@@ -289,7 +337,9 @@ def _record(
 ) -> None:
     entry = prepared.entry
     row = replace(
-        row, identity=entry.identity, submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms)
+        row,
+        identity=entry.identity,
+        submitted=submitted_at(entry.path, Path(entry.shown).name, entry.identity.lms or entry.download),
     )
     book.record(run_id, row, prepared.digest, prepared.suites_hash, options)
     progress.done(row)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from grader.config import SIMILAR_SHOWN
 from grader.report.markup import inline_html
-from grader.report.rows import Row, row_reason
+from grader.report.rows import Row, error_reason, integrity_flags
 from grader.text import for_html
 
 #: Question statuses whose feedback names a mistake (not "not attempted", not "no evidence").
@@ -74,11 +74,21 @@ class QuestionCounts:
 
 
 @dataclass(frozen=True)
+class Flagged:
+    """A learner whose notebook has an integrity flag, with the flag and their feedback page."""
+
+    learner: str
+    flags: tuple[str, ...]
+    feedback: str
+
+
+@dataclass(frozen=True)
 class ClassReport:
     misconceptions: tuple[Misconception, ...]
     stuck: tuple[Stuck, ...]
     similar: tuple[Pair, ...] = ()
     questions: tuple[QuestionCounts, ...] = ()
+    flagged: tuple[Flagged, ...] = ()
 
 
 def slip(line: str) -> str:
@@ -96,13 +106,15 @@ def normal_form(text: str) -> str:
 
 
 def misconceptions(rows: Sequence[Row]) -> tuple[Misconception, ...]:
-    """Every slip the feedback named, per question, with the learners who made it; most learners first."""
+    """Every slip the feedback named, per question, with the learners who made it; most learners first. Notebooks
+    with an integrity flag (:func:`grader.report.rows.integrity_flags`) are left out: their answers are someone
+    else's numbers' or work, not this learner's misconception."""
     learners: dict[tuple[str, str], set[str]] = defaultdict(set)
     wordings: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     order: list[str] = []
     for row in rows:
-        if row.report is None or row.status != "graded":
-            continue
+        if row.report is None or row.status != "graded" or integrity_flags(row):
+            continue  # a notebook released to someone else, or a copied Part 1, says nothing of what was misunderstood
         for q in row.report.questions:
             order += [q.id] if q.id not in order else []
             if q.status not in _WRONG:
@@ -130,16 +142,22 @@ def stuck_learners(rows: Sequence[Row], pages: str = "feedback") -> tuple[Stuck,
             why = f"{row.status}: {row.reason}"
         elif questions and idle >= STUCK_NOT_ATTEMPTED * len(questions):
             why = f"{idle} of {len(questions)} questions not attempted"
-        elif row_reason(row):
-            why = f"lost points to an error: {row_reason(row)}"
+        elif error_reason(row):
+            why = f"lost points to an error: {error_reason(row)}"
         else:
             continue
         stuck.append(Stuck(row.learner, why, f"{pages}/{row.learner}.html"))
     return tuple(stuck)
 
 
+def flagged_learners(rows: Sequence[Row], pages: str = "feedback") -> tuple[Flagged, ...]:
+    """The learners whose notebook has an integrity flag: released to someone else, or right only for other numbers."""
+    return tuple(Flagged(r.learner, f, f"{pages}/{r.learner}.html") for r in rows if (f := integrity_flags(r)))
+
+
 def class_report(rows: Sequence[Row], similar: Sequence[Pair] = ()) -> ClassReport:
-    return ClassReport(misconceptions(rows), stuck_learners(rows), tuple(similar), _question_figures(rows))
+    figures = _question_figures(rows)
+    return ClassReport(misconceptions(rows), stuck_learners(rows), tuple(similar), figures, flagged_learners(rows))
 
 
 def _question_figures(rows: Sequence[Row]) -> tuple[QuestionCounts, ...]:
@@ -158,6 +176,7 @@ def report_json(report: ClassReport) -> str:
         "questions": [{"id": q.id, **dict(q.statuses)} for q in report.questions],
         "misconceptions": [{**asdict(m), "count": len(m.learners)} for m in report.misconceptions],
         "stuck": [asdict(s) for s in report.stuck],
+        "integrity": [asdict(f) for f in report.flagged],
         "similar": [_pair_json(p, with_code=i < SIMILAR_SHOWN) for i, p in enumerate(report.similar)],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -176,6 +195,29 @@ def previous_similar(summary_json: Path) -> tuple[Pair, ...]:
         return tuple(Pair(**p) for p in json.loads(summary_json.read_text(encoding="utf-8")).get("similar", []))
     except (OSError, ValueError, TypeError):
         return ()
+
+
+def integrity_html(report: ClassReport) -> str:
+    """summary.html's integrity section, near its top: the notebooks flagged as released to someone else or
+    right only for other numbers, and how many pairs of similar submissions follow. Never a score."""
+    parts = ["<h2>Integrity: to look at before you import</h2>"]
+    if report.flagged:
+        parts.append(
+            "<p>These notebooks were graded on their learner's own numbers; the flag says why the work may not be "
+            "theirs. Its answers are left out of the misconceptions below.</p>"
+            "<table><tr><th>learner</th><th>flag</th></tr>"
+        )
+        parts += [
+            f'<tr><td><a href="{for_html(f.feedback)}">{for_html(f.learner)}</a></td>'
+            f"<td>{'<br>'.join(inline_html(text) for text in f.flags)}</td></tr>"
+            for f in report.flagged
+        ]
+        parts.append("</table>")
+    else:
+        parts.append("<p>No notebook was released to someone else or is right only for other numbers.</p>")
+    if report.similar:
+        parts.append(f"<p>{len(report.similar)} pair(s) of similar submissions: see the last section.</p>")
+    return "\n".join(parts)
 
 
 def report_html(report: ClassReport) -> str:

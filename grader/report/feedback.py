@@ -20,7 +20,7 @@ from grader.model import Lesson, Params, Question, QuestionResult
 from grader.params import render
 from grader.report.markup import inline_html
 from grader.report.page import html_page
-from grader.report.rows import Row
+from grader.report.rows import Row, integrity_flags
 from grader.text import for_html, for_markdown, num
 
 _GENERIC = {
@@ -62,6 +62,8 @@ class FeedbackView:
     """A ``full`` page: it opens with :data:`STAFF_COPY`."""
     late: str = ""
     """What the late policy made of the submission (:func:`late_line`); ``score`` is then after its penalty."""
+    integrity: tuple[str, ...] = ()
+    """Its integrity flags (:func:`grader.report.rows.integrity_flags`), shown at the top of the page."""
 
 
 def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> FeedbackView:
@@ -79,11 +81,17 @@ def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> Feedba
     }.get(row.status, "")
     known = {d.id: d for d in lesson.questions} if lesson else {}
     ran = row.status == "graded"
-    questions = tuple(_question_view(q, known.get(q.id), mode, ran, report.params) for q in report.questions)
-    errors = tuple(e for e in report.errors if e != row.reason)
+    flags = integrity_flags(row)
+    using = {q for p in lesson.params for q in p.questions} if lesson and flags else set()
+    questions = tuple(
+        _question_view(q, known.get(q.id), mode, ran, report.params, flagged=q.id in using) for q in report.questions
+    )
+    errors = tuple(e for e in report.errors if e != row.reason and e not in flags)
     staff = mode == "full"
     late = late_line(row)
-    return FeedbackView(row.learner, heading, row.final_score, report.max_score, note, questions, errors, staff, late)
+    return FeedbackView(
+        row.learner, heading, row.final_score, report.max_score, note, questions, errors, staff, late, flags
+    )
 
 
 def late_line(row: Row) -> str:
@@ -100,8 +108,17 @@ def late_line(row: Row) -> str:
     return f"Handed in {when} (due {late.due}, {late.how}){cost}."
 
 
+#: A question that uses the learner's numbers, on a flagged notebook: its slips are the flag's, said once at the top.
+_SEE_FLAG = "Not right for your own numbers: see the note at the top."
+
+
 def _question_view(
-    q: QuestionResult, definition: Question | None, mode: FeedbackMode, ran: bool, params: Params = ()
+    q: QuestionResult,
+    definition: Question | None,
+    mode: FeedbackMode,
+    ran: bool,
+    params: Params = (),
+    flagged: bool = False,
 ) -> QuestionView:
     """A question's lines: the teaching assistant's feedback (full), what ``grade`` shows the learner, with the
     lesson's reveal policy applied (learner), or a generic sentence (summary); nothing to add if it never ran.
@@ -112,6 +129,8 @@ def _question_view(
         lines: tuple[str, ...] = (_NOT_CHECKED,)
     elif mode == "full":
         lines = q.staff
+    elif mode == "learner" and flagged and q.status in ("failed", "partial"):
+        lines = (_SEE_FLAG,)  # not "I can't tell which slip" under each: the numbers are someone else's
     elif mode == "learner":
         lines = q.feedback
     else:
@@ -130,6 +149,9 @@ def feedback_html(view: FeedbackView) -> str:
     )
     if view.note:
         parts.append(f'<p class="note">{inline_html(view.note)}</p>')
+    if view.integrity:
+        parts.append("<h2>Whose work this is</h2>")
+        parts += [f'<p class="note">{inline_html(flag)}</p>' for flag in view.integrity]
     if view.late:
         parts.append(f'<p class="note">{for_html(view.late)}</p>')
     if view.questions:
@@ -161,6 +183,8 @@ def feedback_markdown(view: FeedbackView) -> str:
     out += [f"{for_markdown(view.heading)}. {score}" if view.heading else score, ""]
     if view.note:
         out += [f"> {for_markdown(view.note)}", ""]
+    if view.integrity:
+        out += ["## Whose work this is", ""] + [f"> {for_markdown(flag)}" for flag in view.integrity] + [""]
     if view.late:
         out += [f"> {for_markdown(view.late)}", ""]
     for q in view.questions:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.model import Report, ReportStatus
+from grader.params import is_integrity_flag
 from grader.report import report_from_dict, report_to_dict, ungraded_to_dict
 from grader.text import for_json
 
@@ -27,6 +28,9 @@ class Identity:
     """``Canvas``, ``Moodle``, ``Blackboard``; empty when the file name named no LMS (a flat folder, nbgrader)."""
     lms_id: str = ""
     name: str = ""
+    roster: str = ""
+    """The learner's id on the course roster the batch was given (:mod:`grader.batch.roster`), empty without one:
+    the same in every lesson and LMS, so a chapter joins on it (Moodle's ids are per assignment)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,8 @@ def row_to_dict(row: Row) -> dict[str, Any]:
     ``lms_id``, ``name``) and the LMS's late flag."""
     body = report_to_dict(row.report, staff=True) if row.report else ungraded_to_dict(row.path, row.reason, row.status)
     who = {"lms": row.identity.lms, "lms_id": row.identity.lms_id, "name": row.identity.name}
+    if row.identity.roster:
+        who["roster"] = row.identity.roster
     line: dict[str, Any] = {"learner": row.learner, "late": row.late, **who, **body}
     if row.submitted:
         line["submitted"] = row.submitted
@@ -104,7 +110,7 @@ def row_to_dict(row: Row) -> dict[str, Any]:
 
 def row_from_dict(data: dict[str, Any], digest: str = "") -> Row:
     """The inverse of :func:`row_to_dict`; ``digest`` is the submission's hash, which the JSON leaves out."""
-    identity = Identity(data.get("lms", ""), data.get("lms_id", ""), data.get("name", ""))
+    identity = Identity(data.get("lms", ""), data.get("lms_id", ""), data.get("name", ""), data.get("roster", ""))
     if "lesson" in data:
         row = Row.of(data["learner"], report_from_dict(data, digest), bool(data.get("late")))
         return replace(row, identity=identity, submitted=str(data.get("submitted") or ""))
@@ -130,13 +136,30 @@ class BatchSummary:
     notes: tuple[str, ...] = ()
 
 
+def integrity_flags(row: Row) -> tuple[str, ...]:
+    """The row's integrity flags (:func:`grader.params.is_integrity_flag`): its notebook was released to someone
+    else, or its answers are right only for another learner's numbers. Shown in their own sections, and such a
+    notebook's answers are no evidence of what the class misunderstood."""
+    return tuple(e for e in row.report.errors if is_integrity_flag(e)) if row.report else ()
+
+
 def row_reason(row: Row) -> str:
     """Why the learner has fewer points than their answers might earn: the row's reason, or, when they lost
     points, the errors that can explain it: cells that raised (``ModuleNotFoundError: torch``) and questions
     that could not be checked (a call that never returned)."""
+    return _reason(row, flags=True)
+
+
+def error_reason(row: Row) -> str:
+    """:func:`row_reason` without the integrity flags: what went wrong while the notebook ran, if anything."""
+    return _reason(row, flags=False)
+
+
+def _reason(row: Row, flags: bool) -> str:
     if row.reason or row.report is None:
         return row.reason
     if row.report.score >= row.report.max_score:
         return ""
+    errors = [e for e in row.report.errors if flags or not is_integrity_flag(e)]
     unchecked = [f"{q.id}: {q.feedback[0]}" for q in row.report.questions if q.status == "error" and q.feedback]
-    return "; ".join([*row.report.errors, *unchecked])
+    return "; ".join([*errors, *unchecked])

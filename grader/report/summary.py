@@ -21,12 +21,16 @@ from grader.text import for_html, num
 _WRONG = ("failed", "partial", "error", "missing")
 
 
-def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_report: str = "") -> str:
-    """The page; ``class_report``: the sections of :mod:`grader.report.class_report` (already-escaped HTML)."""
+def summary_html(
+    rows: Sequence[Row], lessons: Mapping[str, Lesson], class_report: str = "", integrity: str = ""
+) -> str:
+    """The page; ``class_report``: the sections of :mod:`grader.report.class_report` (already-escaped HTML), and
+    ``integrity`` its integrity section, shown right after the counts: a flag buried under "stuck" is missed."""
     counts = Counter(r.status for r in rows)
     parts = [
         "<h1>Batch summary</h1>",
         f"<p>{len(rows)} submissions: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES) + ".</p>",
+        integrity,
     ]
     for lesson_id in sorted({r.lesson for r in rows if r.lesson}):
         lesson = lessons.get(lesson_id)
@@ -46,12 +50,14 @@ def summary_html(rows: Sequence[Row], lessons: Mapping[str, Lesson], class_repor
 
 def _lesson_section(lesson_id: str, lesson: Lesson | None, rows: list[Row]) -> str:
     reports = [r.report for r in rows if r.report is not None]
-    scores = [rep.score for rep in reports]
+    scores = [r.final_score for r in rows if r.report is not None]  # after any late penalty, as the imports hold
+    penalised = any(r.lateness is not None and r.lateness.points_off for r in rows)
     top = reports[0].max_score if reports else 0.0
     title = lesson.title if lesson else lesson_id
     parts = [
         f"<h2>{for_html(title)}</h2>",
-        f"<p>{len(reports)} submissions (those that did not run count as 0): "
+        f"<p>{len(reports)} submissions (those that did not run count as 0"
+        f"{'; after the late penalty' if penalised else ''}): "
         f"mean {num(round(statistics.fmean(scores), 2))} / "
         f"{num(top)}, median {num(statistics.median(scores))} / {num(top)}.</p>"
         if scores

@@ -64,14 +64,14 @@ class Part1:
             ("the worked example's model", f"Part 1 is about another model (yours: {self.params / 1e9:g}e9 "
              f"parameters in {self.precision}).", WORKED[0]),
             ("counting in GiB (2**30 bytes)", "the lesson uses decimal GB, 10**9 bytes.", self.gb * 1e9 / 2**30),
-            ("counting bytes", "the question asks for gigabytes: divide by 10**9.", self.gb * 1e9),
+            ("counting bytes", "the question asks for gigabytes, not bytes.", self.gb * 1e9),
             ("counting megabytes", "the question asks for gigabytes.", self.gb * 1e3),
         ]
 
     def ms_mistakes(self):
         return [
             ("bandwidth / bytes, the tokens per second", "the question asks for the time per token.", self.tokens_per_s),
-            ("the step time in seconds", "the question asks for milliseconds: multiply by 1000.", self.ms / 1e3),
+            ("the step time in seconds", "the question asks for milliseconds, not seconds.", self.ms / 1e3),
             ("bandwidth / bytes in tokens per millisecond", "the formula is upside down: time = bytes / bandwidth.",
              1 / self.ms),
             ("the step time in microseconds", "the question asks for milliseconds: it is 1,000 times too big (and "
@@ -86,7 +86,7 @@ class Part1:
         return [
             ("the milliseconds per token", "tokens per second is 1000 / ms_per_token.", self.ms),
             ("the seconds per token", "tokens per second is 1 / seconds_per_token.", self.ms / 1e3),
-            ("tokens per millisecond (1 / ms_per_token)", "multiply by 1000 ms per second.", 1 / self.ms),
+            ("tokens per millisecond (1 / ms_per_token)", "the question asks for tokens per second, not per millisecond.", 1 / self.ms),
             ("1000 / (the seconds per token)", "mixed units: 1 / seconds or 1000 / milliseconds.", 1e6 / self.ms),
             ("2 bytes per parameter", f"{self.stored}.", self.bandwidth / (2 * self.params)),
             ("the worked example's rate", "Part 1 is about another model and accelerator.", WORKED[2]),
