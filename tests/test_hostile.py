@@ -18,6 +18,7 @@ import random
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -450,6 +451,25 @@ def test_secrets_in_the_graders_environment_stay_secret(
     leaked = any("secret seen" in e for e in report["errors"])
     assert leaked is not defences(level).protected
     assert report["score"] == 5.0
+
+
+def test_the_sandbox_shows_the_folders_a_pth_file_adds_to_the_workers_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv may get its packages from a folder outside it, named in a ``.pth`` file (tests/test_package.py's
+    venv does): the worker's interpreter imports from there, so its sandbox must show that folder too."""
+    venv, extra = tmp_path / "venv", (tmp_path / "packages").resolve()
+    extra.mkdir()
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True, timeout=300)
+    (purelib,) = venv.glob("lib/python*/site-packages")
+    (purelib / "packages.pth").write_text(f"{extra}\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    bubblewrap._import_path.cache_clear()  # asked once per process: ask this interpreter
+    try:
+        shown = bubblewrap._visible_dirs()
+    finally:
+        bubblewrap._import_path.cache_clear()
+    assert any(d == extra or d in extra.parents for d in shown), shown
 
 
 @pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")

@@ -8,7 +8,7 @@ batch in a copy of the course folder, with no checkout importable: no ``PYTHONPA
 repository, and ``grader`` imported from the environment (checked).
 
 The dependencies are this interpreter's, not downloaded: the environment's site-packages holds a ``.pth``
-line naming this interpreter's site-packages. A path in a ``.pth`` file is added to ``sys.path`` without its
+line naming this interpreter's site-packages folders. A path in a ``.pth`` file is added to ``sys.path`` without its
 own ``.pth`` files being run, so the editable install's import hook there (which maps ``grader`` to a
 checkout) stays inactive; the test checks that too.
 """
@@ -20,11 +20,11 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from site import getsitepackages
 
 import pytest
 
@@ -79,8 +79,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     shutil.copytree(REPO / "grader", source / "grader", ignore=_IGNORED)
     build = "from setuptools import build_meta; print(build_meta.build_sdist({out!r}))"
     sdist = work / "dist" / _ok(_run([sys.executable, "-c", build.format(out=str(work / "dist"))], source)).split()[-1]
+    # The "data" filter where this Python has one: filter= came in 3.10.12 and 3.11.4, and Debian 12's own Python
+    # is 3.11.2 (requires-python says 3.10). Without it nothing is at risk: the archive is the one just built.
+    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
     with tarfile.open(sdist) as tar:
-        tar.extractall(work / "unpacked", filter="data")
+        tar.extractall(work / "unpacked", **safe)
     (unpacked,) = (work / "unpacked").iterdir()
     wheels = work / "wheels"
     _ok(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
@@ -91,7 +94,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     _ok(_run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "-q", "--no-deps",
               "--no-index", wheel], work))  # fmt: skip
     site = _ok(_run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], work))
-    Path(site.strip(), "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    # Every site-packages folder of this interpreter: a venv's own, and its base's too when it sees them.
+    Path(site.strip(), "dependencies.pth").write_text("".join(f"{d}\n" for d in getsitepackages()), encoding="utf-8")
     return Installed(venv, sdist, wheel)
 
 

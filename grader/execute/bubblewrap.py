@@ -94,14 +94,29 @@ def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
 
 
 def _visible_dirs() -> list[Path]:
-    """The Python installation (and its base, for a venv) and the grader package: all the worker imports from."""
+    """The Python installation (and its base, for a venv), the folders its path adds, and the grader package: all
+    the worker imports from."""
     dirs = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     dirs |= {Path(os.path.realpath(p)) for p in sysconfig.get_paths().values() if os.path.isdir(p)}
+    dirs |= set(_import_path())
     dirs.add(Path(os.path.realpath(sys.executable)).parent)
     dirs.add(PACKAGE_DIR)
     # /usr is already visible; a path inside another shown path needs no bind of its own
     kept = sorted(d for d in dirs if not _inside(d, Path("/usr")))
     return [d for d in kept if not any(d != o and _inside(d, o) for o in kept)]
+
+
+@functools.cache
+def _import_path() -> tuple[Path, ...]:
+    """The folders the worker's interpreter (``python -I``) imports from, as it says itself: besides the
+    installation's own, those its site-packages' ``.pth`` files add, which may lie outside it (a venv given
+    another's packages that way); without them the worker would not find IPython. Asked once per process."""
+    show = "import sys; print('\\n'.join(sys.path))"
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", show], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ()  # the installation's folders are shown all the same
+    return tuple(Path(os.path.realpath(p)) for p in done.stdout.splitlines() if os.path.isabs(p) and os.path.isdir(p))
 
 
 def _parents(path: Path, made: set[str]) -> list[str]:
