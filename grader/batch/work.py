@@ -128,7 +128,7 @@ _EXITING = threading.RLock()
 """Held while the context is closed on the way out, by whichever path gets there first: the pool's own exit (its
 finalizer, in the main thread) or :func:`_exit_now` (the parent-watch thread, or SIGTERM). The second waits for
 the first: otherwise it found the workers already marked closed and exited while their folders were still being
-deleted, and left them behind (under load, a killed batch's grading processes left their lenders' folders)."""
+deleted, and could leave them behind (a killed batch left worker folders so, once, on a loaded machine)."""
 _EXITING_WAIT = 30.0
 """How long :func:`_exit_now` waits for a close under way (each worker's end is bounded by seconds) before it
 exits regardless: an orphaned grading process must not stay behind."""
