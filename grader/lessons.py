@@ -98,6 +98,19 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     return lesson
 
 
+def require_solution(lesson: Lesson) -> Path:
+    """The lesson's solution notebook, which grading runs as the reference; if it is not there (a course folder
+    copied without its built notebooks), an error that names it and the command that builds it."""
+    if not lesson.solution.is_file():
+        raise LessonError(
+            f"Lesson {lesson.id!r} cannot grade: its solution notebook {lesson.solution} (`solution` in "
+            f"{lesson.root / 'lesson.toml'}) does not exist. It is built from the lesson's source "
+            f"({lesson.root / (lesson.id + '.py')}): run `grade build {lesson.root}`, or copy the course's "
+            "solutions/ folder beside its exercises/."
+        )
+    return lesson.solution
+
+
 def suites_fingerprint(lesson: Lesson) -> str:
     """A hash of everything a lesson's grading depends on: its suites' files, its definition and its solution."""
     suite_files = sorted(p for p in lesson.suites.rglob("*") if p.is_file() and "__pycache__" not in p.parts)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode, limits_for, option
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
-from grader.lessons import available_lessons
+from grader.lessons import available_lessons, require_solution
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission
 from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
 from grader.read import read_submission
@@ -157,7 +157,7 @@ def lent_solution(lesson: Lesson) -> Submission | None:
         return None
     from grader.suites.reference import solution_submission
 
-    return solution_submission(lesson.solution)
+    return solution_submission(require_solution(lesson))
 
 
 def failed_report(

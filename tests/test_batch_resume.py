@@ -30,6 +30,10 @@ def committed(db: Path) -> list[tuple[int, str, int]]:
         return []
 
 
+def leftovers(temp: Path) -> list[str]:
+    return [name for name in os.listdir(temp) if name.startswith(("grader-zygote-", "grader-worker-"))]
+
+
 def group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -64,8 +68,9 @@ def test_a_killed_batch_loses_nothing_and_the_rerun_finishes_it(tmp_path: Path) 
         wait_until(
             lambda: not group_alive(first.pid), 30, "the orphaned grading processes exiting (they were left running)"
         )
-        left = [name for name in os.listdir(temp) if name.startswith(("grader-zygote-", "grader-worker-"))]
-        assert left == []  # no zygote's or worker's folder either (the killed batch's own in-flight folder stays)
+        # No zygote's or worker's folder either (the killed batch's own in-flight folder stays): waited for, not
+        # looked at once, so that a deletion still under way on a busy machine is not taken for a leftover.
+        wait_until(lambda: not leftovers(temp), 30, f"deleting the workers' folders (left: {leftovers(temp)})")
     finally:
         log.close()
         shutil.rmtree(temp, ignore_errors=True)
@@ -99,3 +104,28 @@ def test_an_orphaned_grading_process_exits_even_if_its_cleanup_fails() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "still running" not in result.stdout, result.stderr
+
+
+def test_an_orphaned_grading_process_lets_a_close_under_way_finish_before_it_exits(tmp_path: Path) -> None:
+    """The pool's own exit and the parent-watch thread can both be closing the context when the batch process is
+    killed: the second must wait for the first, not exit while its workers' folders are being deleted."""
+    deleted = tmp_path / "deleted"
+    script = (
+        "import threading, time\n"
+        "import grader.batch.work as work\n"
+        "closing = threading.Event()\n"
+        "class Slow:\n"
+        "    def close(self):\n"
+        "        closing.set()\n"
+        "        time.sleep(1)  # ending its workers, then deleting their folders\n"
+        f"        open({str(deleted)!r}, 'w').close()\n"
+        "    def abandon(self):\n"
+        "        pass  # what close has begun is marked closed: nothing left to do here\n"
+        "work._PROCESS_CONTEXT = context = Slow()\n"
+        "threading.Thread(target=work._close, args=(context,)).start()  # the pool's exit\n"
+        "closing.wait()\n"
+        "work._exit_now()  # the parent-watch thread's, meanwhile\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert deleted.exists(), "the process exited before the close under way had deleted the folders"

@@ -70,6 +70,22 @@ def test_grade_build_in_a_fresh_folder_writes_the_committed_files_and_the_grades
     assert {"setup.sh", "run_autograder", "exercises/decode/lesson.toml", "solutions/decode.ipynb"} <= names
 
 
+@pytest.mark.slow  # two cold grades and a build
+def test_a_course_folder_of_lessons_only_names_the_missing_solution_and_grades_once_it_is_built(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "exercises", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "examples" / "submissions" / "ada.ipynb", tmp_path)
+    missing = run_grade("ada.ipynb", "--lesson", "decode", cwd=tmp_path)
+    assert missing.returncode == 1, missing.stderr
+    named = (str(tmp_path / "solutions" / "decode.ipynb"), f"grade build {tmp_path / 'exercises' / 'decode'}")
+    assert all(part in missing.stderr for part in named), missing.stderr
+    built = run_grade("build", "exercises/decode", "--bundle-dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    graded = run_grade("ada.ipynb", "--lesson", "decode", "--json", cwd=tmp_path)
+    assert graded.returncode == 0, graded.stderr
+    report = json.loads(graded.stdout)
+    assert report["score"] == report["max_score"] > 0, report["errors"]
+
+
 def test_a_source_without_an_answer_cell_for_a_question_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "decode"
     shutil.copytree(LESSON.root, folder)

@@ -452,6 +452,22 @@ def test_secrets_in_the_graders_environment_stay_secret(
     assert report["score"] == 5.0
 
 
+def test_the_sandbox_shows_the_folders_a_pth_file_adds_to_the_workers_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv may get its packages from a folder outside it, named in a ``.pth`` file (tests/test_package.py's
+    venv does): the worker's interpreter imports from there, so its sandbox must show that folder too."""
+    site_dir, extra, other = tmp_path / "site-packages", tmp_path / "packages", tmp_path / "elsewhere"
+    for folder in (site_dir, extra, other):
+        folder.mkdir()
+    lines = [f"# {other}", str(extra), "import os", f"{tmp_path}/missing", "", "../elsewhere"]
+    (site_dir / "packages.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(bubblewrap.site, "getsitepackages", lambda: [str(site_dir)])
+    assert bubblewrap._pth_dirs([str(site_dir)]) == {extra.resolve(), other.resolve()}
+    shown = bubblewrap._visible_dirs()
+    assert all(any(d == f or d in f.parents for d in shown) for f in (extra.resolve(), other.resolve())), shown
+
+
 @pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
 def test_lessons_inside_a_visible_folder_are_masked(shared_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = shared_tmp / "site"  # stands for a Python installation that holds a course package

@@ -221,7 +221,8 @@ def test_a_new_lesson_is_held_to_every_gate_without_a_test_of_its_own(tmp_path: 
 
     env = {**os.environ, "GRADER_LESSONS": str(course / "exercises"), "PYTHONPATH": str(REPO)}
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", str(Path(__file__)), "-k", NEW],
+        # no cache: this run's results must not become the outer run's `--lf` list
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(Path(__file__)), "-k", NEW],
         capture_output=True, text=True, cwd=REPO, env=env, timeout=900,
     )  # fmt: skip
     passed = set(re.findall(rf"^PASSED \S+::(\w+)\[{NEW}\]$", result.stdout, re.M))

@@ -8,7 +8,7 @@ batch in a copy of the course folder, with no checkout importable: no ``PYTHONPA
 repository, and ``grader`` imported from the environment (checked).
 
 The dependencies are this interpreter's, not downloaded: the environment's site-packages holds a ``.pth``
-line naming this interpreter's site-packages. A path in a ``.pth`` file is added to ``sys.path`` without its
+line naming this interpreter's site-packages folders. A path in a ``.pth`` file is added to ``sys.path`` without its
 own ``.pth`` files being run, so the editable install's import hook there (which maps ``grader`` to a
 checkout) stays inactive; the test checks that too.
 """

@@ -4,7 +4,8 @@ A fenced block is tested when an HTML comment (invisible on GitHub) stands just 
 
 - ``<!-- test: run -->``: a ``bash`` block runs (its lines joined by ``&&``; a ``python3 -m pip install .``,
   ``-e .`` or ``-e '.[EXTRAS]'`` step is only checked: each extra must exist in pyproject.toml, as the tests
-  run installed; tests/test_package.py installs the built package) in
+  run installed; tests/test_package.py installs the built package; making and entering ``.venv`` is left out,
+  as the tests run in an environment already) in
   a scratch folder that sees the repository's files, and must exit 0; a ``python`` block runs with
   ``python3``. When a command writes ``--out DIR``, every file the table under "What appears in RESULTS"
   names must be there.
@@ -44,6 +45,8 @@ _MARKED = re.compile(
 )
 _HEADING = re.compile(r"^#{2,4} (.+)$", re.M)
 _PIP_INSTALL = re.compile(r"^python3? -m pip install (?:-e )?(?:\.|'\.\[(?P<extras>[\w,-]+)\]')$")
+#: Making and entering the virtual environment `.venv`: left out, as the tests run in one already.
+_VENV = re.compile(r"^(?:python3? -m venv \.venv|\. \.venv/bin/activate)$")
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ def shell_steps(body: str) -> list[str]:
         if install:
             missing = set((install["extras"] or "").split(",")) - extras() - {""}
             assert not missing, f"`{step}` names extras that pyproject.toml does not define: {missing}"
-        else:
+        elif not _VENV.match(step):
             kept.append(step)
     return kept
 
@@ -240,3 +243,13 @@ def test_the_marker_reader_finds_blocks_and_their_sections() -> None:
     assert differences({"a": 1, "b": "here"}, {"a": 1, "b": "there"}, {"b"}) == []
     assert differences({"a": 1}, {"a": 2}, set()) == [".a: the README shows 1, the command gives 2"]
     assert differences({"a": 1}, {"a": 1, "new": 0}, set()) and differences({"q": [{"id": "x"}]}, {"q": []}, set())
+
+
+def test_ci_runs_the_readmes_test_command_in_the_environment_its_first_command_makes() -> None:
+    text = README.read_text(encoding="utf-8")
+    second = re.search(r"^The second runs the tests.*?```bash\n(.*?)```", text, re.M | re.S)
+    assert second, 'the README\'s test command is the bash block after "The second runs the tests"'
+    wanted = ["python3 -m venv .venv", ". .venv/bin/activate", *(s.strip() for s in second.group(1).split("&&"))]
+    ci = [set(line.split()) for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    missing = [step for step in wanted if not any(set(step.split()) <= line for line in ci)]
+    assert not missing, f".ci/run does not run these steps of the README's: {missing}"

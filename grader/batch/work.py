@@ -119,9 +119,24 @@ def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None
         keep_to_one_cpu(slot)  # before any thread or zygote is started: they inherit it
     context = context_for(settings)
     context.grader.warm_soon()
-    Finalize(None, context.close, exitpriority=10)  # pool workers skip atexit; multiprocessing runs this instead
+    Finalize(None, _close, args=(context,), exitpriority=10)  # pool workers skip atexit; multiprocessing runs this
     Finalize(None, _exit_at_once, exitpriority=0)  # after the context is closed
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
+
+
+_EXITING = threading.RLock()
+"""Held while the context is closed on the way out, by whichever path gets there first: the pool's own exit (its
+finalizer, in the main thread) or :func:`_exit_now` (the parent-watch thread, or SIGTERM). The second waits for
+the first: otherwise it found the workers already marked closed and exited while their folders were still being
+deleted, and could leave them behind (a killed batch left worker folders so, once, on a loaded machine)."""
+_EXITING_WAIT = 30.0
+"""How long :func:`_exit_now` waits for a close under way (each worker's end is bounded by seconds) before it
+exits regardless: an orphaned grading process must not stay behind."""
+
+
+def _close(context: GradingContext) -> None:
+    with _EXITING:
+        context.close()
 
 
 def _exit_at_once() -> None:
@@ -148,6 +163,7 @@ def _exit_when_orphaned(parent_pid: int) -> None:
 
 def _exit_now() -> None:
     """Kill this process's children (each learner worker leads its own process group), then exit."""
+    _EXITING.acquire(timeout=_EXITING_WAIT)  # released by os._exit only
     kill_workers()
     try:
         if _PROCESS_CONTEXT is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import site
 import subprocess
 import sys
 import sysconfig
@@ -94,14 +95,36 @@ def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
 
 
 def _visible_dirs() -> list[Path]:
-    """The Python installation (and its base, for a venv) and the grader package: all the worker imports from."""
+    """The Python installation (and its base, for a venv), the folders its path adds, and the grader package: all
+    the worker imports from."""
     dirs = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     dirs |= {Path(os.path.realpath(p)) for p in sysconfig.get_paths().values() if os.path.isdir(p)}
+    dirs |= _pth_dirs(site.getsitepackages())  # the worker's python -I reads the same ones
     dirs.add(Path(os.path.realpath(sys.executable)).parent)
     dirs.add(PACKAGE_DIR)
     # /usr is already visible; a path inside another shown path needs no bind of its own
     kept = sorted(d for d in dirs if not _inside(d, Path("/usr")))
     return [d for d in kept if not any(d != o and _inside(d, o) for o in kept)]
+
+
+def _pth_dirs(site_dirs: list[str]) -> set[Path]:
+    """The folders the ``.pth`` files of ``site_dirs`` add to an interpreter's path, by the site module's rule (a
+    line that is not blank, a comment or an ``import`` names a folder, relative to its site-packages folder,
+    added if it exists). They may lie outside the installation (a venv given another's packages that way):
+    without them the worker would not find IPython."""
+    found: set[Path] = set()
+    for site_dir in site_dirs:
+        for pth in sorted(Path(site_dir).glob("*.pth")):
+            try:
+                lines = pth.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue  # the site module skips such a file too
+            for line in lines:
+                if line.strip() and not line.startswith(("#", "import ", "import\t")):
+                    folder = os.path.join(site_dir, line.rstrip())
+                    if os.path.isdir(folder):
+                        found.add(Path(os.path.realpath(folder)))
+    return found
 
 
 def _parents(path: Path, made: set[str]) -> list[str]:

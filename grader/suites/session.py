@@ -25,6 +25,7 @@ import pytest
 
 from grader.errors import LessonError
 from grader.files import write_atomic
+from grader.lessons import require_solution
 from grader.model import Lesson, Params, ParamValue, TestOutcome
 from grader.params import default_params, every_params
 from grader.suites.namespace import NamespaceTarget
@@ -330,7 +331,7 @@ class SuiteSession:
         """
         self.lesson = lesson
         self._replay = replay
-        self._plugin = _Plugin(lesson, load_reference(lesson.solution), replay)
+        self._plugin = _Plugin(lesson, load_reference(require_solution(lesson)), replay)
         self._thread: threading.Thread | None = None
         self._examples_file = examples if replay else None
 
