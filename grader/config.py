@@ -303,3 +303,37 @@ GRADESCOPE_ROOT_ENV = "AUTOGRADER_ROOT"
 #: (others: ``hidden``, ``after_due_date``, ``after_published``).
 GRADESCOPE_VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 GRADESCOPE_VISIBILITY = "visible"
+
+
+# -- the course service (``grade serve``) --------------------------------------------------------------------
+
+#: Where ``grade serve`` listens unless told: this machine only; a TLS reverse proxy faces the network (README).
+SERVICE_HOST = "127.0.0.1"
+SERVICE_PORT = 8470
+#: The service's store, in the course folder (the lessons folder's parent): hand-ins and checks.
+SERVICE_DATABASE = "service.sqlite"
+#: The roster ``grade serve`` reads from the course folder unless ``--roster`` names one (``learner,identity``).
+ROSTER_FILE = "roster.csv"
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    """How much one client may ask of the course service, so that nobody else pays for it."""
+
+    checks_burst: int = 5
+    """Checks a learner may send at once ..."""
+    check_every: float = 6.0
+    """... then one every this many seconds (429 with ``Retry-After`` beyond it)."""
+    queue_per_process: int = 4
+    """Checks in the service at once (graded or waiting), per grading process; the next gets 503."""
+    retry_after: float = 5.0
+    """What a 503 tells the client to wait before it tries again."""
+    header_seconds: float = 10.0
+    """A connection must send a request's headers within this (a slow client is cut off: slowloris)."""
+    body_seconds: float = 30.0
+    """... and its body within this."""
+    keep_alive_seconds: float = 5.0
+    """An idle kept-alive connection is closed after this."""
+
+
+DEFAULT_SERVICE_LIMITS = ServiceLimits()
