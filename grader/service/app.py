@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from starlette.routing import Route
 from grader.batch.late import LatePolicy, days_late
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_SERVICE_LIMITS, ServiceLimits
-from grader.errors import GraderError
+from grader.errors import GraderError, LessonError
 from grader.lessons import available_lessons, load_lesson
 from grader.model import Lesson, Report
 from grader.params import learner_params
@@ -65,6 +65,10 @@ class ServiceConfig:
     late: LatePolicy = field(default_factory=LatePolicy)
     grading: GradeOptions = field(default_factory=GradeOptions)
     limits: ServiceLimits = DEFAULT_SERVICE_LIMITS
+
+    def settings(self) -> Settings:
+        """What each grading process is built from: the grading options, on this service's lessons."""
+        return Settings(replace(self.grading, lessons_root=self.lessons_root).for_any_lesson())
 
 
 class Refused(Exception):
@@ -101,7 +105,7 @@ class Service:
         limits = config.limits
         self.rate = RateLimit(limits.checks_burst, limits.check_every)
         self.queue = Queue(limits.queue_per_process * processes, limits.retry_after)
-        self.settings = Settings(config.grading.for_any_lesson())
+        self.settings = config.settings()
 
     def identity(self, request: Request) -> Identity:
         header = request.headers.get("authorization", "")
@@ -353,6 +357,9 @@ async def _graded(service: Service, who: Identity, lesson: Lesson, cells: list[s
     task = Task(who.learner, check_submission(who.learner, lesson, cells, params), lesson.id, service.settings)
     try:
         return await asyncio.wrap_future(service.grade(task))
+    except LessonError as err:  # the staff's to fix: the learner is told so, the log says what
+        log.error("lesson %s cannot be graded: %s", lesson.id, err)
+        raise Refused(500, "The grader cannot grade this lesson just now; the course staff must fix it.") from None
     except Exception as err:  # a grading process that died (BrokenProcessPool), a cluster gone
         log.warning("a check of lesson %s could not be graded: %s", lesson.id, type(err).__name__)
         raise Refused(

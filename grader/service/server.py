@@ -101,9 +101,7 @@ def running_service(config: ServiceConfig, processes: int | None = None, dask: s
             pool = GradingPool(lambda: executor, processes or 1)
             yield Service(config, pool.submit, pool.processes)
         return
-    from grader.batch.work import Settings
-
-    pool = GradingPool.local(Settings(config.grading.for_any_lesson()), processes)
+    pool = GradingPool.local(config.settings(), processes)
     try:
         yield Service(config, pool.submit, pool.processes)
     finally:

@@ -1,0 +1,43 @@
+"""The course service grading for real: warm grading processes that outlive requests, learner-safe answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from grader.service import protocol, tokens
+from grader.service.app import ServiceConfig, create_app
+from grader.service.server import running_service
+from tests.batch_support import WRONG_SQUARE
+from tests.conftest import SQUARES_SOLVED
+from tests.service_support import LEARNERS, SECRET, course
+
+
+def test_checks_are_graded_in_a_grading_process_that_outlives_each_request(tmp_path: Path) -> None:
+    config = ServiceConfig(course(tmp_path), tmp_path / "service.sqlite", SECRET, LEARNERS)
+    token = {"Authorization": f"Bearer {tokens.issue(SECRET, 'alice', 'squares')}"}
+    with running_service(config, processes=1) as service, TestClient(create_app(service)) as client:
+        wrong = client.post(
+            protocol.CHECK, json={"lesson": "squares", "questions": [], "cells": WRONG_SQUARE}, headers=token
+        )
+        pool = service.grade.__self__  # type: ignore[attr-defined]  # the GradingPool whose submit grades
+        first = set(pool._executor._processes)
+        right = client.post(
+            protocol.CHECK, json={"lesson": "squares", "questions": ["square"], "cells": SQUARES_SOLVED}, headers=token
+        )
+        after = set(pool._executor._processes)
+        stored = service.store.checks()
+    assert after == first  # the same grading process graded both: no process started per request
+    assert wrong.status_code == 200, wrong.text
+    body = wrong.json()
+    assert body["status"] == "graded"
+    scores = {q["id"]: (q["score"], q["status"]) for q in body["questions"]}
+    assert scores == {"answer_even": (1.0, "passed"), "square": (0.0, "failed"), "sum_of_squares": (2.0, "passed")}
+    square = next(q for q in body["questions"] if q["id"] == "square")
+    assert square["feedback"], "a failed question says why"
+    assert right.json()["questions"] == [
+        {"id": "square", "score": 2.0, "max_score": 2.0, "status": "passed", "feedback": ["All 2 checks passed."]}
+    ]
+    assert len(first) == 1
+    assert [r.question for r in stored] == ["answer_even", "square", "sum_of_squares", "square"]
