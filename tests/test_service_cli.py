@@ -49,3 +49,38 @@ def test_export_without_a_store_says_where_it_looked(tmp_path: Path) -> None:
     root = course(tmp_path)
     answer = grade("serve", "export", "--out", str(tmp_path / "out"), "--lessons", str(root))
     assert answer.returncode == 2 and "no service store" in answer.stderr
+
+
+def test_grade_batch_grades_the_export_with_the_servers_times(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from grader.service import protocol
+    from grader.service.app import Service, ServiceConfig, create_app
+    from tests.batch_support import WRONG_SQUARE, grades
+    from tests.conftest import SQUARES_SOLVED
+    from tests.service_support import StandIn, notebook_json
+
+    root = course(tmp_path)
+    service = Service(ServiceConfig(root, tmp_path / "service.sqlite", SECRET), StandIn(), processes=1)
+    received: dict[str, str] = {}
+    with TestClient(create_app(service)) as client:
+        for learner, cells in (("alice", SQUARES_SOLVED), ("bob", WRONG_SQUARE)):
+            token = tokens.issue(SECRET, learner, "squares")
+            body = {"lesson": "squares", "notebook": notebook_json(cells)}
+            answer = client.post(protocol.SUBMIT, json=body, headers={"Authorization": f"Bearer {token}"})
+            assert answer.status_code == 201
+            received[learner] = answer.json()["received_at"]
+    exported = grade("serve", "export", "--out", str(tmp_path / "handed"), "--lessons", str(root))
+    assert exported.returncode == 0, exported.stderr
+    assert "Wrote 2 hand-ins" in exported.stdout
+    out = tmp_path / "results"
+    batch = grade(
+        "batch", str(tmp_path / "handed" / "squares"), "--lesson", "squares", "--lessons", str(root),
+        "--out", str(out), "--due", "2000-01-01T00:00+00:00", "--late-penalty", "per-day:1",
+    )  # fmt: skip
+    assert batch.returncode == 0, batch.stderr
+    rows = grades(out)
+    assert sorted(rows) == ["alice", "bob"]  # identity from the token, written as the file's name
+    assert float(rows["alice"]["raw_score"]) == 5.0 and float(rows["bob"]["raw_score"]) == 3.0
+    assert all(float(r["score"]) == 0.0 for r in rows.values())  # decades late, by the server's clock
+    assert {who: r["submitted"] for who, r in rows.items()} == received
