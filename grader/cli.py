@@ -828,7 +828,9 @@ def daemon_command(action: str, as_json: bool) -> None:
     help="The service's store (default: service.sqlite in the course folder).",
 )
 @click.option("--host", default=SERVICE_HOST, show_default=True, help="Address to listen on (a TLS proxy faces out).")
-@click.option("--port", type=click.IntRange(1, 65535), default=SERVICE_PORT, show_default=True)
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=SERVICE_PORT, show_default=True, help="Port to listen on."
+)
 @click.option("--jobs", type=click.IntRange(min=1), help="Grading processes on this machine (default: one per core).")
 @click.option(
     "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
@@ -862,9 +864,8 @@ def serve_group(
     \b
     Examples:
       grade serve --due 2024-03-01T09:00 --late-penalty per-day:10
-      grade serve token --ta               the teaching assistant's token (/ta)
-      grade serve token alice decode       a learner's token for one lesson
-      grade serve export --out handed-in   the last hand-ins, for grade batch
+      grade serve token alice decode       a learner's token for one lesson (or a TA's)
+      grade serve export -h                the last hand-ins, as a folder for grade batch
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -920,7 +921,7 @@ def _no_late_policy() -> LatePolicy:
 @click.option("--ta", is_flag=True, help="A teaching assistant's token, for the live view at /ta.")
 @_lessons_option()
 def serve_token_command(learner: str | None, lesson: str | None, ta: bool, lessons_root: Path | None) -> None:
-    """Print LEARNER's token for LESSON (or, with --ta, a teaching assistant's)."""
+    """Print a learner's token for one lesson (LEARNER LESSON), or a teaching assistant's."""
     from grader.service.tokens import issue, ta_token
 
     if ta == bool(learner or lesson) or (not ta and not (learner and lesson)):

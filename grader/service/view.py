@@ -53,9 +53,9 @@ def question_now(qid: str, rows: Sequence[CheckRow]) -> QuestionNow:
         if row.status not in ("failed", "partial"):
             continue
         for line in row.staff_feedback:
-            text = slip(line) or line.strip()
+            text = slip(line)  # as the class report counts: the sentences that name the slip, if any
             key = normal_form(text)
-            if key:
+            if text and key:
                 learners[key].add(learner)
                 wordings[key][text] += 1
     common = sorted(((wordings[k].most_common(1)[0][0], len(who)) for k, who in learners.items()), key=lambda m: -m[1])
@@ -88,6 +88,9 @@ def ta_page(lessons: Sequence[Lesson], store: Store, now: str) -> str:
 
 
 def _lesson_html(lesson: Lesson, questions: Sequence[QuestionNow], handed: dict[str, str]) -> str:
+    title = f"<h2>{for_html(lesson.title)} <small>({for_html(lesson.id)})</small></h2>\n"
+    if not handed and not any(q.attempted for q in questions):
+        return title + "<p>No checks or hand-ins yet.</p>"
     late = sum(1 for text in handed.values() if text and text != "on time")
     rows = []
     for q in questions:
@@ -98,8 +101,7 @@ def _lesson_html(lesson: Lesson, questions: Sequence[QuestionNow], handed: dict[
             f"<td class=num>{q.got_it}</td><td><ul class=feedback>{common}</ul></td><td>{stuck}</td></tr>"
         )
     return (
-        f"<h2>{for_html(lesson.title)} <small>({for_html(lesson.id)})</small></h2>\n"
-        f"<p>{len(handed)} learners handed in{f', {late} late' if late else ''}.</p>\n"
+        title + f"<p>{len(handed)} learners handed in{f', {late} late' if late else ''}.</p>\n"
         "<table><tr><th>question</th><th class=num>checked it</th><th class=num>got it</th>"
         "<th>commonest misconceptions now (learners)</th><th>stuck</th></tr>\n" + "\n".join(rows) + "\n</table>"
     )
