@@ -324,6 +324,9 @@ class ServiceLimits:
     """Checks a learner may send at once ..."""
     check_every: float = 6.0
     """... then one every this many seconds (429 with ``Retry-After`` beyond it)."""
+    submits_burst: int = 20
+    """Hand-ins a learner may send at once, then one every ``check_every`` seconds (a hand-in is stored, so
+    a flood of them would fill the disk; a learner resubmitting by hand never meets this)."""
     queue_per_process: int = 4
     """Checks in the service at once (graded or waiting), per grading process; the next gets 503."""
     retry_after: float = 5.0

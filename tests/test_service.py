@@ -161,6 +161,15 @@ def test_checks_over_the_rate_get_429_with_retry_after(tmp_path: Path) -> None:
     assert len(grade.tasks) == 3
 
 
+def test_hand_ins_over_their_rate_get_429(tmp_path: Path) -> None:
+    client, service, _ = make(tmp_path, limits=ServiceLimits(submits_burst=2, check_every=60))
+    with client:
+        statuses = [submit(client, ALICE, f"k{n}").status_code for n in range(3)]
+        bobs = submit(client, BOB, "k0").status_code
+    assert (statuses, bobs) == ([201, 201, 429], 201)
+    assert len(Store(service.config.database).all_receipts()) == 3
+
+
 def test_a_full_queue_answers_503_at_once(tmp_path: Path) -> None:
     held = StandIn(hold=True)
     client, service, _ = make(tmp_path, held, limits=ServiceLimits(queue_per_process=1))

@@ -104,6 +104,7 @@ class Service:
         self.store = Store(config.database)
         limits = config.limits
         self.rate = RateLimit(limits.checks_burst, limits.check_every)
+        self.submit_rate = RateLimit(limits.submits_burst, limits.check_every)
         self.queue = Queue(limits.queue_per_process * processes, limits.retry_after)
         self.settings = config.settings()
 
@@ -184,9 +185,7 @@ def create_app(service: Service) -> Starlette:
 
     async def check(request: Request) -> Response:
         who = service.learner(request)
-        wait = service.rate.take(who.learner)
-        if wait:
-            raise Refused(429, f"You have checked often in a short time: wait {int(wait)} s and check again.", wait)
+        _within(service.rate, who, "checked")
         body = _fields(
             await read_json(request, service.config.limits), {"lesson": str, "questions": list, "cells": list}
         )
@@ -234,6 +233,7 @@ def create_app(service: Service) -> Starlette:
 
     async def submit(request: Request) -> Response:
         who = service.learner(request)
+        _within(service.submit_rate, who, "handed in")
         key = request.headers.get(protocol.IDEMPOTENCY_HEADER)
         if key is not None and not 0 < len(key) <= MAX_KEY_CHARS:
             raise Refused(400, f"{protocol.IDEMPOTENCY_HEADER} must be 1 to {MAX_KEY_CHARS} characters.")
@@ -326,6 +326,13 @@ def create_app(service: Service) -> Starlette:
         HTTPException: http_error,
     }
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+def _within(rate: RateLimit, who: Identity, done: str) -> None:
+    """429 when ``who`` is over ``rate``, saying when to try again."""
+    wait = rate.take(who.learner)
+    if wait:
+        raise Refused(429, f"You have {done} often in a short time: wait {int(wait)} s and try again.", wait)
 
 
 def _ta(service: Service, request: Request) -> Identity:
