@@ -41,3 +41,24 @@ def test_checks_are_graded_in_a_grading_process_that_outlives_each_request(tmp_p
     ]
     assert len(first) == 1
     assert [r.question for r in stored] == ["answer_even", "square", "sum_of_squares", "square"]
+
+
+def test_checks_can_be_graded_on_a_dask_cluster(tmp_path: Path) -> None:
+    import distributed
+
+    config = ServiceConfig(course(tmp_path), tmp_path / "service.sqlite", SECRET, LEARNERS)
+    token = {"Authorization": f"Bearer {tokens.issue(SECRET, 'bob', 'squares')}"}
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        with (
+            running_service(config, dask=local.scheduler_address) as service,
+            TestClient(create_app(service)) as client,
+        ):
+            answer = client.post(
+                protocol.CHECK, json={"lesson": "squares", "questions": [], "cells": SQUARES_SOLVED}, headers=token
+            )
+    assert answer.status_code == 200, answer.text
+    assert {q["id"]: q["score"] for q in answer.json()["questions"]} == {
+        "answer_even": 1.0,
+        "square": 2.0,
+        "sum_of_squares": 2.0,
+    }
