@@ -54,7 +54,8 @@ def canned(task: Task) -> Report:
         ),
         QuestionResult("sum_of_squares", 2.0, 2.0, "passed"),
     )
-    return Report(task.lesson_id, str(task.submission.path), 3.0, 5.0, questions)
+    errors = ("Cell 2 raised NameError.",) if task.learner == "alice" else ()
+    return Report(task.lesson_id, str(task.submission.path), 3.0, 5.0, questions, errors)
 
 
 class StandIn:

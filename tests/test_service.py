@@ -298,6 +298,7 @@ def test_the_ta_view_shows_the_class_to_a_ta_only(tmp_path: Path) -> None:
     assert "2 &times; You added the number to itself." in html  # the commonest misconception, learners counted
     assert "alice (3 checks)" in html and "bob (" not in html  # stuck: three checks without getting it
     assert "1 learners handed in" in html
+    assert "<b>alice</b> (squares): Cell 2 raised NameError." in html  # her latest check's notebook-level line
     assert learner.status_code == 401 and "grade serve token --ta" not in learner.text
     assert browser.status_code == 401 and '<form method="post"' in browser.text and TA not in browser.text
     assert wrong.status_code == 401

@@ -62,3 +62,18 @@ def test_checks_can_be_graded_on_a_dask_cluster(tmp_path: Path) -> None:
         "square": 2.0,
         "sum_of_squares": 2.0,
     }
+
+
+def test_a_check_is_graded_on_the_tokens_learners_numbers_and_never_flagged_as_swapped() -> None:
+    from grader.lessons import load_lesson
+    from grader.params import draw, self_graded_note, swap_note
+    from grader.service.grading import check_submission
+    from tests.conftest import REPO
+
+    lesson = load_lesson("decode", REPO / "exercises")
+    mine = draw(lesson, "alice@example.edu", SECRET)
+    submission = check_submission("alice", lesson, ["x = 1"], mine)
+    assert submission.params == mine and submission.lesson_id == "decode"
+    assert [c.source for c in submission.cells] == ["x = 1"]
+    assert swap_note(lesson, submission, mine) is None
+    assert self_graded_note(lesson, submission, mine) is None

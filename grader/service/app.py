@@ -212,7 +212,7 @@ def create_app(service: Service) -> Starlette:
         chosen = [r for r in report.questions if not asked or r.id in asked]
         at = now()
         rows = [CheckRow(who.learner, lesson.id, at, r.id, r.status, r.score, r.max_score, r.staff) for r in chosen]
-        await run_in_threadpool(service.store.record_checks, rows)
+        await run_in_threadpool(service.store.record_checks, rows, report.errors)
         answer: protocol.CheckAnswer = {
             "lesson": lesson.id,
             "learner": who.learner,

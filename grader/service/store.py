@@ -47,6 +47,13 @@ CREATE TABLE IF NOT EXISTS checks (
     max_score REAL NOT NULL,
     staff_feedback TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS check_notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    learner TEXT NOT NULL,
+    lesson TEXT NOT NULL,
+    checked_at TEXT NOT NULL,
+    notes TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS checks_by_lesson ON checks (lesson, question, learner, id);
 """
 
@@ -154,9 +161,16 @@ class Store:
             )
             yield Stored(receipt, bytes(r[7]))
 
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
+    def record_checks(self, rows: Sequence[CheckRow], notes: Sequence[str] = ()) -> None:
+        """One check's verdicts, and its notebook-level lines (a cell that raised, a time-out, the numbers flags)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
+            if rows:
+                first = rows[0]
+                self._db.execute(
+                    "INSERT INTO check_notes (learner, lesson, checked_at, notes) VALUES (?, ?, ?, ?)",
+                    (first.learner, first.lesson, first.checked_at, json.dumps(list(notes))),
+                )
             self._db.executemany(
                 "INSERT INTO checks (learner, lesson, checked_at, question, status, score, max_score, staff_feedback) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -184,6 +198,16 @@ class Store:
                 "ORDER BY id"
             ).fetchall()
         return [CheckRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7]))) for r in rows]
+
+    def latest_notes(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """Each learner's latest check's notebook-level lines, by (lesson, learner); only those with some."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT lesson, learner, notes FROM check_notes c WHERE id = (SELECT MAX(id) FROM check_notes d "
+                "WHERE d.learner = c.learner AND d.lesson = c.lesson) ORDER BY lesson, learner"
+            ).fetchall()
+        found = {(r[0], r[1]): tuple(json.loads(r[2])) for r in rows}
+        return {key: notes for key, notes in found.items() if notes}
 
     def close(self) -> None:
         with self._lock:

@@ -3,7 +3,8 @@
 Per lesson and question, from the checks the service stored: how many learners checked it and how many got
 it (full marks in some check); the commonest misconceptions now (each learner's latest wrong verdict, its
 feedback's slip grouped as the class report groups them, :func:`grader.report.class_report.normal_form`); and
-who is stuck (checked it :data:`STUCK_CHECKS` times or more and never got it). Then each lesson's hand-ins.
+who is stuck (checked it :data:`STUCK_CHECKS` times or more and never got it); each lesson's hand-ins; and each
+learner's latest check's notebook-level lines (cells that raised, time-outs, the integrity flags grading adds).
 The page is plain HTML with inline CSS and no script (:func:`grader.report.page.html_page`), every text
 escaped; it shows the staff lines, with expected values, so it is served to a TA token only.
 """
@@ -80,10 +81,7 @@ def ta_page(lessons: Sequence[Lesson], store: Store, now: str) -> str:
                 handed[lesson.id],
             )
         )
-    parts.append(
-        "<h2>Integrity</h2>\n<p>The service flags nothing itself yet: run <code>grade batch</code> on "
-        "<code>grade serve export</code>'s folder for the swapped-numbers and near-identical-code flags.</p>"
-    )
+    parts.append(_notes_html(store.latest_notes()))
     return html_page("The class now", "\n".join(parts))
 
 
@@ -104,6 +102,22 @@ def _lesson_html(lesson: Lesson, questions: Sequence[QuestionNow], handed: dict[
         title + f"<p>{len(handed)} learners handed in{f', {late} late' if late else ''}.</p>\n"
         "<table><tr><th>question</th><th class=num>checked it</th><th class=num>got it</th>"
         "<th>commonest misconceptions now (learners)</th><th>stuck</th></tr>\n" + "\n".join(rows) + "\n</table>"
+    )
+
+
+def _notes_html(notes: dict[tuple[str, str], tuple[str, ...]]) -> str:
+    """Each learner's latest check's notebook-level lines: a cell that raised, a time-out, and the integrity
+    flags grading adds (answers right for another learner's numbers). Near-identical code across learners is
+    a batch's to find: run ``grade batch`` on ``grade serve export``'s folder."""
+    items = "".join(
+        f"<li><b>{for_html(learner)}</b> ({for_html(lesson)}): {for_html(line)}</li>"
+        for (lesson, learner), lines in sorted(notes.items())
+        for line in lines
+    )
+    found = f"<ul class=feedback>{items}</ul>" if items else "<p>None now.</p>"
+    return (
+        "<h2>Notes and integrity flags on the latest checks</h2>\n" + found + "\n<p class=hint>Near-identical code "
+        "across learners: run <code>grade batch</code> on <code>grade serve export</code>'s folder.</p>"
     )
 
 
