@@ -242,7 +242,7 @@ def create_app(service: Service) -> Starlette:
             raise Refused(401, UNAUTHORIZED)
         raw = json.dumps(body["notebook"], ensure_ascii=False, indent=1).encode()
         try:
-            found = parse_submission(raw, Path(f"{who.lesson}.ipynb"))
+            found = await run_in_threadpool(parse_submission, raw, Path(f"{who.lesson}.ipynb"))  # off the loop
         except GraderError as err:
             raise Refused(400, str(err)) from None
         if found.lesson_id not in (None, who.lesson):
