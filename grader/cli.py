@@ -31,6 +31,10 @@ from grader.config import (
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
     LESSONS_ENV,
+    ROSTER_FILE,
+    SERVICE_DATABASE,
+    SERVICE_HOST,
+    SERVICE_PORT,
     UNGRADABLE_CHOICES,
 )
 from grader.errors import GraderError, UsageError
@@ -167,6 +171,35 @@ def _service_option(what: str) -> Callable[[Callable[..., None]], Callable[..., 
         metavar="[URL]",
         help=f"{what} the course service the notebook was released with (its metadata), or the one at URL.",
     )
+
+
+def _late_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--due``, ``--extensions`` and ``--late-penalty``: the late policy, as ``grade batch`` and ``grade serve``
+    take it, defined once."""
+    decorators: list[Callable[[Callable[..., None]], Callable[..., None]]] = [
+        click.option(
+            "--due",
+            metavar="WHEN",
+            help="The due date, e.g. 2024-03-01T09:00 (this machine's time zone) or 2024-03-01T09:00+01:00; kept "
+            "for later runs and `grade export`.",
+        ),
+        click.option(
+            "--extensions",
+            type=click.Path(path_type=Path, dir_okay=False, exists=True),
+            help="A CSV of learner,due rows (learner id or LMS id, their own due date); needs --due.",
+        ),
+        click.option(
+            "--late-penalty",
+            metavar="RULE",
+            default="none",
+            show_default=True,
+            help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
+            "needs --due. The raw score is kept in grades.csv.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
 
 
 @main.command("notebook")
@@ -331,25 +364,7 @@ _roster_option = click.option(
     help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
     "several candidates): blank (no grade, so it is not read as a 0) or zero.",
 )
-@click.option(
-    "--due",
-    metavar="WHEN",
-    help="The due date, e.g. 2024-03-01T09:00 (this machine's time zone) or 2024-03-01T09:00+01:00; kept for "
-    "later runs and `grade export`.",
-)
-@click.option(
-    "--extensions",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A CSV of learner,due rows (learner id or LMS id, their own due date); needs --due.",
-)
-@click.option(
-    "--late-penalty",
-    metavar="RULE",
-    default="none",
-    show_default=True,
-    help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
-    "needs --due. The raw score is kept in grades.csv.",
-)
+@_late_options
 def batch_command(
     submissions: Path,
     out: Path,
@@ -922,6 +937,158 @@ def daemon_command(action: str, as_json: bool) -> None:
     for d in daemons:
         which = "answers this `grade`" if d.current else "for other code or settings; exits when idle"
         click.echo(f"pid {d.pid}: {which}; log {d.log}")
+
+
+@main.group("serve", invoke_without_command=True)
+@_lessons_option()
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="learner,identity CSV of who may use the service (default: roster.csv in the course folder, if any).",
+)
+@click.option(
+    "--database",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The service's store (default: service.sqlite in the course folder).",
+)
+@click.option("--host", default=SERVICE_HOST, show_default=True, help="Address to listen on (a TLS proxy faces out).")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=SERVICE_PORT, show_default=True, help="Port to listen on."
+)
+@click.option("--jobs", type=click.IntRange(min=1), help="Grading processes on this machine (default: one per core).")
+@click.option(
+    "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_LIMITS.timeout,
+    show_default=True,
+    help="Seconds a notebook may run before it is stopped.",
+)
+@_late_options
+@click.pass_context
+def serve_group(
+    ctx: click.Context,
+    lessons_root: Path | None,
+    roster: Path | None,
+    database: Path | None,
+    host: str,
+    port: int,
+    jobs: int | None,
+    dask_address: str | None,
+    timeout: float,
+    due: str | None,
+    extensions: Path | None,
+    late_penalty: str,
+) -> None:
+    """Run the course service: learners' check() and submit() over HTTP, the suites,
+    solutions and course secret staying on this machine.
+
+    \b
+    Examples:
+      grade serve --due 2024-03-01T09:00 --late-penalty per-day:10
+      grade serve token alice decode       a learner's token for one lesson (or a TA's)
+      grade serve export -h                the last hand-ins, as a folder for grade batch
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from grader.service.app import ServiceConfig
+    from grader.service.server import serve
+
+    if dask_address and jobs:
+        raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
+    with _reported():
+        root, secret = _service_course(lessons_root)
+        config = ServiceConfig(
+            lessons_root=root,
+            database=database or root.parent / SERVICE_DATABASE,
+            secret=secret,
+            roster=_service_roster(root, roster),
+            late=_late_policy(due, extensions, late_penalty) or _no_late_policy(),
+            grading=_grade_options(None, None, root, timeout, False),
+        )
+        serve(config, host, port, jobs, dask_address)
+
+
+def _service_course(lessons_root: Path | None) -> tuple[Path, bytes]:
+    """The lessons folder and the course secret the service needs (:class:`CourseSecretMissing` without one)."""
+    from grader.config import lessons_root as find_lessons
+    from grader.params import course_secret
+    from grader.service.server import no_secret
+
+    root = (lessons_root or find_lessons()).resolve()
+    secret = course_secret(root)
+    if secret is None:
+        raise no_secret(root)
+    return root, secret
+
+
+def _service_roster(root: Path, given: Path | None) -> dict[str, str] | None:
+    from grader.authoring.release import read_roster
+
+    path = given or root.parent / ROSTER_FILE
+    if given is None and not path.is_file():
+        return None
+    return {row.learner: row.identity for row in read_roster(path)}
+
+
+def _no_late_policy() -> LatePolicy:
+    from grader.batch.late import LatePolicy
+
+    return LatePolicy()
+
+
+@serve_group.command("token")
+@click.argument("learner", required=False)
+@click.argument("lesson", required=False)
+@click.option("--ta", is_flag=True, help="A teaching assistant's token, for the live view at /ta.")
+@_lessons_option()
+def serve_token_command(learner: str | None, lesson: str | None, ta: bool, lessons_root: Path | None) -> None:
+    """Print a learner's token for one lesson (LEARNER LESSON), or a teaching assistant's."""
+    from grader.service.tokens import issue, ta_token
+
+    if ta == bool(learner or lesson) or (not ta and not (learner and lesson)):
+        raise click.UsageError("Give LEARNER and LESSON, or --ta alone.")
+    with _reported():
+        root, secret = _service_course(lessons_root)
+        if ta:
+            click.echo(ta_token(secret))
+            return
+        from grader.lessons import load_lesson
+
+        assert learner is not None and lesson is not None
+        load_lesson(lesson, root)  # a lesson that does not exist is an error here, not a token nobody can use
+        click.echo(issue(secret, learner, lesson))
+
+
+@serve_group.command("export")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="Folder to write.")
+@click.option(
+    "--database",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="The service's store (default: service.sqlite in the course folder).",
+)
+@_lessons_option(", whose course folder holds the store")
+def serve_export_command(out: Path, database: Path | None, lessons_root: Path | None) -> None:
+    """Write each learner's last hand-in as OUT/<lesson>/<learner>.ipynb (its time: when
+    the service received it), for grade batch OUT/<lesson> --lesson <lesson> ... .
+    """
+    from grader.config import lessons_root as find_lessons
+    from grader.service.export import export_submissions
+    from grader.service.store import Store
+
+    with _reported():
+        path = database or (lessons_root or find_lessons()).resolve().parent / SERVICE_DATABASE
+        if not path.is_file():
+            raise UsageError(f"There is no service store at {path}; name it with --database.")
+        store = Store(path)
+        try:
+            written = export_submissions(store, out)
+        finally:
+            store.close()
+    lessons = sorted({p.parent.name for p in written})
+    click.echo(f"Wrote {len(written)} hand-ins to {out} ({', '.join(lessons) or 'none yet'}).")
 
 
 if __name__ == "__main__":  # pragma: no cover

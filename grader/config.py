@@ -307,3 +307,40 @@ GRADESCOPE_VISIBILITY = "visible"
 #: Seconds a learner's ``check()``, ``submit()`` or ``grade NOTEBOOK`` waits for the course service's answer
 #: (grader/service/client.py): a check is a whole notebook's grading on the service, behind other learners'.
 SERVICE_TIMEOUT = 180.0
+
+
+# -- the course service (``grade serve``) --------------------------------------------------------------------
+
+#: Where ``grade serve`` listens unless told: this machine only; a TLS reverse proxy faces the network (README).
+SERVICE_HOST = "127.0.0.1"
+SERVICE_PORT = 8470
+#: The service's store, in the course folder (the lessons folder's parent): hand-ins and checks.
+SERVICE_DATABASE = "service.sqlite"
+#: The roster ``grade serve`` reads from the course folder unless ``--roster`` names one (``learner,identity``).
+ROSTER_FILE = "roster.csv"
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    """How much one client may ask of the course service, so that nobody else pays for it."""
+
+    checks_burst: int = 5
+    """Checks a learner may send at once ..."""
+    check_every: float = 6.0
+    """... then one every this many seconds (429 with ``Retry-After`` beyond it)."""
+    submits_burst: int = 20
+    """Hand-ins a learner may send at once, then one every ``check_every`` seconds (a hand-in is stored, so
+    a flood of them would fill the disk; a learner resubmitting by hand never meets this)."""
+    queue_per_process: int = 4
+    """Checks in the service at once (graded or waiting), per grading process; the next gets 503."""
+    retry_after: float = 5.0
+    """What a 503 tells the client to wait before it tries again."""
+    header_seconds: float = 10.0
+    """A connection must send a request's headers within this (a slow client is cut off: slowloris)."""
+    body_seconds: float = 30.0
+    """... and its body within this."""
+    keep_alive_seconds: float = 5.0
+    """An idle kept-alive connection is closed after this."""
+
+
+DEFAULT_SERVICE_LIMITS = ServiceLimits()

@@ -41,7 +41,7 @@ def fake() -> Iterator[Fake]:
 def test_a_token_names_its_learner_and_lesson_and_only_the_secret_makes_one() -> None:
     learner, lesson, mac = TOKEN.split(protocol.SEPARATOR)
     assert (learner, lesson, len(mac)) == ("ada", "decode", protocol.MAC_HEX)
-    assert tokens.verify(SECRET, TOKEN, "decode") == "ada"
+    assert tokens.verify(SECRET, TOKEN) == tokens.Identity("ada", "decode")
     assert tokens.verify(SECRET, TOKEN, "prefill") is None  # good for its lesson only
     assert tokens.verify(b"another-secret-long-enough-1234", TOKEN, "decode") is None
     assert tokens.verify(SECRET, protocol.token_text("grace", "decode", mac), "decode") is None  # another learner

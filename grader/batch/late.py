@@ -86,8 +86,12 @@ class LatePolicy:
 
     def due_for(self, row: Row) -> datetime | None:
         """The row's extension, on its learner id or LMS id as :func:`same_id` compares ids, else the due date."""
+        return self.due_of(row.learner, row.identity.lms_id)
+
+    def due_of(self, *keys: str) -> datetime | None:
+        """The extension of the learner known by any of ``keys`` (learner id, LMS id), else the due date."""
         found = {same_id(who): when for who, when in self.extensions}
-        for key in (row.learner, row.identity.lms_id):
+        for key in keys:
             if key and same_id(key) in found:
                 return found[same_id(key)]
         return self.due
@@ -230,8 +234,7 @@ def lateness(row: Row, policy: LatePolicy) -> Lateness | None:
         return None
     if row.submitted:
         handed = datetime.fromisoformat(row.submitted)
-        seconds = (handed - due).total_seconds()
-        days = math.ceil(seconds / 86400) if seconds > 0 else 0
+        days = days_late(handed, due)
         how = "submitted " + handed.isoformat(timespec="minutes")
     elif row.late and _extended(policy, due):
         days = 0  # the flag is against the course's due date; whether it beat this learner's later one is unknown
@@ -242,6 +245,12 @@ def lateness(row: Row, policy: LatePolicy) -> Lateness | None:
     gradable = row.status == "graded" and row.report is not None
     off = min(row.score, policy.penalty.points_off(days, row.max_score or 0.0)) if gradable else 0.0
     return Lateness(due.isoformat(timespec="minutes"), days, off, str(policy.penalty), how)
+
+
+def days_late(handed: datetime, due: datetime) -> int:
+    """Days late, each part of a day counting as one; 0 on time."""
+    seconds = (handed - due).total_seconds()
+    return math.ceil(seconds / 86400) if seconds > 0 else 0
 
 
 def apply_late(rows: Sequence[Row], policy: LatePolicy) -> list[Row]:

@@ -25,12 +25,21 @@ __all__ = [
     "kill_workers",
     "remove_leftovers",
     "remove_stale",
+    "unsandboxed",
 ]
 
 
 def isolation_level(mode: WorkerMode) -> str:
     """The isolation level workers get in ``mode`` on this machine (bubblewrap is tried once per process)."""
     return choose_level(mode)[0].name
+
+
+def unsandboxed(mode: WorkerMode) -> str | None:
+    """Why learner code would run here outside a sandbox (the level ``mode`` gets keeps no filesystem of its own,
+    so it could read what the grader can), or None when it runs sandboxed. For a service that must never run a
+    stranger's code any other way."""
+    level, why = choose_level(mode)
+    return None if level.private_tmp else f"the isolation level here is {level.name} ({why or 'chosen'})"
 
 
 def remove_leftovers() -> None:

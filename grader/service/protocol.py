@@ -25,14 +25,18 @@ path                   method  body (request)                      answer (200 u
                                header :data:`IDEMPOTENCY_HEADER`    200 when this key was stored before)
 :data:`SUBMISSIONS`    GET     none                                :class:`SubmissionList`: the token's own
 :data:`TA_VIEW`        GET     none (a TA token)                   an HTML page (the live view)
+:data:`TA_VIEW`        POST    form field ``token`` (a browser's   303 to the view, the token in an HttpOnly
+                               sign-in: never a token in a URL)    cookie (``GET`` without a token and with
+                                                                   ``Accept: text/html``: 401, the form)
 =====================  ======  ==================================  =========================================
 
 An answer that is not 2xx is an :class:`ErrorAnswer` (``{"error": "<a sentence a person can act on>"}``), with
 the status saying which case it is: 400 malformed (not JSON, wrong shape), 401 the token is missing, malformed,
 forged or for another lesson (the same sentence for each, so a 401 never says whether a learner exists), 413 the
 body is over :data:`MAX_BODY_BYTES`, 429 this learner is over the rate (header ``Retry-After``: seconds), 503 the
-grading queue is full or the service is stopping (``Retry-After`` too). ``retry_after`` repeats the header in
-the body, for a client that reads only the body.
+grading queue is full or the service is stopping (``Retry-After`` too); and, less often, 408 the body came
+slower than the service waits for, 500 the lesson cannot be graded (the staff's to fix). ``retry_after``
+repeats the header in the body, for a client that reads only the body.
 
 Tokens
 ------
