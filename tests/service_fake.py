@@ -71,9 +71,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.status is not None:
             return self._send(fake.status, {"error": "busy", "retry_after": 7}, {"Retry-After": "7"})
         token = self.headers.get("Authorization", "").removeprefix("Bearer ")
-        learner = tokens.verify(SECRET, token, str(body.get("lesson")))
-        if learner is None:
+        who = tokens.verify(SECRET, token)
+        if who is None or who.lesson != str(body.get("lesson")):
             return self._send(401, {"error": "This token was not accepted."})
+        learner = who.learner
         if self.path == protocol.CHECK:
             return self._send(200, {**fake.answer(body), "learner": learner})
         if self.path == protocol.SUBMIT:

@@ -42,10 +42,11 @@ def test_a_token_names_its_learner_and_lesson_and_only_the_secret_makes_one() ->
     learner, lesson, mac = TOKEN.split(protocol.SEPARATOR)
     assert (learner, lesson, len(mac)) == ("ada", "decode", protocol.MAC_HEX)
     assert tokens.verify(SECRET, TOKEN) == tokens.Identity("ada", "decode")
-    assert tokens.verify(SECRET, TOKEN, "prefill") is None  # good for its lesson only
-    assert tokens.verify(b"another-secret-long-enough-1234", TOKEN, "decode") is None
-    assert tokens.verify(SECRET, protocol.token_text("grace", "decode", mac), "decode") is None  # another learner
-    assert tokens.verify(SECRET, "ada~decode", "decode") is None
+    assert tokens.verify(SECRET, protocol.token_text("ada", "prefill", mac)) is None  # good for its lesson only
+    assert tokens.verify(b"another-secret-long-enough-1234", TOKEN) is None
+    assert tokens.verify(SECRET, protocol.token_text("grace", "decode", mac)) is None  # another learner
+    assert tokens.verify(SECRET, "ada~decode") is None
+    assert tokens.verify(SECRET, TOKEN, learners={"grace"}) is None  # not on the service's roster
     with pytest.raises(ValueError):
         tokens.issue(SECRET, "a~b", "decode")
 
@@ -209,7 +210,7 @@ def test_a_release_with_a_service_carries_the_address_the_token_and_the_hints(
     nb = nbformat.read(released, as_version=4)
     meta = nb.metadata["grader"][protocol.METADATA_KEY]
     assert meta["url"] == "http://127.0.0.1:9"
-    assert tokens.verify(SECRET, meta["token"], "decode") == "ada"
+    assert tokens.verify(SECRET, meta["token"]) == tokens.Identity("ada", "decode")
     (cell,) = [c for c in nb.cells if "connect_service(" in c.source]
     setup = cell.source
     assert 'connect("decode"' not in "".join(c.source for c in nb.cells)
