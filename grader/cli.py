@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -36,6 +36,9 @@ from grader.config import (
 from grader.errors import GraderError, UsageError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from grader.batch import BatchOptions
     from grader.batch.late import LatePolicy
     from grader.config import FeedbackMode, Ungradable
     from grader.pipeline import GradeOptions
@@ -209,6 +212,87 @@ def notebook_command(
     sys.exit(answer.exit_status)
 
 
+def _class_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a class's grading that `grade batch` and `grade class` share, defined once: how many at once
+    and where, the feedback view, regrading, the LMS import and the late policy (:func:`_batch_options_of`)."""
+    decorators: list[Callable[[Callable[..., None]], Callable[..., None]]] = [
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            help="Notebooks graded at once on this machine (default: one per core).",
+        ),
+        click.option(
+            "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
+        ),
+        click.option(
+            "--feedback",
+            type=click.Choice(FEEDBACK_MODES),
+            default=DEFAULT_FEEDBACK,
+            show_default=True,
+            help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
+            "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at "
+            "its top (never send it to learners); summary: hide what the hidden tests called.",
+        ),
+        click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones."),
+        click.option(
+            "--export",
+            type=click.Choice(EXPORTS),
+            help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv (kept current by later runs).",
+        ),
+        click.option(
+            "--ungradable",
+            type=click.Choice(UNGRADABLE_CHOICES),
+            default=DEFAULT_UNGRADABLE,
+            show_default=True,
+            help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
+            "several candidates): blank (no grade, so it is not read as a 0) or zero.",
+        ),
+        click.option(
+            "--due",
+            metavar="WHEN",
+            help="The due date, e.g. 2024-03-01T09:00 (this machine's time zone) or 2024-03-01T09:00+01:00; kept "
+            "for later runs and `grade export`.",
+        ),
+        click.option(
+            "--extensions",
+            type=click.Path(path_type=Path, dir_okay=False, exists=True),
+            help="A CSV of learner,due rows (learner id or LMS id, their own due date); needs --due.",
+        ),
+        click.option(
+            "--late-penalty",
+            metavar="RULE",
+            default="none",
+            show_default=True,
+            help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
+            "needs --due. The raw score is kept in grades.csv.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def _batch_options_of(
+    grading: GradeOptions,
+    jobs: int | None,
+    dask_address: str | None,
+    feedback: FeedbackMode,
+    regrade: bool,
+    export: str | None,
+    ungradable: Ungradable,
+    due: str | None,
+    extensions: Path | None,
+    late_penalty: str,
+) -> BatchOptions:
+    """The :class:`BatchOptions` of :func:`_class_options`' values; a :class:`UsageError` for a bad combination."""
+    from grader.batch import BatchOptions
+
+    if dask_address and jobs:
+        raise UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
+    late = _late_policy(due, extensions, late_penalty)
+    return BatchOptions(grading, jobs, feedback, regrade, export=export, ungradable=ungradable, late=late)
+
+
 @main.command("batch")
 @click.argument("submissions", type=click.Path(path_type=Path, exists=True))
 @click.option(
@@ -218,22 +302,7 @@ def notebook_command(
     help="Results folder (created; reruns reuse it).",
 )
 @_grading_options
-@click.option(
-    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
-)
-@click.option(
-    "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
-)
-@click.option(
-    "--feedback",
-    type=click.Choice(FEEDBACK_MODES),
-    default=DEFAULT_FEEDBACK,
-    show_default=True,
-    help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
-    "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at its "
-    "top (never send it to learners); summary: hide what the hidden tests called.",
-)
-@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@_class_options
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
 @click.option(
@@ -243,39 +312,7 @@ def notebook_command(
     metavar="LEARNER",
     help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.",
 )
-@click.option(
-    "--export",
-    type=click.Choice(EXPORTS),
-    help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.",
-)
 @click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
-@click.option(
-    "--ungradable",
-    type=click.Choice(UNGRADABLE_CHOICES),
-    default=DEFAULT_UNGRADABLE,
-    show_default=True,
-    help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
-    "several candidates): blank (no grade, so it is not read as a 0) or zero.",
-)
-@click.option(
-    "--due",
-    metavar="WHEN",
-    help="The due date, e.g. 2024-03-01T09:00 (this machine's time zone) or 2024-03-01T09:00+01:00; kept for "
-    "later runs and `grade export`.",
-)
-@click.option(
-    "--extensions",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A CSV of learner,due rows (learner id or LMS id, their own due date); needs --due.",
-)
-@click.option(
-    "--late-penalty",
-    metavar="RULE",
-    default="none",
-    show_default=True,
-    help="none, per-day:10 (10% of the maximum off per day or part of one late, never below 0) or zero; "
-    "needs --due. The raw score is kept in grades.csv.",
-)
 def batch_command(
     submissions: Path,
     out: Path,
@@ -284,19 +321,11 @@ def batch_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
-    jobs: int | None,
-    dask_address: str | None,
-    feedback: FeedbackMode,
-    regrade: bool,
     assignment: str | None,
     nbgrader_db: str | None,
     only: tuple[str, ...],
-    export: str | None,
     export_name: str | None,
-    ungradable: Ungradable,
-    due: str | None,
-    extensions: Path | None,
-    late_penalty: str,
+    **shared: Any,
 ) -> None:
     """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
@@ -315,31 +344,43 @@ def batch_command(
     Example:
       grade batch examples/submissions --lesson decode --out results
     """
-    from contextlib import nullcontext
-
-    from grader.batch import BatchOptions, run_batch
-    from grader.batch.cluster import dask_executor
+    from grader.batch import run_batch
     from grader.batch.progress import format_summary, progress_for
 
-    if dask_address and jobs:
-        raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
-    options = BatchOptions(
-        _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
-    )
-    options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
-    try:
-        with _reported():
-            options = replace(options, late=_late_policy(due, extensions, late_penalty))
-            if export_name is not None:
-                from grader.batch.lms import header_word
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    with _reported():
+        options = _batch_options_of(grading, **shared)
+        options = replace(options, assignment=assignment, nbgrader_db=nbgrader_db, only=_names(only))
+        if export_name is not None:
+            from grader.batch.lms import header_word
 
-                header_word(export_name, "--export-name")
-        with _reported(), dask_executor(dask_address) if dask_address else nullcontext() as executor:
-            summary = run_batch(submissions, out, options, executor, progress_for())
-    except KeyboardInterrupt:
-        click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
-        sys.exit(130)
+            header_word(export_name, "--export-name")
+            options = replace(options, export_name=export_name)
+    with _interrupted("grade batch"), _reported(), _executor(shared["dask_address"]) as executor:
+        summary = run_batch(submissions, out, options, executor, progress_for())
     click.echo(format_summary(summary))
+
+
+@contextmanager
+def _interrupted(command: str) -> Iterator[None]:
+    """Ctrl-C in a batch: what is graded is kept, and the same command finishes it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo(f"{command}: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
+        sys.exit(130)
+
+
+@contextmanager
+def _executor(dask_address: str | None) -> Iterator[Executor | None]:
+    """The Dask cluster's executor with ``--dask``, else None (local grading processes)."""
+    if not dask_address:
+        yield None
+        return
+    from grader.batch.cluster import dask_executor
+
+    with dask_executor(dask_address) as executor:
+        yield executor
 
 
 def _late_policy(due: str | None, extensions: Path | None, penalty: str) -> LatePolicy | None:
@@ -474,14 +515,14 @@ def chapter_command(
     click.echo(f"Wrote the chapter: {said}")
 
 
-def _lesson_header(given: str) -> tuple[str, str]:
+def _lesson_header(given: str, option: str = "--assignment") -> tuple[str, str]:
     """``decode=Decode (123456)`` as ``("decode", "Decode (123456)")``."""
     lesson, sep, header = given.partition("=")
     if not sep or not lesson.strip() or not header.strip():
-        raise click.UsageError(f"--assignment {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
+        raise click.UsageError(f"{option} {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
     from grader.batch.lms import header_word
 
-    return lesson.strip(), header_word(header.strip(), f"--assignment {lesson.strip()}=")
+    return lesson.strip(), header_word(header.strip(), f"{option} {lesson.strip()}=")
 
 
 @main.command("class")
@@ -492,59 +533,52 @@ def _lesson_header(given: str) -> tuple[str, str]:
     required=True,
     help="Results folder: OUT/<lesson>/ per lesson and OUT/chapter/ (created; reruns reuse it).",
 )
-@_lessons_option()
+@_grading_options
+@_class_options
 @click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=DEFAULT_LIMITS.timeout,
-    show_default=True,
-    help="Seconds a notebook may run before it is stopped.",
+    "--export-name",
+    "export_names",
+    multiple=True,
+    metavar="LESSON=HEADER",
+    help="A lesson's column in the LMS imports, as the LMS's own export writes it, e.g. 'decode=Decode (123456)' "
+    "(repeat; default: the lesson's title).",
 )
-@click.option(
-    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
-)
-@click.option(
-    "--feedback",
-    type=click.Choice(FEEDBACK_MODES),
-    default=DEFAULT_FEEDBACK,
-    show_default=True,
-    help="The feedback pages' view, as for `grade batch`.",
-)
-@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
 def class_command(
     class_folder: Path,
     out: Path,
+    lesson: str | None,
+    suites: Path | None,
     lessons_root: Path | None,
     timeout: float,
-    jobs: int | None,
-    feedback: FeedbackMode,
-    regrade: bool,
+    kernel: bool,
+    export_names: tuple[str, ...],
+    **shared: Any,
 ) -> None:
-    """Grade a class folder holding one subfolder per lesson, then bring the lessons together.
+    """Grade a class folder holding the submissions of each lesson, then bring the lessons together.
 
     \b
     CLASS/<lesson>/ holds that lesson's submissions in any layout `grade batch`
-    reads (a flat folder, an LMS download, a .zip is not: unzip it there).
-    Each lesson is graded as its own batch into OUT/<lesson>/; then OUT/chapter/
-    gets chapter.csv and chapter.md, as `grade chapter` writes them. The order
-    of the lessons is the chapter outline's (chapter.toml beside the lessons).
+    reads (a flat folder, an LMS download, or one .zip of it; CLASS/<lesson>.zip
+    too). Each lesson is graded as its own batch into OUT/<lesson>/, with the
+    options `grade batch` takes (--lesson: only that one); then OUT/chapter/
+    gets chapter.csv and chapter.md, as `grade chapter` writes them, and with
+    --export the LMS's imports (each lesson's, and the chapter's for Canvas or
+    Blackboard), written again by every later run. The order of the lessons is
+    the chapter outline's (chapter.toml beside the lessons).
 
     \b
     Example:
-      grade class class/ --out results
+      grade class class/ --out results --export canvas --due 2024-03-01T09:00
     """
-    from grader.batch import BatchOptions
-    from grader.batch.chapter import grade_class
-    from grader.batch.progress import format_summary, progress_for
+    from grader.batch.classes import grade_class
+    from grader.batch.progress import format_summary
 
-    grading = _grade_options(None, None, lessons_root, timeout, False)
-    options = BatchOptions(grading, jobs, feedback, regrade)
-    try:
-        with _reported():
-            done = grade_class(class_folder, out, options, lambda lesson: progress_for())
-    except KeyboardInterrupt:
-        click.echo("grade class: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
-        sys.exit(130)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    with _reported():
+        options = _batch_options_of(grading, **shared)
+        names = dict(_lesson_header(given, "--export-name") for given in export_names)
+    with _interrupted("grade class"), _reported(), _executor(shared["dask_address"]) as executor:
+        done = grade_class(class_folder, out, options, names, executor, show_progress=True)
     for summary in done.batches:
         click.echo(format_summary(summary))
     click.echo(f"Wrote the chapter: {done.said}")
