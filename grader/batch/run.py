@@ -33,7 +33,7 @@ from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.params import describe, identity_of, learner_params, needs_secret
-from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
+from grader.pipeline import MISSING_PACKAGE, GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
 from grader.report.rows import Row
@@ -153,6 +153,7 @@ def run_batch(
             notes += plan.notes()
             rows, bad = book.latest_checked(learners)
             notes += bad
+            notes += _missing_packages(rows)
             rows = apply_late(rows, policy)
             notes += extension_notes(policy, rows)
             if alone:
@@ -166,6 +167,21 @@ def run_batch(
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment, options.ungradable)
             book.finish_run(run_id)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+def _missing_packages(rows: list[Row]) -> tuple[str, ...]:
+    """What the grading machine must install, said to the teaching assistant: rows not graded for a package the
+    course's learner install gives notebooks and this machine lacks (:func:`grader.pipeline.missing_on_machine`)."""
+    needed: dict[str, list[str]] = {}
+    for row in rows:
+        if row.status == "crashed" and row.reason.startswith(MISSING_PACKAGE):
+            needed.setdefault(row.reason[len(MISSING_PACKAGE) :].split(" ", 1)[0], []).append(row.learner)
+    return tuple(
+        f"{len(who)} not graded because this machine lacks {package}, which learners' notebooks may import "
+        f"({', '.join(sorted(who)[:5])}{', ...' if len(who) > 5 else ''}): python3 -m pip install {package}, then "
+        "run the same command (they are graded again; no learner lost a point)"
+        for package, who in sorted(needed.items())
+    )
 
 
 def _export(
