@@ -761,28 +761,59 @@ def build_command(
 
 @main.command("params")
 @click.argument("lesson")
-@click.option("--learner", required=True, help="The learner id a batch knows them by.")
+@click.option("--learner", help="The learner id a batch knows them by.")
 @click.option("--identity", default="", help="Their LMS identity, when their numbers were drawn from it.")
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Every learner of this CSV instead (`learner`, optional `identity`), as `grade build --roster` releases it.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='One JSON object: {"lesson", "declares_params", "learners": [{"learner", "identity", "params"}]}.',
+)
 @_lessons_option()
-def params_command(lesson: str, learner: str, identity: str, lessons_root: Path | None) -> None:
-    """Show one learner's numbers for LESSON, as release and grading draw them (needs the course secret).
+def params_command(
+    lesson: str, learner: str | None, identity: str, roster: Path | None, as_json: bool, lessons_root: Path | None
+) -> None:
+    """Show learners' numbers for LESSON, as release and grading draw them (needs the course secret).
 
     \b
     Example:
       grade params decode --learner ada
+      grade params decode --roster roster.csv --json
     """
+    import json
+
+    from grader.authoring.release import RosterRow, read_roster
     from grader.config import lessons_root as default_root
     from grader.lessons import load_lesson
-    from grader.params import describe, draw, identity_of, require_secret
+    from grader.params import as_dict, describe, draw, identity_of, require_secret
 
     with _reported():
+        if (learner is None) == (roster is None):
+            raise UsageError("Give --learner NAME (one learner) or --roster CSV (every learner of it), not both.")
+        if roster is not None and identity:
+            raise UsageError("--identity is one learner's: with --roster, each row's `identity` column says it.")
         root = lessons_root or default_root()
         found = load_lesson(lesson, root)
-        if not found.params:
-            click.echo(f"Lesson {found.id} gives every learner the same numbers (it declares no [params]).")
-            return
-        who = identity_of(learner, identity)
-        click.echo(f"{learner}: {describe(draw(found, who, require_secret(found, root)))}")
+        who = (
+            read_roster(roster)
+            if roster is not None
+            else [RosterRow(str(learner), identity_of(str(learner), identity))]
+        )
+        secret = require_secret(found, root) if found.params else b""
+        drawn = [(row, draw(found, row.identity, secret) if found.params else ()) for row in who]
+    if as_json:
+        shown = [{"learner": r.learner, "identity": r.identity, "params": as_dict(numbers)} for r, numbers in drawn]
+        click.echo(json.dumps({"lesson": found.id, "declares_params": bool(found.params), "learners": shown}))
+    elif not found.params:
+        click.echo(f"Lesson {found.id} gives every learner the same numbers (it declares no [params]).")
+    else:
+        for row, numbers in drawn:
+            click.echo(f"{row.learner}: {describe(numbers)}")
 
 
 @main.command("daemon")
