@@ -507,11 +507,11 @@ def chapter_command(
     Example:
       grade chapter results/request results/prefill results/decode --out results/chapter
     """
-    from grader.batch.chapter import chapter_results
+    from grader.batch.chapter_links import grade_chapter
 
     with _reported():
         names = dict(_lesson_header(given) for given in assignments)
-        _, said = chapter_results(list(results), out, lessons_root, export, names)
+        _, said = grade_chapter(list(results), out, lessons_root, export, names)
     click.echo(f"Wrote the chapter: {said}")
 
 

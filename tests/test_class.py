@@ -128,3 +128,12 @@ def test_grade_class_takes_batch_options_zips_and_keeps_every_import_current(tmp
     one = run_grade("class", str(klass), *where, "--lesson", "cubes", "--regrade", timeout=600)
     assert one.returncode == 0, one.stderr
     assert "1 submissions" in one.stdout and one.stdout.count("submissions (") == 1  # only cubes was graded
+    write_nb(klass / "cubes" / "lovelaceada_101_9101_cubes.ipynb", WRONG_SQUARE, "cubes")  # a resubmission
+    cubes = ("--out", str(out / "cubes"), "--lesson", "cubes", "--lessons", str(lessons))
+    alone = run_grade("batch", str(klass / "cubes"), *cubes, timeout=600)  # that lesson's batch alone
+    assert alone.returncode == 0, alone.stderr
+    assert f"the chapter in {(out / 'chapter').resolve()} was written again" in alone.stdout
+    chapter = {r[1]: r[5:] for r in _import(out / "chapter" / "canvas-import.csv")[2:]}
+    assert chapter == {"101": ["3", "5"], "102": ["", "4.5"]}
+    with open(out / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
+        assert {r["key"]: r["cubes"] for r in csv.DictReader(f)} == {"Canvas 101": "3", "Canvas 102": ""}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
+from grader.batch.chapter_links import link
 from grader.batch.lms import CHAPTER_EXPORTS
 from grader.batch.progress import ClassProgress, Progress
 from grader.batch.run import BatchOptions, run_batch
@@ -144,7 +145,7 @@ def grade_class(
                 export_name=(names or {}).get(lesson_id),
             )
             shown: Progress | None = progress.lesson(lesson_id) if progress is not None else None
-            batches.append(run_batch(source, out / lesson_id, lesson_options, executor, shown))
+            batches.append(run_batch(source, out / lesson_id, lesson_options, executor, shown, chapters=False))
     finally:
         if progress is not None:
             progress.stop()
@@ -157,6 +158,7 @@ def grade_class(
             lessons.append(lesson_results(out / lesson_id, root))
     export = options.export if options.export in CHAPTER_EXPORTS else None
     chapter, said = write_chapter_view(out / "chapter", lessons, export, names)
+    link(out / "chapter", [(lesson, out / lesson) for lesson, _ in folders], root)
     if options.export and export is None:
         said += (
             f"\n  note: {options.export}'s import is one assignment's: each lesson's is "

@@ -14,6 +14,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.batch.chapter_links import rewrite_chapters
 from grader.batch.choose import Choice, Read, choose, read_entry
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
@@ -104,11 +105,14 @@ def run_batch(
     options: BatchOptions | None = None,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    chapters: bool = True,
 ) -> BatchSummary:
     """Grade every notebook in ``submissions`` (a folder or .zip) into the results folder ``out``.
 
     ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
-    process pools of ``options.jobs`` processes are used.
+    process pools of ``options.jobs`` processes are used. ``chapters``: write again the chapters that read
+    ``out`` (:func:`grader.batch.chapter_links.rewrite_chapters`; ``grade class`` writes its own once, after
+    its last lesson).
     """
     options = options or BatchOptions()
     progress = progress or NoProgress()
@@ -166,6 +170,8 @@ def run_batch(
             if exporter is not None and options.nbgrader_db:
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment, options.ungradable)
             book.finish_run(run_id)
+        if chapters:
+            notes += rewrite_chapters(out)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
 
 
