@@ -268,28 +268,6 @@ def lesson_results(results: Path, lessons_root: Path | None = None) -> tuple[Les
         return LessonColumn(found.lesson_id, found.lesson_id, max(r.max_score or 0.0 for r in rows)), rows
 
 
-def chapter_results(
-    folders: Sequence[Path],
-    out: Path,
-    lessons_root: Path | None = None,
-    export: str | None = None,
-    names: Mapping[str, str] | None = None,
-) -> tuple[Chapter, str]:
-    """``grade chapter``: read each lesson's results folder, in the order given, and write the chapter view.
-
-    Returns the chapter and a sentence saying what was written. Two folders of the same lesson are refused: the
-    chapter has one column per lesson. ``export`` also writes ``<lms>-import.csv`` (:func:`write_chapter_view`).
-    """
-    from grader.errors import UsageError
-
-    lessons = [lesson_results(folder, lessons_root) for folder in folders]
-    ids = [column.id for column, _ in lessons]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise UsageError(f"Several results folders grade the lesson(s) {', '.join(twice)}: give one folder per lesson.")
-    return write_chapter_view(out, lessons, export, names)
-
-
 #: In a chapter's folder: the import a command was asked for (its LMS and column headers), so that every later
 #: writing of the chapter writes that import again and it never lags behind ``chapter.csv``.
 EXPORT_FILE = "chapter-export.json"

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grader.batch.chapter import Chapter, LessonColumn, chapter_results, lesson_results, write_chapter_view
+from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.report.rows import Row
@@ -32,8 +32,20 @@ def grade_chapter(
     export: str | None = None,
     names: Mapping[str, str] | None = None,
 ) -> tuple[Chapter, str]:
-    """``grade chapter``: :func:`grader.batch.chapter.chapter_results`, then :func:`link` it to its folders."""
-    chapter, said = chapter_results(folders, out, lessons_root, export, names)
+    """``grade chapter``: read each lesson's results folder, in the order given, write the chapter view
+    (:func:`grader.batch.chapter.write_chapter_view`, with ``export``'s import) and :func:`link` it to them.
+
+    Returns the chapter and a sentence saying what was written. Two folders of the same lesson are refused: the
+    chapter has one column per lesson.
+    """
+    from grader.errors import UsageError
+
+    lessons = [lesson_results(folder, lessons_root) for folder in folders]
+    ids = [column.id for column, _ in lessons]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise UsageError(f"Several results folders grade the lesson(s) {', '.join(twice)}: give one folder per lesson.")
+    chapter, said = write_chapter_view(out, lessons, export, names)
     link(out, [(column.id, folder) for column, folder in zip(chapter.columns, folders, strict=True)], lessons_root)
     return chapter, said
 
