@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -40,6 +40,9 @@ from grader.config import (
 from grader.errors import GraderError, UsageError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from grader.batch import BatchOptions
     from grader.batch.late import LatePolicy
     from grader.config import FeedbackMode, Ungradable
     from grader.model import Report
@@ -315,9 +318,76 @@ _roster_option = click.option(
 )
 
 
+def _class_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a class's grading that `grade batch` and `grade class` share, defined once: how many at once
+    and where, the feedback view, regrading, the LMS import, the late policy and the roster
+    (:func:`_batch_options_of`)."""
+    decorators: list[Callable[[Callable[..., None]], Callable[..., None]]] = [
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            help="Notebooks graded at once on this machine (default: one per core).",
+        ),
+        click.option(
+            "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
+        ),
+        click.option(
+            "--feedback",
+            type=click.Choice(FEEDBACK_MODES),
+            default=DEFAULT_FEEDBACK,
+            show_default=True,
+            help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
+            "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at "
+            "its top (never send it to learners); summary: hide what the hidden tests called.",
+        ),
+        click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones."),
+        click.option(
+            "--export",
+            type=click.Choice(EXPORTS),
+            help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv (kept current by later runs).",
+        ),
+        click.option(
+            "--ungradable",
+            type=click.Choice(UNGRADABLE_CHOICES),
+            default=DEFAULT_UNGRADABLE,
+            show_default=True,
+            help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
+            "several candidates): blank (no grade, so it is not read as a 0) or zero.",
+        ),
+        _late_options,
+        _roster_option,
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def _batch_options_of(
+    grading: GradeOptions,
+    jobs: int | None,
+    dask_address: str | None,
+    feedback: FeedbackMode,
+    regrade: bool,
+    export: str | None,
+    ungradable: Ungradable,
+    due: str | None,
+    extensions: Path | None,
+    late_penalty: str,
+    roster: Path | None,
+) -> BatchOptions:
+    """The :class:`BatchOptions` of :func:`_class_options`' values; a :class:`UsageError` for a bad combination."""
+    from grader.batch import BatchOptions
+
+    if dask_address and jobs:
+        raise UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
+    late = _late_policy(due, extensions, late_penalty)
+    return BatchOptions(
+        grading, jobs, feedback, regrade, export=export, ungradable=ungradable, late=late, roster=roster
+    )
+
+
 @main.command("batch")
 @click.argument("submissions", type=click.Path(path_type=Path, exists=True))
-@_roster_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -325,22 +395,7 @@ _roster_option = click.option(
     help="Results folder (created; reruns reuse it).",
 )
 @_grading_options
-@click.option(
-    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
-)
-@click.option(
-    "--dask", "dask_address", metavar="ADDRESS", help="Grade on the Dask cluster whose scheduler is at ADDRESS."
-)
-@click.option(
-    "--feedback",
-    type=click.Choice(FEEDBACK_MODES),
-    default=DEFAULT_FEEDBACK,
-    show_default=True,
-    help="learner (the default, safe to send): what `grade` shows the learner, the lesson's reveal policy "
-    "applied; full: the teaching assistant's copy, expected values and right answers included, marked so at its "
-    "top (never send it to learners); summary: hide what the hidden tests called.",
-)
-@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@_class_options
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
 @click.option(
@@ -350,21 +405,7 @@ _roster_option = click.option(
     metavar="LEARNER",
     help="Regrade only this learner (repeat, or separate with commas); keep everyone else's grade.",
 )
-@click.option(
-    "--export",
-    type=click.Choice(EXPORTS),
-    help="Also write this LMS's grade-import file, RESULTS/<LMS>-import.csv.",
-)
 @click.option("--export-name", metavar="NAME", help="The assignment column in that file (default: the lesson's title).")
-@click.option(
-    "--ungradable",
-    type=click.Choice(UNGRADABLE_CHOICES),
-    default=DEFAULT_UNGRADABLE,
-    show_default=True,
-    help="What the LMS import holds for a notebook that could not be graded (unreadable, another lesson's, "
-    "several candidates): blank (no grade, so it is not read as a 0) or zero.",
-)
-@_late_options
 def batch_command(
     submissions: Path,
     out: Path,
@@ -373,20 +414,11 @@ def batch_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
-    jobs: int | None,
-    dask_address: str | None,
-    feedback: FeedbackMode,
-    regrade: bool,
     assignment: str | None,
     nbgrader_db: str | None,
     only: tuple[str, ...],
-    export: str | None,
     export_name: str | None,
-    ungradable: Ungradable,
-    due: str | None,
-    extensions: Path | None,
-    late_penalty: str,
-    roster: Path | None,
+    **shared: Any,
 ) -> None:
     """Grade every notebook in SUBMISSIONS (a folder, a .zip or one notebook) into the folder --out.
 
@@ -405,32 +437,43 @@ def batch_command(
     Example:
       grade batch examples/submissions --lesson decode --out results
     """
-    from contextlib import nullcontext
-
-    from grader.batch import BatchOptions, run_batch
-    from grader.batch.cluster import dask_executor
+    from grader.batch import run_batch
     from grader.batch.progress import format_summary, progress_for
 
-    if dask_address and jobs:
-        raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
-    options = BatchOptions(
-        _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
-    )
-    options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
-    options = replace(options, roster=roster)
-    try:
-        with _reported():
-            options = replace(options, late=_late_policy(due, extensions, late_penalty))
-            if export_name is not None:
-                from grader.batch.lms import header_word
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    with _reported():
+        options = _batch_options_of(grading, **shared)
+        options = replace(options, assignment=assignment, nbgrader_db=nbgrader_db, only=_names(only))
+        if export_name is not None:
+            from grader.batch.lms import header_word
 
-                header_word(export_name, "--export-name")
-        with _reported(), dask_executor(dask_address) if dask_address else nullcontext() as executor:
-            summary = run_batch(submissions, out, options, executor, progress_for())
-    except KeyboardInterrupt:
-        click.echo("grade batch: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
-        sys.exit(130)
+            header_word(export_name, "--export-name")
+            options = replace(options, export_name=export_name)
+    with _interrupted("grade batch"), _reported(), _executor(shared["dask_address"]) as executor:
+        summary = run_batch(submissions, out, options, executor, progress_for())
     click.echo(format_summary(summary))
+
+
+@contextmanager
+def _interrupted(command: str) -> Iterator[None]:
+    """Ctrl-C in a batch: what is graded is kept, and the same command finishes it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo(f"{command}: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
+        sys.exit(130)
+
+
+@contextmanager
+def _executor(dask_address: str | None) -> Iterator[Executor | None]:
+    """The Dask cluster's executor with ``--dask``, else None (local grading processes)."""
+    if not dask_address:
+        yield None
+        return
+    from grader.batch.cluster import dask_executor
+
+    with dask_executor(dask_address) as executor:
+        yield executor
 
 
 def _late_policy(due: str | None, extensions: Path | None, penalty: str) -> LatePolicy | None:
@@ -557,22 +600,22 @@ def chapter_command(
     Example:
       grade chapter results/request results/prefill results/decode --out results/chapter
     """
-    from grader.batch.chapter import chapter_results
+    from grader.batch.chapter_links import grade_chapter
 
     with _reported():
         names = dict(_lesson_header(given) for given in assignments)
-        _, said = chapter_results(list(results), out, lessons_root, export, names)
+        _, said = grade_chapter(list(results), out, lessons_root, export, names)
     click.echo(f"Wrote the chapter: {said}")
 
 
-def _lesson_header(given: str) -> tuple[str, str]:
+def _lesson_header(given: str, option: str = "--assignment") -> tuple[str, str]:
     """``decode=Decode (123456)`` as ``("decode", "Decode (123456)")``."""
     lesson, sep, header = given.partition("=")
     if not sep or not lesson.strip() or not header.strip():
-        raise click.UsageError(f"--assignment {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
+        raise click.UsageError(f"{option} {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
     from grader.batch.lms import header_word
 
-    return lesson.strip(), header_word(header.strip(), f"--assignment {lesson.strip()}=")
+    return lesson.strip(), header_word(header.strip(), f"{option} {lesson.strip()}=")
 
 
 @main.command("class")
@@ -583,61 +626,52 @@ def _lesson_header(given: str) -> tuple[str, str]:
     required=True,
     help="Results folder: OUT/<lesson>/ per lesson and OUT/chapter/ (created; reruns reuse it).",
 )
-@_lessons_option()
+@_grading_options
+@_class_options
 @click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=DEFAULT_LIMITS.timeout,
-    show_default=True,
-    help="Seconds a notebook may run before it is stopped.",
+    "--export-name",
+    "export_names",
+    multiple=True,
+    metavar="LESSON=HEADER",
+    help="A lesson's column in the LMS imports, as the LMS's own export writes it, e.g. 'decode=Decode (123456)' "
+    "(repeat; default: the lesson's title).",
 )
-@click.option(
-    "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
-)
-@click.option(
-    "--feedback",
-    type=click.Choice(FEEDBACK_MODES),
-    default=DEFAULT_FEEDBACK,
-    show_default=True,
-    help="The feedback pages' view, as for `grade batch`.",
-)
-@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
-@_roster_option
 def class_command(
     class_folder: Path,
     out: Path,
+    lesson: str | None,
+    suites: Path | None,
     lessons_root: Path | None,
     timeout: float,
-    jobs: int | None,
-    feedback: FeedbackMode,
-    regrade: bool,
-    roster: Path | None,
+    kernel: bool,
+    export_names: tuple[str, ...],
+    **shared: Any,
 ) -> None:
-    """Grade a class folder holding one subfolder per lesson, then bring the lessons together.
+    """Grade a class folder holding the submissions of each lesson, then bring the lessons together.
 
     \b
     CLASS/<lesson>/ holds that lesson's submissions in any layout `grade batch`
-    reads (a flat folder, an LMS download, a .zip is not: unzip it there).
-    Each lesson is graded as its own batch into OUT/<lesson>/; then OUT/chapter/
-    gets chapter.csv and chapter.md, as `grade chapter` writes them. The order
-    of the lessons is the chapter outline's (chapter.toml beside the lessons).
+    reads (a flat folder, an LMS download, or one .zip of it; CLASS/<lesson>.zip
+    too). Each lesson is graded as its own batch into OUT/<lesson>/, with the
+    options `grade batch` takes (--lesson: only that one); then OUT/chapter/
+    gets chapter.csv and chapter.md, as `grade chapter` writes them, and with
+    --export the LMS's imports (each lesson's, and the chapter's for Canvas or
+    Blackboard), written again by every later run. The order of the lessons is
+    the chapter outline's (chapter.toml beside the lessons).
 
     \b
     Example:
-      grade class class/ --out results
+      grade class class/ --out results --export canvas --due 2024-03-01T09:00
     """
-    from grader.batch import BatchOptions
-    from grader.batch.chapter import grade_class
-    from grader.batch.progress import format_summary, progress_for
+    from grader.batch.classes import grade_class
+    from grader.batch.progress import format_summary
 
-    grading = _grade_options(None, None, lessons_root, timeout, False)
-    options = replace(BatchOptions(grading, jobs, feedback, regrade), roster=roster)
-    try:
-        with _reported():
-            done = grade_class(class_folder, out, options, lambda lesson: progress_for())
-    except KeyboardInterrupt:
-        click.echo("grade class: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
-        sys.exit(130)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    with _reported():
+        options = _batch_options_of(grading, **shared)
+        names = dict(_lesson_header(given, "--export-name") for given in export_names)
+    with _interrupted("grade class"), _reported(), _executor(shared["dask_address"]) as executor:
+        done = grade_class(class_folder, out, options, names, executor, show_progress=True)
     for summary in done.batches:
         click.echo(format_summary(summary))
     click.echo(f"Wrote the chapter: {done.said}")
@@ -866,28 +900,59 @@ def roster_command(export: Path, lms: str, out: Path) -> None:
 
 @main.command("params")
 @click.argument("lesson")
-@click.option("--learner", required=True, help="The learner id a batch knows them by.")
+@click.option("--learner", help="The learner id a batch knows them by.")
 @click.option("--identity", default="", help="Their LMS identity, when their numbers were drawn from it.")
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Every learner of this CSV instead (`learner`, optional `identity`), as `grade build --roster` releases it.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='One JSON object: {"lesson", "declares_params", "learners": [{"learner", "identity", "params"}]}.',
+)
 @_lessons_option()
-def params_command(lesson: str, learner: str, identity: str, lessons_root: Path | None) -> None:
-    """Show one learner's numbers for LESSON, as release and grading draw them (needs the course secret).
+def params_command(
+    lesson: str, learner: str | None, identity: str, roster: Path | None, as_json: bool, lessons_root: Path | None
+) -> None:
+    """Show learners' numbers for LESSON, as release and grading draw them (needs the course secret).
 
     \b
     Example:
       grade params decode --learner ada
+      grade params decode --roster roster.csv --json
     """
+    import json
+
+    from grader.authoring.release import RosterRow, read_roster
     from grader.config import lessons_root as default_root
     from grader.lessons import load_lesson
-    from grader.params import describe, draw, identity_of, require_secret
+    from grader.params import as_dict, describe, draw, identity_of, require_secret
 
     with _reported():
+        if (learner is None) == (roster is None):
+            raise UsageError("Give --learner NAME (one learner) or --roster CSV (every learner of it), not both.")
+        if roster is not None and identity:
+            raise UsageError("--identity is one learner's: with --roster, each row's `identity` column says it.")
         root = lessons_root or default_root()
         found = load_lesson(lesson, root)
-        if not found.params:
-            click.echo(f"Lesson {found.id} gives every learner the same numbers (it declares no [params]).")
-            return
-        who = identity_of(learner, identity)
-        click.echo(f"{learner}: {describe(draw(found, who, require_secret(found, root)))}")
+        who = (
+            read_roster(roster)
+            if roster is not None
+            else [RosterRow(str(learner), identity_of(str(learner), identity))]
+        )
+        secret = require_secret(found, root) if found.params else b""
+        drawn = [(row, draw(found, row.identity, secret) if found.params else ()) for row in who]
+    if as_json:
+        shown = [{"learner": r.learner, "identity": r.identity, "params": as_dict(numbers)} for r, numbers in drawn]
+        click.echo(json.dumps({"lesson": found.id, "declares_params": bool(found.params), "learners": shown}))
+    elif not found.params:
+        click.echo(f"Lesson {found.id} gives every learner the same numbers (it declares no [params]).")
+    else:
+        for row, numbers in drawn:
+            click.echo(f"{row.learner}: {describe(numbers)}")
 
 
 @main.command("daemon")

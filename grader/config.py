@@ -344,3 +344,18 @@ class ServiceLimits:
 
 
 DEFAULT_SERVICE_LIMITS = ServiceLimits()
+
+
+#: What the course's learner install (``pip install '.[learner]'``, pyproject.toml) gives a notebook to import,
+#: by top-level module, with the distribution that provides it. A grading machine that lacks one cannot grade a
+#: right notebook that imports it: such a notebook is not graded, with the package to install named
+#: (:func:`grader.pipeline.missing_on_machine`), never scored as the learner's error; and the versions installed
+#: where grading runs are part of what a grade depends on (:func:`grader.staleness.fingerprint`). numpy is also a
+#: dependency of the grading install itself; ``tests/test_learner_packages.py`` checks the table against
+#: pyproject.toml.
+LEARNER_MODULES: dict[str, str] = {
+    "numpy": "numpy",
+    "matplotlib": "matplotlib",
+    "PIL": "pillow",
+    "ipywidgets": "ipywidgets",
+}

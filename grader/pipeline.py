@@ -8,15 +8,18 @@ the options, and which lesson a notebook is graded on.
 
 from __future__ import annotations
 
+import importlib.util
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, Limits, WorkerMode, limits_for, option
+from grader.config import DEFAULT_LIMITS, DEFAULT_MODE, LEARNER_MODULES, Limits, WorkerMode, limits_for, option
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons, require_solution
-from grader.model import Execution, Lesson, Report, ReportStatus, Submission
+from grader.model import Execution, Lesson, Report, ReportStatus, Submission, TestOutcome
 from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
 from grader.read import read_submission
 from grader.score import score
@@ -131,6 +134,9 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
         return failed_report(lesson, submission, str(err), "timed-out", worker.isolation)
     except WorkerCrashed as err:
         return failed_report(lesson, submission, str(err), "crashed", worker.isolation)
+    missing = missing_on_machine(execution)
+    if missing is not None:  # a right notebook that imports numpy is not wrong where numpy is missing
+        return failed_report(lesson, submission, missing, "crashed", worker.isolation)
     target = workers.target(submission, worker, lent_solution(lesson))
     params = graded_params(lesson, submission)
     try:
@@ -138,6 +144,9 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
         copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
     finally:
         target.close()
+    missing = missing_on_machine(execution, outcomes)
+    if missing is not None:
+        return failed_report(lesson, submission, missing, "crashed", worker.isolation)
     if target.fault is not None:  # the machine's failure is never scored as the learner's lost check
         reason = (
             f"This notebook was not graded: {target.fault}. That is the grading machine's fault, not your "
@@ -148,6 +157,36 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
     notes = tuple(n for n in flags if n)
     return replace(report, errors=(*report.errors, *notes), params=params)
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'.]+)'")
+#: How the reason of a notebook not graded for a package the grading machine lacks begins (a batch counts them).
+MISSING_PACKAGE = "Not graded: install "
+
+
+def missing_on_machine(
+    execution: Execution, outcomes: Sequence[TestOutcome] = (), provided: Mapping[str, str] = LEARNER_MODULES
+) -> str | None:
+    """Why the notebook is not graded when its code failed to import a module the course's learner install gives
+    notebooks (``provided``: module -> distribution) and this grading machine lacks; None otherwise.
+
+    Positive evidence only: a cell raised ``ModuleNotFoundError`` for that top-level module (or a hidden test's
+    call of a learner function did, ``... raised ModuleNotFoundError: No module named 'numpy'``), and it cannot
+    be found here either (a learner's own ``raise ModuleNotFoundError`` for a module this machine has, or a typo
+    such as ``numpy.linalgg``, stays their error). The row is ``crashed``: blank in an LMS import, and graded
+    again by the next run, once the package is installed."""
+    said = [f"{e.ename}: {e.evalue}" for e in execution.cell_errors] + [o.message for o in outcomes]
+    for text in said:
+        for module in _NO_MODULE.findall(text):
+            if module not in provided or importlib.util.find_spec(module) is not None:
+                continue
+            package = provided[module]
+            return (
+                f"{MISSING_PACKAGE}{package} on the grading machine (python3 -m pip install {package}), then grade "
+                f"again: the notebook imports {module}, which the course's learner install gives notebooks. That is "
+                "the grading machine's missing package, not an error of this notebook."
+            )
+    return None
 
 
 def lent_solution(lesson: Lesson) -> Submission | None:

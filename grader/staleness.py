@@ -3,26 +3,28 @@
 A score depends on the notebook, the lesson (its suites, ``lesson.toml`` and solution:
 :func:`grader.lessons.suites_fingerprint`), the grader's own code (:func:`source_hash`, the content of every
 file of this package: a fix to the grader changes it, whatever ``__version__`` says) and each option or limit
-that can change a score. Each field of :class:`grader.config.Limits`, :class:`grader.config.WorkerMode` and
-:class:`grader.pipeline.GradeOptions` declares whether it can (its metadata's
-:data:`grader.config.AFFECTS_SCORE`), and :func:`fingerprint` takes every one that can.
+that can change a score, and the versions of the packages a notebook may import where it is graded
+(:func:`importable_packages`: installing numpy makes the grades graded without it stale). Each field of
+:class:`grader.config.Limits`, :class:`grader.config.WorkerMode` and :class:`grader.pipeline.GradeOptions`
+declares whether it can (its metadata's :data:`grader.config.AFFECTS_SCORE`), and :func:`fingerprint` takes
+every one that can.
 
 Two places ask: a batch's gradebook stores the fingerprint beside each grade and regrades a learner when it
 differs (:mod:`grader.batch.regrade` says why), and ``grade``'s warm daemon is found under a name that
 includes :func:`source_hash` (:func:`grader.serve.client.identity`), so changed code is never answered by a
-daemon running the old one. Standard library only, and cheap (a few ms): the daemon's client runs it on
-every ``grade``.
+daemon running the old one. Standard library only, and cheap: the daemon's client runs :func:`source_hash` (a
+few ms) on every ``grade``; a batch's fingerprint reads the packages' metadata once per run.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import Field, fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.config import AFFECTS_SCORE
+from grader.config import AFFECTS_SCORE, LEARNER_MODULES
 
 if TYPE_CHECKING:
     from grader.pipeline import GradeOptions
@@ -65,7 +67,28 @@ def fingerprint(options: GradeOptions, lesson_hash: str, isolation: str) -> dict
     """
     found = {"lesson": lesson_hash, "grader": source_hash()}
     found.update(_scored(options, {"isolation": isolation}))
+    found[PACKAGES] = importable_packages()
     return found
+
+
+#: The fingerprint's entry for the packages a notebook may import where it is graded (:func:`importable_packages`).
+PACKAGES = "packages"
+
+
+def importable_packages(provided: Mapping[str, str] = LEARNER_MODULES) -> str:
+    """``matplotlib absent, numpy 2.4.6, ...``: the version of each distribution the course's learner install
+    gives notebooks to import, as installed where grading runs (``absent`` when it is not). A right notebook that
+    imports numpy is not graded where numpy is missing, and a notebook's results may differ from one numpy to
+    the next, so installing, removing or upgrading one makes the grades graded before stale."""
+    from importlib import metadata
+
+    shown = []
+    for name in sorted(set(provided.values())):
+        try:
+            shown.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            shown.append(f"{name} absent")
+    return ", ".join(shown)
 
 
 def _scored(options: object, resolved: dict[str, str]) -> dict[str, str]:

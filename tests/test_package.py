@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -107,3 +108,40 @@ def test_outside_a_course_folder_grade_says_where_lessons_are_looked_for(install
     lessons = ["--lessons", course / "exercises", "--json"]
     report = json.loads(ok(run([installed.grade, course / "solutions" / "decode.ipynb", *lessons], elsewhere)))
     assert report["score"] == report["max_score"] > 0, report["errors"]
+
+
+def test_the_installed_grade_builds_the_gradescope_bundle(installed: Installed, course: Path) -> None:
+    """An installed wheel holds no pyproject.toml or README.md: the bundle's are made from the installed
+    distribution's metadata, and setup.sh's install reads them (its runtime dependencies, the `grade` script)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the package depends on tomli there
+        import tomli as tomllib
+
+    ok(run([installed.grade, "gradescope-bundle", "--lesson", "decode", "-o", "autograder.zip"], course))
+    with zipfile.ZipFile(course / "autograder.zip") as zf:
+        names = set(zf.namelist())
+        project = tomllib.loads(zf.read("pyproject.toml").decode())["project"]
+        readme = zf.read("README.md").decode()
+        pins = zf.read("constraints.txt").decode()
+    assert {"setup.sh", "run_autograder", "grader/cli.py", "grader/suites/pytest.ini"} <= names
+    assert "exercises/decode/lesson.toml" in names and not any(n.startswith("exercises/prefill/") for n in names)
+    ours = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert (project["name"], project["version"], project["scripts"]) == (ours["name"], ours["version"], ours["scripts"])
+    assert sorted(map(_canonical, project["dependencies"])) == sorted(map(_canonical, ours["dependencies"]))
+    assert readme.startswith("# inference-grader") and "pytest==" in pins and "numpy==" in pins
+    with zipfile.ZipFile(course / "autograder.zip") as zf:
+        zf.extractall(course / "source")
+    wheels = course / "wheels"  # what setup.sh's pip install does first with the folder: build it
+    ok(run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+              "-w", wheels, course / "source"], course))  # fmt: skip
+    (wheel,) = wheels.glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        built = zf.namelist()
+    assert {"grader/cli.py", "grader/suites/pytest.ini"} <= set(built) and not any(n.startswith("ex") for n in built)
+
+
+def _canonical(requirement: str) -> str:
+    from packaging.requirements import Requirement
+
+    return str(Requirement(requirement))

@@ -561,6 +561,39 @@ def test_grade_params_shows_a_learners_numbers_as_the_rule_draws_them(course: Pa
     assert missing.returncode != 0 and SECRET_ENV in missing.stderr and SECRET_FILE in missing.stderr
 
 
+def test_grade_params_json_and_a_whole_roster(course: Path, tmp_path: Path) -> None:
+    """`--json` is what a program reads; `--roster` draws every learner of the release's roster at once."""
+    import os
+    import subprocess
+
+    from grader.params import as_dict
+
+    def grade_params(*args: str) -> subprocess.CompletedProcess[str]:
+        command = ["grade", "params", "shop", "--lessons", str(course / "exercises"), *args]
+        environment = {**os.environ, SECRET_ENV: SECRET}
+        return subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+
+    lesson = _lesson(course)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("learner,identity\nada,ada@example.org\ngrace,\n", encoding="utf-8")
+    done = grade_params("--roster", str(roster), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "lesson": "shop",
+        "declares_params": True,
+        "learners": [
+            {"learner": who, "identity": ident, "params": as_dict(draw(lesson, ident, SECRET.encode()))}
+            for who, ident in (("ada", "ada@example.org"), ("grace", "grace"))
+        ],
+    }
+    one = grade_params("--learner", "grace", "--json")
+    assert json.loads(one.stdout)["learners"] == json.loads(done.stdout)["learners"][1:]
+    lines = grade_params("--roster", str(roster)).stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ada", "grace"]
+    neither = grade_params()
+    assert neither.returncode == 2 and "--learner NAME" in neither.stderr
+
+
 # -- feedback pages speak of the learner's numbers ---------------------------------------------------------------
 
 

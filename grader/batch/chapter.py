@@ -19,19 +19,14 @@ import io
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.batch.names import lms_rule, same_id
-from grader.batch.progress import Progress
 from grader.report.class_report import misconceptions
-from grader.report.rows import BatchSummary, Identity, Row, integrity_flags
+from grader.report.rows import Identity, Row, integrity_flags
 from grader.text import for_csv, num
-
-if TYPE_CHECKING:
-    from grader.batch.run import BatchOptions
 
 #: How many misconceptions the chapter report names per lesson.
 MISCONCEPTIONS_SHOWN = 3
@@ -295,105 +290,78 @@ def lesson_results(results: Path, lessons_root: Path | None = None) -> tuple[Les
         return LessonColumn(found.lesson_id, found.lesson_id, max(r.max_score or 0.0 for r in rows)), rows
 
 
-def chapter_results(
-    folders: Sequence[Path],
+#: In a chapter's folder: the import a command was asked for (its LMS and column headers), so that every later
+#: writing of the chapter writes that import again and it never lags behind ``chapter.csv``.
+EXPORT_FILE = "chapter-export.json"
+
+
+def write_chapter_view(
     out: Path,
-    lessons_root: Path | None = None,
+    lessons: Sequence[tuple[LessonColumn, Sequence[Row]]],
     export: str | None = None,
     names: Mapping[str, str] | None = None,
 ) -> tuple[Chapter, str]:
-    """``grade chapter``: read each lesson's results folder, in the order given, and write the chapter view.
+    """Write ``chapter.csv``, ``chapter.md`` and the chapter's LMS import into ``out``; return the chapter and
+    what was written.
 
-    Returns the chapter and a sentence saying what was written. Two folders of the same lesson are refused: the
-    chapter has one column per lesson. ``export`` also writes ``<lms>-import.csv`` (:func:`chapter_export`),
-    checked before anything is written.
-    """
+    ``export`` (with ``names``, a lesson's column header) writes ``<lms>-import.csv`` (:func:`chapter_export`),
+    checked before anything is written, and is remembered in :data:`EXPORT_FILE`; without it the import an
+    earlier command asked for is written again from these grades, or removed, with the reason, when it can no
+    longer be written (the chapter's learners are no longer that LMS's), so no import file says older grades
+    than ``chapter.csv``."""
+    import json
+
+    from grader.batch.lms import FORMATS
     from grader.errors import UsageError
+    from grader.files import write_atomic
 
-    lessons = [lesson_results(folder, lessons_root) for folder in folders]
-    ids = [column.id for column, _ in lessons]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise UsageError(f"Several results folders grade the lesson(s) {', '.join(twice)}: give one folder per lesson.")
     chapter = chapter_of(lessons)
-    imported = chapter_export(chapter, export, names) if export else None
+    previous = _remembered_export(out)
+    earlier = None if export is not None else previous
+    said_export = ""
+    imported: tuple[str, str] | None = None
+    if export is not None:
+        imported = chapter_export(chapter, export, names)  # a UsageError here stops before anything is written
+        if previous is not None and previous[0] != export and (out / FORMATS[previous[0]].file_name).exists():
+            (out / FORMATS[previous[0]].file_name).unlink()  # the import asked for before, from older grades
+            said_export = f"; {FORMATS[previous[0]].file_name} (asked for before) was removed: its grades are older"
+    elif earlier is not None:
+        export, names = earlier
+        try:
+            imported = chapter_export(chapter, export, names)
+        except UsageError as err:
+            (out / FORMATS[export].file_name).unlink(missing_ok=True)
+            said_export = f"; {FORMATS[export].file_name} was removed, as it could not be written again: {err}"
     grades, report = write_chapter(out, chapter, reteach_first(lessons))
     said = _said(chapter, grades, report)
     if export is not None and imported is not None:
-        from grader.batch.lms import FORMATS
-        from grader.files import write_atomic
-
         path = out / FORMATS[export].file_name
         write_atomic(path, imported[0])
-        said += f"; the {export} import, a column per lesson: {path}{imported[1]}"
-    return chapter, said + _notes(chapter)
+        if earlier is None:
+            write_atomic(out / EXPORT_FILE, json.dumps({"export": export, "names": dict(names or {})}, indent=1) + "\n")
+        again = ", as an earlier command asked" if earlier is not None else ""
+        said_export += f"; the {export} import, a column per lesson: {path}{again}{imported[1]}"
+    return chapter, said + said_export + _notes(chapter)
 
 
-@dataclass(frozen=True)
-class ClassRun:
-    """What ``grade class`` did: each lesson's batch, then the chapter view over them."""
+def _remembered_export(out: Path) -> tuple[str, dict[str, str]] | None:
+    """The import an earlier command wrote into this chapter folder (:data:`EXPORT_FILE`), or None."""
+    import json
 
-    batches: tuple[BatchSummary, ...]
-    chapter: Chapter
-    said: str
-
-
-def lesson_folders(class_folder: Path, lessons_root: Path | None = None) -> list[tuple[str, Path | None]]:
-    """The lessons of a class folder, in the chapter's order: ``(lesson id, its subfolder or None if missing)``.
-
-    A class folder holds one subfolder per lesson, named by the lesson id (``class/decode/`` holds the decode
-    assignment's download), so the teaching assistant's folder, never a notebook's metadata, says which lesson
-    a notebook is graded on. The order is the chapter outline's when the lessons folder has one (a lesson with
-    no subfolder is then a column of empty cells), else the subfolders' in lesson-id order. A subfolder that is
-    not a lesson is refused, since its notebooks would be graded on nothing.
-    """
+    from grader.batch.lms import FORMATS
     from grader.errors import UsageError
-    from grader.lessons import available_lessons, load_outline
 
-    known = available_lessons(lessons_root)
-    subfolders = sorted(p.name for p in class_folder.iterdir() if p.is_dir() and not p.name.startswith("."))
-    strangers = [name for name in subfolders if name not in known]
-    if strangers:
-        raise UsageError(
-            f"{class_folder} has subfolders that are not lessons ({', '.join(strangers)}): a class folder holds "
-            f"one subfolder per lesson, named by its id ({', '.join(known)})."
-        )
-    outline = load_outline(lessons_root)
-    order = [lesson.id for lesson in outline.lessons] if outline else subfolders
-    order += [name for name in subfolders if name not in order]
-    if not subfolders:
-        raise UsageError(f"{class_folder} has no lesson subfolders: put each lesson's submissions in class/<lesson>/.")
-    return [(lesson, class_folder / lesson if lesson in subfolders else None) for lesson in order]
-
-
-def grade_class(
-    class_folder: Path, out: Path, options: BatchOptions, progress: Callable[[str], Progress] | None = None
-) -> ClassRun:
-    """``grade class``: grade each lesson subfolder as its own batch into ``out/<lesson>``, then write the
-    chapter view into ``out/chapter``. Each lesson's batch is the ordinary one (reruns regrade only what
-    changed); ``progress(lesson)`` gives each batch its progress display."""
-    from dataclasses import replace
-
-    from grader.batch.run import run_batch
-    from grader.lessons import load_lesson
-
-    root = options.grading.lessons_root
-    batches: list[BatchSummary] = []
-    lessons: list[tuple[LessonColumn, Sequence[Row]]] = []
-    for lesson_id, folder in lesson_folders(class_folder, root):
-        if folder is None:
-            lesson = load_lesson(lesson_id, root)
-            lessons.append((LessonColumn(lesson.id, lesson.title, lesson.max_score), []))
-            continue
-        grading = replace(options.grading, lesson=lesson_id)
-        summary = run_batch(
-            folder, out / lesson_id, replace(options, grading=grading), None, progress and progress(lesson_id)
-        )
-        batches.append(summary)
-        lessons.append(lesson_results(out / lesson_id, root))
-    chapter = chapter_of(lessons)
-    grades, report = write_chapter(out / "chapter", chapter, reteach_first(lessons))
-    return ClassRun(tuple(batches), chapter, _said(chapter, grades, report) + _notes(chapter))
+    path = out / EXPORT_FILE
+    if not path.is_file():
+        return None
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        export, names = str(body["export"]), {str(k): str(v) for k, v in body["names"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise UsageError(f"{path} is damaged ({err}); give --export again, or delete it for no import.") from None
+    if export not in FORMATS:
+        raise UsageError(f"{path} names {export!r}, not an LMS this grader writes; give --export again.")
+    return export, names
 
 
 def _said(chapter: Chapter, grades: Path, report: Path) -> str:

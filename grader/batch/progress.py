@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from dataclasses import replace
 from typing import IO, Protocol
 
 from grader.report.rows import STATUSES, BatchSummary, Row
@@ -40,22 +42,65 @@ def describe(row: Row, skipped: bool = False) -> str:
 
 
 class LineProgress:
-    """``[3/8] ada: graded 28/28``: one line per notebook, for logs and pipes."""
+    """``[3/8] ada: graded 28/28 (ETA 1 min 10 s)``: one line per notebook, for logs and pipes."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
         self._stream = stream or sys.stderr
-        self._total = 0
-        self._count = 0
+        self._clock = Eta()
 
     def start(self, total: int) -> None:
-        self._total = total
+        self._clock.start(total)
 
     def done(self, row: Row, skipped: bool = False) -> None:
-        self._count += 1
-        print(f"[{self._count}/{self._total}] {describe(row, skipped)}", file=self._stream, flush=True)
+        self._clock.done(skipped)
+        print(f"{self._clock.counted()} {describe(row, skipped)}{self._clock.said()}", file=self._stream, flush=True)
 
     def stop(self) -> None:
         pass
+
+
+class Eta:
+    """How far a run is and when it should end: the time per notebook graded now (those kept unchanged take no
+    time, so they count as done but not in the rate) times the notebooks left. Kept for several batches at once
+    (``grade class``: :meth:`start` adds each lesson's count, corrected from the estimate it replaces)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.count = 0
+        self._graded = 0
+        self._started = time.monotonic()
+
+    def start(self, total: int, estimated: int = 0) -> None:
+        """``total`` more notebooks to do (``estimated`` of them were counted before, by a guess: replaced)."""
+        self.total += total - estimated
+
+    def done(self, skipped: bool) -> None:
+        self.count += 1
+        if not skipped:
+            self._graded += 1
+
+    def counted(self) -> str:
+        return f"[{self.count}/{self.total}]"
+
+    def seconds_left(self) -> float | None:
+        """None until a notebook has been graded now: a rate from no grading would be a guess."""
+        if not self._graded:
+            return None
+        return (time.monotonic() - self._started) / self._graded * max(self.total - self.count, 0)
+
+    def said(self) -> str:
+        left = self.seconds_left()
+        return "" if left is None or self.count >= self.total else f" (ETA {duration(left)})"
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``3 min 5 s``, ``1 h 2 min``: a time left as a person reads it."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
 class BarProgress:
@@ -77,16 +122,74 @@ class BarProgress:
             console=Console(stderr=True),
         )
         self._task = self._bar.add_task("", total=None)
+        self._total = 0
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, estimated: int = 0) -> None:
         self._bar.start()
-        self._bar.update(self._task, total=total)
+        self._total += total - estimated
+        self._bar.update(self._task, total=self._total)
 
     def done(self, row: Row, skipped: bool = False) -> None:
         self._bar.update(self._task, advance=1, description=describe(row, skipped))
 
     def stop(self) -> None:
         self._bar.stop()
+
+
+class ClassProgress:
+    """One display for a class's batches, lesson after lesson: the count and ETA are the whole class's.
+
+    Before grading, each lesson's notebooks are counted by a cheap guess (:func:`count_notebooks`); when a
+    lesson's batch starts, its real count (one per learner) replaces the guess. :meth:`lesson` gives the
+    :class:`Progress` a lesson's batch reports to."""
+
+    def __init__(self, estimates: dict[str, int], stream: IO[str] | None = None) -> None:
+        stream = stream or sys.stderr
+        self._estimates = dict(estimates)
+        self._bar = BarProgress() if stream.isatty() else None
+        self._stream = stream
+        self._clock = Eta()
+        self._clock.start(sum(estimates.values()))
+        if self._bar is not None:
+            self._bar.start(self._clock.total)
+
+    def lesson(self, lesson: str) -> Progress:
+        return _LessonProgress(self, lesson)
+
+    def _start(self, lesson: str, total: int) -> None:
+        estimated = self._estimates.pop(lesson, 0)
+        self._clock.start(total, estimated)
+        if self._bar is not None:
+            self._bar.start(total, estimated)
+
+    def _done(self, lesson: str, row: Row, skipped: bool) -> None:
+        self._clock.done(skipped)
+        if self._bar is not None:
+            self._bar.done(replace(row, learner=f"{lesson}: {row.learner}"), skipped)
+        else:
+            line = f"{self._clock.counted()} {lesson}: {describe(row, skipped)}{self._clock.said()}"
+            print(line, file=self._stream, flush=True)
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class _LessonProgress:
+    """What one lesson's batch sees of a :class:`ClassProgress`."""
+
+    def __init__(self, whole: ClassProgress, lesson: str) -> None:
+        self._whole = whole
+        self._lesson = lesson
+
+    def start(self, total: int) -> None:
+        self._whole._start(self._lesson, total)
+
+    def done(self, row: Row, skipped: bool = False) -> None:
+        self._whole._done(self._lesson, row, skipped)
+
+    def stop(self) -> None:
+        pass  # the class's display stops once, after its last lesson
 
 
 def progress_for(stream: IO[str] | None = None) -> Progress:

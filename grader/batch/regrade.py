@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 
 from grader.batch.gradebook import Gradebook, Latest
 from grader.errors import UsageError
+from grader.staleness import PACKAGES
 
 
 def describe_change(option: str, before: str, after: str) -> str:
@@ -27,6 +28,9 @@ def describe_change(option: str, before: str, after: str) -> str:
         return f"the isolation level changed from {before} to {after}"
     if option == "lesson":
         return "the lesson (its hidden suites, lesson.toml or solution) changed"
+    if option == PACKAGES:
+        changes = sorted(set(after.split(", ")) - set(before.split(", ")))
+        return f"the packages notebooks may import changed where they are graded (now {', '.join(changes)})"
     if option == "grader":  # a hash (an older gradebook stored the version): which one says nothing to a person
         return "the grader's code changed"
     return f"the {option} limit changed from {before} to {after}"

@@ -15,6 +15,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.batch.chapter_links import rewrite_chapters
 from grader.batch.choose import Choice, Read, choose, read_entry
 from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
@@ -35,7 +36,7 @@ from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
 from grader.params import describe, identity_of, in_order, is_valid, learner_params, needs_secret
-from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
+from grader.pipeline import MISSING_PACKAGE, GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
 from grader.report.rows import Row
@@ -113,11 +114,14 @@ def run_batch(
     options: BatchOptions | None = None,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    chapters: bool = True,
 ) -> BatchSummary:
     """Grade every notebook in ``submissions`` (a folder or .zip) into the results folder ``out``.
 
     ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
-    process pools of ``options.jobs`` processes are used.
+    process pools of ``options.jobs`` processes are used. ``chapters``: write again the chapters that read
+    ``out`` (:func:`grader.batch.chapter_links.rewrite_chapters`; ``grade class`` writes its own once, after
+    its last lesson).
     """
     options = options or BatchOptions()
     progress = progress or NoProgress()
@@ -164,6 +168,7 @@ def run_batch(
             notes += plan.notes()
             rows, bad = book.latest_checked(learners)
             notes += bad
+            notes += _missing_packages(rows)
             rows = apply_late(rows, policy)
             notes += extension_notes(policy, rows)
             if alone:
@@ -176,7 +181,24 @@ def run_batch(
             if exporter is not None and options.nbgrader_db:
                 export_rows(exporter, options.nbgrader_db, rows, batch.lesson, options.assignment, options.ungradable)
             book.finish_run(run_id)
+        if chapters:
+            notes += rewrite_chapters(out)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+def _missing_packages(rows: list[Row]) -> tuple[str, ...]:
+    """What the grading machine must install, said to the teaching assistant: rows not graded for a package the
+    course's learner install gives notebooks and this machine lacks (:func:`grader.pipeline.missing_on_machine`)."""
+    needed: dict[str, list[str]] = {}
+    for row in rows:
+        if row.status == "crashed" and row.reason.startswith(MISSING_PACKAGE):
+            needed.setdefault(row.reason[len(MISSING_PACKAGE) :].split(" ", 1)[0], []).append(row.learner)
+    return tuple(
+        f"{len(who)} not graded because this machine lacks {package}, which learners' notebooks may import "
+        f"({', '.join(sorted(who)[:5])}{', ...' if len(who) > 5 else ''}): python3 -m pip install {package}, then "
+        "run the same command (they are graded again; no learner lost a point)"
+        for package, who in sorted(needed.items())
+    )
 
 
 def _export(

@@ -32,9 +32,10 @@ FILE_NAME = "constraints.txt"
 _TOOLS = ("pip",)
 
 
-def runtime_requirements(pyproject: Path) -> list[str]:
-    """The package's own dependencies (no extras), as ``pyproject.toml`` declares them."""
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+def runtime_requirements(pyproject: Path | str) -> list[str]:
+    """The package's own dependencies (no extras), as ``pyproject.toml`` (its path, or its text) declares them."""
+    text = pyproject.read_text(encoding="utf-8") if isinstance(pyproject, Path) else pyproject
+    project = tomllib.loads(text).get("project", {})
     return [str(r) for r in project.get("dependencies", [])]
 
 
@@ -78,7 +79,7 @@ def _applies(marker: Marker | None, extras: frozenset[str], name: str) -> bool:
     return True
 
 
-def constraints_text(pyproject: Path) -> str:
+def constraints_text(pyproject: Path | str) -> str:
     """The constraints file's text: a header saying where the versions come from, then sorted pins."""
     versions = pinned(runtime_requirements(pyproject))
     for tool in _TOOLS:

@@ -2,9 +2,10 @@
 
 Gradescope unzips it into ``/autograder/source``, runs ``setup.sh`` once (as root) when it builds the image,
 and runs ``run_autograder`` for every submission. The zip holds this package's source (``grader/``,
-``pyproject.toml``, ``README.md``) and one lesson: its ``exercises/<lesson>/`` folder (definition and hidden
-suites) and its solution notebook, at the same relative paths as in the repository, and nothing of any
-other lesson, and ``constraints.txt``, the versions of its dependencies where the bundle was built
+``pyproject.toml``, ``README.md``: a checkout's, or made from the installed distribution's metadata when
+``grade`` runs from a wheel, :func:`package_files`) and one lesson: its ``exercises/<lesson>/`` folder
+(definition and hidden suites) and its solution notebook, at the same relative paths as in the repository, and
+nothing of any other lesson, and ``constraints.txt``, the versions of its dependencies where the bundle was built
 (:mod:`grader.integrations.constraints`). ``setup.sh`` installs the package with pip into a virtual environment,
 held to those versions, after installing ``python3-venv`` with apt-get if the image lacks ensurepip; ``run_autograder``
 grades with ``grade gradescope`` and honours ``$AUTOGRADER_ROOT`` (default ``/autograder``) so the same
@@ -25,7 +26,10 @@ import os
 import shlex
 import stat
 import zipfile
+from importlib import metadata
 from pathlib import Path, PurePosixPath
+
+from packaging.requirements import Requirement
 
 from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY
 from grader.errors import LessonError
@@ -105,13 +109,9 @@ exec "$PYTHON" -m grader.cli gradescope --root "$ROOT" --lesson {lesson} --visib
 """
 
 
-def bundle_files(lesson: Lesson, package_root: Path = PACKAGE_ROOT) -> dict[str, Path]:
-    """Archive name -> file on disk for everything the bundle carries besides its two scripts."""
-    files: dict[str, Path] = {}
-    for name in ("pyproject.toml", "README.md"):
-        files[name] = package_root / name
-    for path in _tree(package_root / "grader"):
-        files[path.relative_to(package_root).as_posix()] = path
+def bundle_files(lesson: Lesson, package_root: Path = PACKAGE_ROOT) -> dict[str, Path | bytes]:
+    """Archive name -> file on disk (or its bytes) for everything the bundle carries besides its two scripts."""
+    files = package_files(package_root)
     lesson_dir = PurePosixPath("exercises", lesson.id)
     for path in _tree(lesson.root):
         files[str(lesson_dir / path.relative_to(lesson.root).as_posix())] = path
@@ -121,10 +121,80 @@ def bundle_files(lesson: Lesson, package_root: Path = PACKAGE_ROOT) -> dict[str,
             files.update({str(placed / p.relative_to(extra).as_posix()): p for p in _tree(extra)})
         else:
             files[str(placed)] = extra
-    missing = [str(p) for p in files.values() if not p.is_file()]
+    missing = [str(p) for p in files.values() if isinstance(p, Path) and not p.is_file()]
     if missing:
         raise LessonError(f"Cannot build the Gradescope bundle: {', '.join(missing)} not found.")
     return files
+
+
+#: The distribution this package is installed as (pyproject.toml's ``[project].name``).
+DISTRIBUTION = "inference-grader"
+
+
+def package_files(package_root: Path = PACKAGE_ROOT) -> dict[str, Path | bytes]:
+    """The grader's own files the bundle carries: ``grader/``, and the ``pyproject.toml`` and ``README.md`` that
+    setup.sh installs it from. From a checkout (or an unpacked sdist) they are its files; from an installed
+    wheel, which holds no ``pyproject.toml``, they are made from the installed distribution's metadata
+    (:func:`installed_project`), so the bundle is built wherever ``grade`` runs."""
+    files: dict[str, Path | bytes] = {p.relative_to(package_root).as_posix(): p for p in _tree(package_root / "grader")}
+    if (package_root / "pyproject.toml").is_file():
+        files.update({name: package_root / name for name in ("pyproject.toml", "README.md")})
+    else:
+        files.update(installed_project(package_root))
+    return files
+
+
+def installed_project(package_root: Path = PACKAGE_ROOT) -> dict[str, bytes]:
+    """``pyproject.toml`` and ``README.md`` for the installed distribution, as its metadata says: its name,
+    version, Python and runtime dependencies (the extras are a learner's or a developer's, not the autograder's),
+    the ``grade`` command and the package to find; the README is its long description. setup.sh's editable
+    install reads ``grader/``'s files in place, and a plain one gets the package's data files too."""
+    import json
+
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise LessonError(
+            f"Cannot build the Gradescope bundle: {package_root} holds neither the grader's pyproject.toml (a "
+            f"checkout) nor an installed {DISTRIBUTION}: run `grade gradescope-bundle` where the grader is installed "
+            "(python3 -m pip install .) or from its checkout."
+        ) from None
+    info = dist.metadata.json
+    runtime = [r for r in dist.requires or () if "extra" not in str(Requirement(r).marker or "")]
+    scripts = {e.name: e.value for e in dist.entry_points if e.group == "console_scripts"}
+    quoted = json.dumps  # a JSON string is a TOML basic string
+    lines = [
+        "# Made from the installed distribution's metadata by `grade gradescope-bundle` (an installed wheel holds",
+        "# no pyproject.toml): what setup.sh needs to install the grader from this folder.",
+        "[build-system]",
+        'requires = ["setuptools>=64", "wheel"]',
+        'build-backend = "setuptools.build_meta"',
+        "",
+        "[project]",
+        f"name = {quoted(str(info['name']))}",
+        f"version = {quoted(dist.version)}",
+        f"description = {quoted(str(info.get('summary', '')))}",
+        'readme = "README.md"',
+        f"requires-python = {quoted(str(info.get('requires_python', '>=3.10')))}",
+        "dependencies = [" + ", ".join(quoted(r) for r in runtime) + "]",
+        "",
+        "[project.scripts]",
+        *(f"{quoted(name)} = {quoted(value)}" for name, value in sorted(scripts.items())),
+        "",
+        "[tool.setuptools.packages.find]",
+        'include = ["grader*"]',
+        "",
+        "[tool.setuptools.package-data]",  # the files besides modules that the package reads when it runs
+        "grader = [" + ", ".join(quoted(name) for name in _data_files(package_root / "grader")) + "]",
+        "",
+    ]
+    readme = str(info.get("description") or f"# {DISTRIBUTION} {dist.version}\n")
+    return {"pyproject.toml": "\n".join(lines).encode(), "README.md": readme.encode()}
+
+
+def _data_files(package: Path) -> list[str]:
+    """The package's files that are not modules, relative to it (``suites/pytest.ini``)."""
+    return [p.relative_to(package).as_posix() for p in _tree(package) if p.suffix != ".py"]
 
 
 def _placed(lesson_dir: PurePosixPath, lesson_root: Path, path: Path) -> PurePosixPath:
@@ -184,9 +254,12 @@ def build_bundle(
         )
         _add(zf, "setup.sh", setup.encode(), executable=True)
         _add(zf, "run_autograder", run.encode(), executable=True)
-        _add(zf, CONSTRAINTS, constraints_text(package_root / "pyproject.toml").encode(), executable=False)
-        for name, path in sorted(files.items()):
-            _add(zf, name, path.read_bytes(), executable=False, private=name.split("/")[0] not in PUBLIC)
+        project = files["pyproject.toml"]
+        pyproject = project.read_text(encoding="utf-8") if isinstance(project, Path) else project.decode()
+        _add(zf, CONSTRAINTS, constraints_text(pyproject).encode(), executable=False)
+        for name, source in sorted(files.items()):
+            data = source.read_bytes() if isinstance(source, Path) else source
+            _add(zf, name, data, executable=False, private=name.split("/")[0] not in PUBLIC)
         if secret is not None:  # so Gradescope draws each learner's numbers as release and a batch do
             _add(zf, secret_name, secret + b"\n", executable=False, private=True)
         names = zf.namelist()
