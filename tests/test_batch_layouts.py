@@ -178,19 +178,21 @@ def test_a_member_too_large_or_a_bomb_is_refused_alone_and_the_class_is_read(
 
 
 def test_a_refused_member_is_its_learners_unreadable_row(tmp_path: Path) -> None:
-    """A damaged member (a bad CRC) and a zip inside the zip are refused with a sentence, as their learner's row;
-    the class's other notebooks are read as ever."""
+    """A damaged member (a bad CRC), a zip inside the zip and a member compressed otherwise than with deflate are
+    refused with a sentence, as their learner's row; the class's other notebooks are read as ever."""
     archive_path = tmp_path / "canvas.zip"
     marker = "DAMAGE-ME" * 20
     with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_STORED) as zf:
         zf.writestr("lovelaceada_1_2_decode.ipynb", NB.replace('"metadata"', f'"x": "{marker}", "metadata"'))
         zf.writestr("hoppergrace_3_4_decode.zip", b"PK\x03\x04 a zip of the notebook")
         zf.writestr("turingalan_5_6_decode.ipynb", NB)
+        zf.writestr("babbagec_7_8_decode.ipynb", NB, compress_type=zipfile.ZIP_BZIP2)  # inflated unbounded
     data = archive_path.read_bytes()
     archive_path.write_bytes(data.replace(marker.encode(), marker.lower().encode(), 1))
     with open_submissions(archive_path) as found:
         reads = {e.learner: read_entry(e, found.root) for e in found.entries}
-    assert sorted(reads) == ["hoppergrace_3", "lovelaceada_1", "turingalan_5"]
+    assert sorted(reads) == ["babbagec_7", "hoppergrace_3", "lovelaceada_1", "turingalan_5"]
+    assert "plain deflate" in reads["babbagec_7"].reason and reads["babbagec_7"].submission is None
     assert "damaged in the archive" in reads["lovelaceada_1"].reason and reads["lovelaceada_1"].submission is None
     assert "zip archive inside" in reads["hoppergrace_3"].reason
     assert reads["turingalan_5"].submission is not None and not reads["turingalan_5"].reason

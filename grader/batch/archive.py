@@ -4,7 +4,8 @@ one learner's member can cost that learner's row only, never the class's.
 Only ``.ipynb`` members are extracted. A member whose name is absolute, climbs out with ``..`` or is a symbolic
 link is skipped and named in a note. What one member can do is bounded before it is read, from the sizes the
 archive declares (which bound what ``zipfile`` will inflate): a member larger than a notebook may be, one that
-inflates more than :data:`MAX_RATIO` times (a zip bomb), a zip inside the zip (never opened), and the largest
+inflates more than :data:`MAX_RATIO` times (a zip bomb), one compressed otherwise than with deflate (whose
+inflating alone ``zipfile`` bounds as it goes), a zip inside the zip (never opened), and the largest
 members once the archive's total would pass :data:`MAX_TOTAL_BYTES` are *refused*: each is left as an empty
 file at its place, listed in :attr:`Unpacked.refused` with a sentence, and becomes its learner's ``unreadable``
 row. So is a member that fails while it is read (a bad CRC, encrypted, an unknown compression).
@@ -52,6 +53,9 @@ MAX_DEPTH = 32
 _EXTRACT_DEPTH = MAX_DEPTH + 2
 #: The longest file name (in bytes) Linux filesystems take.
 _NAME_MAX = 255
+#: The compressions read: ``zipfile`` inflates deflate a bounded step at a time, but hands bzip2 and LZMA
+#: each compressed chunk whole, so one megabyte of a bzip2 bomb could become gigabytes in one call.
+_BOUNDED = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
 #: Write errors that are the machine's (the disk), not a member's: they refuse the archive.
 _MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO}
 
@@ -146,6 +150,11 @@ def _refusal(info: zipfile.ZipInfo, relative: PurePosixPath, over: bool) -> str:
         return (
             f"{shown} is a zip archive inside the class's archive, which is never opened: submit the .ipynb "
             "notebook itself."
+        )
+    if info.compress_type not in _BOUNDED:
+        return (
+            f"{shown} is compressed with method {info.compress_type}, which is not read (only deflate's inflating "
+            "is bounded as it goes): zip it again with plain deflate, as every LMS does."
         )
     if info.file_size > MAX_NOTEBOOK_BYTES:
         return f"{shown} unpacks to more than {MAX_NOTEBOOK_BYTES >> 20} MB; clear its outputs and save it again."
