@@ -10,7 +10,7 @@ Each case builds a class of two (an honest solution and the attacker) under /tmp
   nested        a zip inside the zip
 Usage: python3 attacks/hostile_archives.py CASE [OUT]
 """
-import json, os, pathlib, sys, zipfile
+import json, os, pathlib, shutil, sys, zipfile
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _nb import load, run
 
@@ -20,7 +20,23 @@ top.mkdir(parents=True, exist_ok=True)
 honest = json.dumps(load("decode"))
 ada, eve = "Ada Lovelace_4711_assignsubmission_file_", "Eve Mallory_4712_assignsubmission_file_"
 subs = top / ("class" if case == "deep-folder" else "class.zip")
+def remove_chain(here):
+    """Empty the 1,100-deep folder one level at a time (shutil.rmtree recurses, and would fail on it)."""
+    while (here / "a").is_dir():
+        for name in os.listdir(here / "a"):
+            if name != "a":
+                os.unlink(here / "a" / name)
+        if (here / "a" / "a").is_dir():
+            os.rename(here / "a" / "a", here / "a.up")
+        os.rmdir(here / "a")
+        if (here / "a.up").is_dir():
+            os.rename(here / "a.up", here / "a")
+
+
 if case == "deep-folder":
+    if (subs / eve).exists():
+        remove_chain(subs / eve)
+    shutil.rmtree(subs, ignore_errors=True)
     (subs / ada).mkdir(parents=True, exist_ok=True)
     (subs / ada / "decode.ipynb").write_text(honest)
     here = subs / eve
@@ -61,3 +77,5 @@ for line in rows.read_text().splitlines() if rows.exists() else ():
     row = json.loads(line)
     why = " | ".join(q["feedback"][0] for q in row["questions"][:1] if row["status"] != "graded")
     print(f"  {row['learner']}: {row['status']} {row['score']}/{row['max_score']} {why[:240]}")
+if case == "deep-folder":
+    remove_chain(subs / eve)
