@@ -1,8 +1,9 @@
 """A notebook built to be expensive to parse in the batch's own process (it has no memory limit): nbformat_minor
 4.0, a float, keeps it off the fast path, so nbformat reads and validates what it holds. `metadata`: ~3.95 million
 `{}` in the notebook's metadata (16 MB, under the value cap); `outputs`: 1.8 million bogus outputs (47 MB).
+With `v3`, the same junk in an nbformat 3 notebook (upgraded by nbformat, so read, not refused).
 Writes the notebook and parses it as the batch does, one process per case, under /usr/bin/time -v.
-Usage: python3 attacks/parse_cost.py [metadata|outputs] [OUT_FOLDER]
+Usage: python3 attacks/parse_cost.py [metadata|outputs] [OUT_FOLDER] [v3]
 """
 import json, pathlib, subprocess, sys
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -18,7 +19,14 @@ if case == "metadata":
 else:
     first = next(c for c in nb["cells"] if c["cell_type"] == "code")
     first["outputs"] = [{"output_type": "x"}] * 1_800_000
-path = out / f"{case}.ipynb"
+v3 = len(sys.argv) > 3 and sys.argv[3] == "v3"
+if v3:  # nbformat 3: one worksheet, code cells' source under "input"
+    cells = [dict(c, input=c.pop("source"), language="python") if c["cell_type"] == "code" else c
+             for c in (dict(c) for c in nb.pop("cells"))]
+    for c in cells:
+        c.pop("id", None), c.pop("execution_count", None)
+    nb.update(nbformat=3, nbformat_minor=0, worksheets=[{"cells": cells, "metadata": {}}])
+path = out / f"{case}{'-v3' if v3 else ''}.ipynb"
 path.write_text(json.dumps(nb, separators=(",", ":")))
 print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
 code = (

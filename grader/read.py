@@ -169,6 +169,10 @@ def parse_submission(raw: bytes, path: Path) -> Submission:
         )
     if data is not None and not isinstance(data, dict):
         raise NotebookUnreadable(f"{name} is not a readable Jupyter notebook (not a JSON object); {_what_to_do()}")
+    if data is not None and any(type(data.get(k, 0)) is not int for k in ("nbformat", "nbformat_minor")):
+        raise NotebookUnreadable(  # nbformat asserts, and says only "AssertionError"
+            f"{name} is not a readable Jupyter notebook (its nbformat version is not a whole number); {_what_to_do()}"
+        )
     if data is not None and _cell_count(data) > MAX_CELLS:
         raise NotebookUnreadable(f"{name} holds more than {MAX_CELLS:,} cells; {_what_to_do()}")
     nb = data if _is_plain_v4(data) else None

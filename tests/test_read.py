@@ -65,6 +65,7 @@ def test_nbformat_3_is_upgraded(tmp_path: Path) -> None:
         (b'\xff\xfe{"cells": []}', "not a text notebook"),
         (b'{"nbformat": 4}', "not a readable Jupyter notebook"),
         (b"[1, 2, 3]", "not a readable Jupyter notebook"),
+        (b'{"nbformat": 4, "nbformat_minor": 4.0, "metadata": {}, "cells": []}', "not a whole number"),
     ],
 )
 def test_unreadable_files_get_one_actionable_sentence(tmp_path: Path, content: bytes, phrase: str) -> None:
