@@ -19,8 +19,10 @@ helpers behind it; a by-hand answer cannot be, for the learner computed it from 
 a by-hand answer worked right from the learner's own earlier answers, one of them wrong, earns its points
 (:class:`Carried`, :class:`Use`): a slip in the GB read per step costs that question only, not also the
 milliseconds and the tokens per second worked from it. Credit needs positive evidence: every earlier answer a
-finite real number, the carried value finite, non-zero and not the right one, and the answer within its own
-tolerance of it; the report then says why it passed (never a right value).
+finite real number of the kind some set of the lesson's numbers gives it (its sign, a whole number where it is
+one, a magnitude within a unit slip's reach: :attr:`Use.plausible`), the carried value finite, non-zero, of the
+right answer's sign and not the right one, and the answer within its own tolerance of it; the report then says
+why it passed (never a right value).
 """
 
 from __future__ import annotations
@@ -167,6 +169,14 @@ def not_right(got: Call, expected: Any, unit: str = "") -> str:
     return f"{got.text} returned {show(got.value)}, which is not right" + withheld(f" (expected {shown})") + "."
 
 
+#: How far (a factor either way) an earlier answer's magnitude may lie from its right values' and still carry.
+_SPAN = 1e12
+
+
+def _same_sign(a: float, b: float) -> bool:
+    return (a > 0 and b > 0) or (a < 0 and b < 0) or (a == 0 and b == 0)
+
+
 def within(got: float, right: float, rel: float, abs_tol: float = 0.0) -> bool:
     """Whether a by-hand number is right: within ``abs_tol`` of ``right`` when one is set (an answer asked to a
     number of decimal places), else within ``rel`` relative."""
@@ -226,6 +236,25 @@ class Use:
         return got is not None and not within(got, self.right, self.rel, self.abs_tol)
 
     @property
+    def plausible(self) -> bool:
+        """Whether the learner's answer is a number of the kind the lesson's numbers give this answer (its right
+        value on every set, ``right`` and ``others``): of their sign (never 0 when none is 0), a whole number when
+        they are all whole (``int``), and within :data:`_SPAN` of their magnitudes (a unit slip, bytes for GB or
+        bits for bytes, is far inside). Only such an answer can carry credit: a negative count, or
+        ``-1e-300`` GB, is an answer no set of numbers could give, whatever the later formula makes of it
+        (floor of a tiny negative is -1 on every learner's numbers)."""
+        got = self.given
+        rights = [float(self.right), *map(float, self.others)]
+        if got is None or not all(math.isfinite(r) for r in rights):
+            return False
+        if not any(_same_sign(got, r) for r in rights):
+            return False
+        if all(type(r) is int for r in (self.right, *self.others)) and not got.is_integer():
+            return False
+        sizes = [abs(r) for r in rights if r != 0]
+        return not sizes or min(sizes) / _SPAN <= abs(got) <= max(sizes) * _SPAN
+
+    @property
     def copied(self) -> bool:
         """Whether the learner's wrong answer is the right one on another set of the lesson's numbers."""
         got = self.given
@@ -248,13 +277,14 @@ class Carried:
 
     def value(self) -> float | None:
         """The answer as worked right from the learner's own earlier answers, when that may earn credit: every
-        one of them a finite real number and at least one wrong; None otherwise, when one of them is right on
-        another set of the lesson's numbers (a copy earns nothing), or when the formula fails or gives 0, inf or
-        NaN (a carried 0 would credit any answer that is 0 for a reason of its own)."""
+        one of them a finite real number of the kind the lesson's numbers give (:attr:`Use.plausible`) and at
+        least one wrong; None otherwise, when one of them is right on another set of the lesson's numbers (a copy
+        earns nothing), or when the formula fails or gives 0, inf or NaN (a carried 0 would credit any answer that
+        is 0 for a reason of its own)."""
         given = [use.given for use in self.uses]
         if not self.uses or None in given or not any(use.wrong for use in self.uses):
             return None
-        if any(use.copied for use in self.uses):
+        if any(use.copied or not use.plausible for use in self.uses):
             return None
         try:
             carried = float(self.formula(*given))
@@ -296,6 +326,8 @@ def expect_value(
     follows = carried.value() if carried is not None else None
     if follows is not None and within(follows, expected, rel, abs_tol):
         follows = None  # the earlier slip does not change this answer: only the right value is right
+    if follows is not None and expected != 0 and not _same_sign(follows, expected):
+        follows = None  # a negative count from a positive one's slip: no learner's numbers give that kind
     if got is not None and math.isfinite(got):
         if within(got, expected, rel, abs_tol):
             return

@@ -252,12 +252,36 @@ def learner_params(lesson: Lesson, identity: str, secret: bytes | None) -> Param
 
 
 def needs_secret(lesson: Lesson, submissions: Sequence[Submission], lessons_root: Path) -> bytes | None:
-    """The course secret for grading ``submissions``; :class:`CourseSecretMissing` when some were released with
-    their learner's own numbers (they carry a display copy) and the course has no secret to recompute them."""
+    """The course secret for grading ``submissions`` one by one (a Gradescope submission); None for a lesson
+    without parameters or a course without a secret. :class:`CourseSecretMissing` when one of them was released
+    with its learner's own numbers (:func:`unconfirmed_numbers`) and there is no secret to recompute them.
+
+    A batch never calls this: there, such a notebook is refused alone, so one learner's metadata cannot stop a
+    class (:mod:`grader.batch.run`)."""
     secret = course_secret(lessons_root) if lesson.params else None
-    if secret is None and lesson.params and any(s.shown_params for s in submissions):
+    if any(unconfirmed_numbers(lesson, s, secret) for s in submissions):
         require_secret(lesson, lessons_root)
     return secret
+
+
+def unconfirmed_numbers(lesson: Lesson, submission: Submission, secret: bytes | None) -> str | None:
+    """Why ``submission`` is not graded, when the course has no secret and its display copy is a set of numbers
+    the lesson can give other than the page's: it was released to one learner with their own numbers, which
+    only the secret recomputes (graded on the page's, they would be marked wrong). None otherwise: a course with
+    a secret recomputes everyone's; a notebook without a display copy, or with one no release writes
+    (``{"a": 1}``), is graded on the page's numbers like everyone's in a course without one.
+
+    This is that notebook's row only: what a learner's metadata holds never stops the batch."""
+    if secret is not None or not lesson.params or not is_valid(lesson, submission.shown_params):
+        return None
+    if in_order(lesson, submission.shown_params) == default_params(lesson):
+        return None
+    return (
+        "This notebook was released with one learner's own numbers (its metadata.grader.params), and this course "
+        "has no secret to recompute whose they are, so it was not graded. Teaching assistant: set "
+        f"{SECRET_ENV} (or write {SECRET_FILE} in the lessons folder) to the secret the notebooks were released "
+        "with, and run the batch again; learners who were never released their own numbers are graded without it."
+    )
 
 
 # -- what grading uses ------------------------------------------------------------------------------------

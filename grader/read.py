@@ -6,7 +6,8 @@ dropped: grading only ever runs the learner's sources.
 A well-formed nbformat 4 file (every Jupyter since 2015 writes one) needs no upgrade, and nothing nbformat
 would do to it changes the fields we read (cell type, source, tags, lesson id), so it is read straight
 from its JSON; anything else goes through nbformat. That keeps ``import nbformat`` (0.2-1.3 s, with its
-schema validator) off the grading path.
+schema validator) off the grading path. What nbformat is given is only what grading reads (:func:`_for_nbformat`),
+so its cost is bounded by the cells, never by a learner's outputs or metadata.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from grader.params import from_mapping
 
 #: Larger files are refused rather than parsed (a notebook with big outputs is still far below this).
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
+
+#: A notebook may hold at most this many cells (a long lesson has a few hundred).
+MAX_CELLS = 10_000
 
 #: A notebook's JSON may hold at most this many values (counted, over-estimated, before parsing): the batch
 #: process parses every notebook and has no memory limit, and a file of ``[{},{},...]`` near the size cap
@@ -163,11 +167,19 @@ def parse_submission(raw: bytes, path: Path) -> Submission:
         raise NotebookUnreadable(
             f"{name} is JSON but not a Jupyter notebook (it has no nbformat version); {_what_to_do()}"
         )
+    if data is not None and not isinstance(data, dict):
+        raise NotebookUnreadable(f"{name} is not a readable Jupyter notebook (not a JSON object); {_what_to_do()}")
+    if data is not None and any(type(data.get(k, 0)) is not int for k in ("nbformat", "nbformat_minor")):
+        raise NotebookUnreadable(  # nbformat asserts, and says only "AssertionError"
+            f"{name} is not a readable Jupyter notebook (its nbformat version is not a whole number); {_what_to_do()}"
+        )
+    if data is not None and _cell_count(data) > MAX_CELLS:
+        raise NotebookUnreadable(f"{name} holds more than {MAX_CELLS:,} cells; {_what_to_do()}")
     nb = data if _is_plain_v4(data) else None
     if nb is None:
         nbformat = _import_nbformat()
-        try:
-            nb = nbformat.reads(text, as_version=4)
+        try:  # nbformat sees only what grading reads: its cost is the cells', never the outputs' or metadata's
+            nb = nbformat.reads(text if data is None else json.dumps(_for_nbformat(data)), as_version=4)
         except Exception as err:  # nbformat raises many kinds (JSON, schema, version)
             raise NotebookUnreadable(
                 f"{name} is not a readable Jupyter notebook ({_why(err)}); {_what_to_do()}"
@@ -205,6 +217,85 @@ def _is_plain_v4(nb: Any) -> bool:
         if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(s, str) for s in source))):
             return False
     return True
+
+
+def _cell_count(nb: dict[str, Any]) -> int:
+    """The cells of a parsed notebook, nbformat 4's or 3's (in its worksheets, each counted as one too: an
+    empty worksheet is still an object nbformat builds)."""
+    cells = nb.get("cells")
+    sheets = nb.get("worksheets")
+    count = len(cells) if isinstance(cells, list) else 0
+    if isinstance(sheets, list):
+        count += sum(len(w["cells"]) for w in sheets if isinstance(w, dict) and isinstance(w.get("cells"), list))
+        count += len(sheets)
+    return count
+
+
+def _for_nbformat(nb: dict[str, Any]) -> dict[str, Any]:
+    """The part of a notebook off the fast path that nbformat needs to upgrade it and grading reads: the
+    versions, the grader's metadata, and each cell's type, source, id and tags (nbformat 3's worksheets too).
+
+    nbformat builds, deep-copies and validates everything it is given, in the batch's own process (no memory
+    limit): 3.95 million ``{}`` in a notebook's metadata cost 13 s and 2.3 GB there, 1.8 million bogus outputs
+    81 s and 2 GB (bench/RESULTS.md). Outputs and other metadata are never graded, so they are left out; what is
+    left is a few small objects per cell, and at most :data:`MAX_CELLS` cells."""
+    small: dict[str, Any] = {key: _scalar(nb.get(key)) for key in ("nbformat", "nbformat_minor") if key in nb}
+    small["metadata"] = {"grader": _grader_metadata(nb)} if _grader_metadata(nb) else {}
+    major = nb.get("nbformat")
+    if "cells" in nb:
+        small["cells"] = _cells_for_nbformat(nb["cells"], major)
+    sheets = nb.get("worksheets")
+    if isinstance(sheets, list):
+        small["worksheets"] = [
+            {"cells": _cells_for_nbformat(w.get("cells"), major), "metadata": {}} if isinstance(w, dict) else None
+            for w in sheets
+        ]
+    return small
+
+
+def _cells_for_nbformat(cells: Any, major: Any) -> Any:
+    if not isinstance(cells, list):
+        return _scalar(cells)
+    return [_cell_for_nbformat(cell, major) if isinstance(cell, dict) else None for cell in cells]
+
+
+def _cell_for_nbformat(cell: dict[str, Any], major: Any) -> dict[str, Any]:
+    """One cell as nbformat needs it: scalars kept (type, id, nbformat 3's language and heading level), its
+    source (and nbformat 3's input) as one text, its tags, and no outputs."""
+    small: dict[str, Any] = {k: v for k, v in cell.items() if _scalar(v) is v and k not in _CELL_CONTAINERS}
+    for key in ("source", "input"):
+        if key in cell:
+            small[key] = _text(cell[key], major)
+    metadata = cell.get("metadata")
+    tags = metadata.get("tags") if isinstance(metadata, dict) else None
+    small["metadata"] = {"tags": tags} if isinstance(tags, list) and all(isinstance(t, str) for t in tags) else {}
+    if cell.get("cell_type") == "code":
+        small["outputs"] = []
+        if "execution_count" in small or "prompt_number" not in cell:
+            small["execution_count"] = None
+    return small
+
+
+#: A cell's fields that hold more than one value: never passed to nbformat as they are.
+_CELL_CONTAINERS = frozenset({"source", "input", "metadata", "outputs", "attachments"})
+
+
+def _scalar(value: Any) -> Any:
+    """``value`` if it is one JSON scalar, else None (nbformat then says what is wrong)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else None
+
+
+def _text(source: Any, major: Any) -> Any:
+    """A source as one text when it is one or a list of texts, joined as nbformat joins it (version 4: as is;
+    version 3: with newlines, unless its first line ends with one); an older version's list is left to nbformat;
+    anything else None (the read then says it is not text). Each line would be an object nbformat validates."""
+    if isinstance(source, str):
+        return source
+    if not (isinstance(source, list) and all(isinstance(part, str) for part in source)):
+        return None
+    if major == 4 or (major == 3 and source and source[0].endswith(("\n", "\r"))):
+        return "".join(source)
+    return "\n".join(source) if major == 3 else source
 
 
 def _why(err: Exception) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import zipfile
 from pathlib import Path
@@ -9,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from grader.batch import archive
+from grader.batch.choose import read_entry
 from grader.batch.layouts import find_submissions, open_submissions
 from grader.batch.names import LMS_PATTERNS, lms_names, safe_id
-from grader.errors import NotebookUnreadable, UsageError
-from grader.read import read_submission
+from grader.errors import UsageError
 
 NB = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 
@@ -171,22 +172,148 @@ def test_zip_members_that_escape_or_link_are_skipped(tmp_path: Path) -> None:
     assert "4 unsafe" in unpacked.notes[0]
 
 
-def test_a_zip_bomb_is_refused_and_an_oversized_notebook_is_unreadable(
+def test_a_member_too_large_or_a_bomb_is_refused_alone_and_the_class_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Sizes are judged from what the archive declares, before anything is inflated: a member too large for a
+    notebook, one that inflates too many times, and the largest members once the total would pass the cap are
+    each refused (an empty file with a reason: that learner's row), and every other member is read."""
     monkeypatch.setattr(archive, "MAX_NOTEBOOK_BYTES", 1000)
-    monkeypatch.setattr("grader.read.MAX_NOTEBOOK_BYTES", 1000)
-    archive_path = make_zip(tmp_path / "big.zip", {"ada.ipynb": NB, "huge.ipynb": " " * 5000})
+    monkeypatch.setattr(archive, "MAX_TOTAL_BYTES", 1900)
+    monkeypatch.setattr(archive, "RATIO_FLOOR_BYTES", 100)
+    archive_path = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("ada.ipynb", NB)
+        zf.writestr("huge.ipynb", " " * 5000)  # over one notebook's cap
+        zf.writestr("bomb.ipynb", " " * 900)  # inflates ~100 times
+        noise = bytes(range(256)) * 3
+        for i in range(3):  # 768 bytes each, barely compressible: two fit in the total, the third does not
+            zf.writestr(f"n{i}.ipynb", noise[: 768 - i])
     into = tmp_path / "x"
     into.mkdir()
-    archive.unpack_zip(archive_path, into)
-    assert (into / "huge.ipynb").stat().st_size == 1001  # cut short, sparse
-    with pytest.raises(NotebookUnreadable, match="larger than"):
-        read_submission(into / "huge.ipynb")
-    monkeypatch.setattr(archive, "MAX_TOTAL_BYTES", 3000)
-    bomb = make_zip(tmp_path / "bomb.zip", {f"n{i}.ipynb": " " * 900 for i in range(5)})
-    with pytest.raises(UsageError, match="refused"):
-        archive.unpack_zip(bomb, tmp_path / "y")
+    monkeypatch.setattr(archive, "MAX_RATIO", 50)
+    unpacked = archive.unpack_zip(archive_path, into)
+    why = {p.name: reason for p, reason in unpacked.refused.items()}
+    assert sorted(why) == ["bomb.ipynb", "huge.ipynb", "n0.ipynb"]
+    assert "more than 0 MB" in why["huge.ipynb"] and "zip bomb" in why["bomb.ipynb"]
+    assert "among the largest" in why["n0.ipynb"]
+    assert all((into / name).stat().st_size == 0 for name in why)
+    assert (into / "ada.ipynb").read_text() == NB and (into / "n2.ipynb").stat().st_size == 766
+
+
+def test_a_refused_member_is_its_learners_unreadable_row(tmp_path: Path) -> None:
+    """A damaged member (a bad CRC), a zip inside the zip and a member compressed otherwise than with deflate are
+    refused with a sentence, as their learner's row; the class's other notebooks are read as ever."""
+    archive_path = tmp_path / "canvas.zip"
+    marker = "DAMAGE-ME" * 20
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("lovelaceada_1_2_decode.ipynb", NB.replace('"metadata"', f'"x": "{marker}", "metadata"'))
+        zf.writestr("hoppergrace_3_4_decode.zip", b"PK\x03\x04 a zip of the notebook")
+        zf.writestr("turingalan_5_6_decode.ipynb", NB)
+        zf.writestr("babbagec_7_8_decode.ipynb", NB, compress_type=zipfile.ZIP_BZIP2)  # inflated unbounded
+    data = archive_path.read_bytes()
+    archive_path.write_bytes(data.replace(marker.encode(), marker.lower().encode(), 1))
+    with open_submissions(archive_path) as found:
+        reads = {e.learner: read_entry(e, found.root) for e in found.entries}
+    assert sorted(reads) == ["babbagec_7", "hoppergrace_3", "lovelaceada_1", "turingalan_5"]
+    assert "plain deflate" in reads["babbagec_7"].reason and reads["babbagec_7"].submission is None
+    assert "damaged in the archive" in reads["lovelaceada_1"].reason and reads["lovelaceada_1"].submission is None
+    assert "zip archive inside" in reads["hoppergrace_3"].reason
+    assert reads["turingalan_5"].submission is not None and not reads["turingalan_5"].reason
+
+
+def test_a_too_long_or_clashing_member_name_is_read_under_another(tmp_path: Path) -> None:
+    """A learner file name too long for the filesystem behind Canvas's prefix, and members ``x.ipynb`` and
+    ``x.ipynb/y.ipynb`` (or one name twice), used to refuse the whole archive ("File name too long", "File
+    exists"): each is now unpacked under a name that fits, and every learner is read."""
+    long_name = "lovelaceada_12345_67890_" + "x" * 240 + ".ipynb"
+    moodle = "Grace Hopper_4712_assignsubmission_file_"
+    for members in (
+        {long_name: NB, "turingalan_5_6_decode.ipynb": NB},
+        {
+            f"{moodle}/x.ipynb": NB,
+            f"{moodle}/x.ipynb/y.ipynb": NB,
+            "Alan Turing_4713_assignsubmission_file_/a.ipynb": NB,
+        },
+        {
+            f"{moodle}/x.ipynb/y.ipynb": NB,
+            f"{moodle}/x.ipynb": NB,
+            "Alan Turing_4713_assignsubmission_file_/a.ipynb": NB,
+        },
+    ):
+        archive_path = make_zip(tmp_path / "class.zip", members)
+        with open_submissions(archive_path) as found:
+            reads = [read_entry(e, found.root) for e in found.entries]
+            assert any("under another name" in note for note in found.notes)
+        learners_read = {r.entry.learner for r in reads if r.submission is not None}
+        assert learners_read == {"lovelaceada_12345", "turingalan_5"} or learners_read == {
+            "Grace_Hopper_4712",
+            "Alan_Turing_4713",
+        }
+    with zipfile.ZipFile(archive_path := tmp_path / "twice.zip", "w") as zf:
+        zf.writestr("ada.ipynb", NB)
+        zf.writestr("ada.ipynb", NB.replace("4", "3", 1))
+    with open_submissions(archive_path) as found:
+        assert [e.learner for e in found.entries] == ["ada"]
+        assert '"nbformat": 3' in found.entries[0].path.read_text()  # the later one, as zipfile reads it
+        assert any("appear twice" in note for note in found.notes)
+
+
+DEEP = 1100  # deeper than the interpreter's stack (its recursion limit is 1000)
+
+
+def _deep_moodle(top: Path) -> None:
+    touch(top / "Ada Lovelace_4711_assignsubmission_file_" / "decode.ipynb")
+    here = top / "Grace Hopper_4712_assignsubmission_file_"
+    here.mkdir(parents=True)
+    fd = os.open(here, os.O_RDONLY)
+    for _ in range(DEEP):
+        os.mkdir("a", dir_fd=fd)
+        inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
+def _check_deep(found) -> None:
+    by_learner = {e.learner: e for e in found.entries}
+    assert sorted(by_learner) == ["Ada_Lovelace_4711", "Grace_Hopper_4712"]
+    assert by_learner["Ada_Lovelace_4711"].refused == ""
+    assert f"more than {archive.MAX_DEPTH} deep" in by_learner["Grace_Hopper_4712"].refused
+    read = read_entry(by_learner["Grace_Hopper_4712"], found.root)
+    assert read.submission is None and "not a tree of folders" in read.reason
+
+
+def _remove_chain(here: Path) -> None:
+    """Remove ``here/a/a/...`` one level at a time (``shutil.rmtree``, pytest's cleanup too, recurses)."""
+    while (here / "a").is_dir():
+        inner = here / "a"
+        for name in os.listdir(inner):
+            os.rename(inner / name, here / f"{name}.up")
+        os.rmdir(inner)
+        for name in os.listdir(here):
+            if name.endswith(".up"):
+                os.rename(here / name, here / name[: -len(".up")])
+
+
+def test_a_learner_folder_nested_a_thousand_deep_is_refused_alone(tmp_path: Path) -> None:
+    """It stopped the class with a bare RecursionError (a recursive walk): now it is that learner's row."""
+    try:
+        _deep_moodle(tmp_path / "moodle")
+        _check_deep(find_submissions(tmp_path / "moodle"))
+    finally:
+        _remove_chain(tmp_path / "moodle" / "Grace Hopper_4712_assignsubmission_file_")
+
+
+def test_a_zip_member_nested_a_thousand_deep_is_refused_alone(tmp_path: Path) -> None:
+    """As a zip it refused the whole archive (a recursive mkdir): now the folders are made only so deep."""
+    archive_path = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive_path, "w") as zf:
+        zf.writestr("Ada Lovelace_4711_assignsubmission_file_/decode.ipynb", NB)
+        zf.writestr("Grace Hopper_4712_assignsubmission_file_/" + "a/" * DEEP + "decode.ipynb", NB)
+    with open_submissions(archive_path) as found:
+        _check_deep(found)
+        assert any("were not unpacked" in note for note in found.notes)
 
 
 def test_something_that_is_not_a_zip_is_a_usage_error(tmp_path: Path) -> None:

@@ -250,3 +250,52 @@ def test_three_figures_accepts_an_answer_rounded_to_three_significant_figures() 
         assert within(rounded, right, three_figures(right, 2e-3)), right
     assert three_figures(265_067.0, 2e-3) == 2e-3  # never tighter than the question's own
     assert not within(150_000.0, 149_536.0, 2e-3)  # the fixed 0.2% alone would refuse it
+
+
+def test_an_earlier_answer_no_set_of_numbers_could_give_carries_nothing() -> None:
+    """Carried credit only from an earlier answer of the kind the lesson's numbers give: its sign, a whole number
+    where every right value is one (an ``int``), within the span of their magnitudes; and never a carried value of
+    the other sign than the right answer (a negative count). Slips of the usual kind still carry."""
+    others = (9.0, 18.0)
+    for given in (-52.0, -1e-300, 0.0, 1e-300, 1e300):
+        assert not Use("gb", given, GB, others=others).plausible, given
+    assert Use("gb", 52.0, GB, others=others).plausible and Use("gb", GB * 1e9, GB).plausible  # a unit slip
+    assert not Use("bytes", 1.5, 131_072, others=(65_536, 262_144)).plausible  # counted in whole bytes
+    assert Use("bytes", 1, 131_072, others=(65_536,)).plausible and Use("x", 1.5, 131_072.0).plausible
+    answers = Answers(gb_per_step=-1e-300)
+    said = _fails(lambda: _ms(answers, -1e-300 / TB_PER_S))
+    assert answers.carried == set() and "follow" not in said
+    # positive earlier answers whose formula gives a number of the other sign: no credit
+    below = Carried((Use("gb", 20.0, GB),), lambda gb: gb - 100)
+    _fails(lambda: expect_value("left", -80.0, GB - 100 + 200, meaning="m", known=(), rel=1e-6, carried=below))
+
+
+def test_a_numbers_free_part1_earns_no_carried_count_on_any_learners_numbers() -> None:
+    """issue 29, item 7: kv_cache ``token_bytes = 1``, ``budget_gb = -1e-300``, ``sequences_fit = -1`` earned
+    sequences_fit's points on every learner's numbers (floor of a tiny negative is -1)."""
+    import importlib.util
+    from pathlib import Path
+
+    from grader.lessons import load_lesson
+    from grader.params import every_params
+
+    root = Path(__file__).resolve().parent.parent / "exercises"
+    spec = importlib.util.spec_from_file_location("kv_values", root / "kv_cache" / "suites" / "test_values.py")
+    assert spec is not None and spec.loader is not None
+    values = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(values)
+    every = [dict(p) for p in every_params(load_lesson("kv_cache", root))]
+    for numbers in every:
+        part1 = values.Part1.of(numbers)
+        others = [values.Part1.of(p) for p in every if p != numbers]
+        for answer in ({"token_bytes": 1, "budget_gb": -1e-300}, {"token_bytes": -1, "budget_gb": 1.0}):
+            learner = Answers(**answer, sequences_fit=-1)
+            carried = part1.carried("sequences_fit", cast(Learner, learner), others)
+            assert carried.value() is None or carried.value() > 0, (numbers, answer)
+            right = part1.sequences_fit
+            _fails(
+                lambda c=carried, r=right: expect_value(
+                    "sequences_fit", -1, r, meaning="m", known=(), rel=1e-12, carried=c
+                )
+            )
+            assert learner.carried == set()

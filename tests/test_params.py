@@ -319,8 +319,42 @@ def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_no
     again = _batch(course, submitted, course / "results-again")
     assert {n: r["score"] for n, r in again.items()} == {n: r["score"] for n, r in rows.items()}
     monkeypatch.delenv(SECRET_ENV)
-    with pytest.raises(CourseSecretMissing, match=SECRET_ENV):
-        _batch(course, submitted, course / "results-no-secret")
+    alone = _batch(course, submitted, course / "results-no-secret")  # each released notebook refused alone
+    for learner, row in alone.items():
+        shown = drawn[cy if learner == bob else learner]
+        refused = shown != dict(default_params(lesson))
+        assert (row["status"] == "unreadable") == refused, row
+        assert not refused or any("no secret" in f for q in row["questions"] for f in q["feedback"]), row
+
+
+@pytest.mark.slow
+def test_a_notebooks_numbers_never_stop_a_class_without_a_secret(course: Path) -> None:
+    """A course without a secret (as the repository ships): one notebook whose metadata carries numbers used to
+    stop the whole batch before anyone was graded ("create a secret"). Now only that notebook's row is touched:
+    numbers no release writes (``{"a": 1}``) are graded on the page's numbers like everyone's, and a set the
+    lesson gives other than the page's is refused alone, with a sentence for the teaching assistant."""
+    from grader.batch import BatchOptions, run_batch
+    from grader.pipeline import GradeOptions
+
+    lesson = _lesson(course)
+    page = dict(default_params(lesson))
+    other = next(dict(p) for p in every_params(lesson) if dict(p) != page)
+    submitted = course / "class"
+    submitted.mkdir()
+    for who, shown in (("ada", None), ("eve", {"a": 1}), ("mal", other)):
+        path = submitted / f"{who}.ipynb"
+        shutil.copy(lesson.notebook, path)
+        answer_shop(path, page)
+        if shown is not None:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            nb["metadata"].setdefault("grader", {})["params"] = shown
+            path.write_text(json.dumps(nb), encoding="utf-8")
+    options = BatchOptions(grading=GradeOptions(lesson="shop", lessons_root=course / "exercises"), jobs=1)
+    summary = run_batch(submitted, course / "results", options)
+    rows = {row.learner: row for row in summary.rows}
+    assert rows["ada"].status == rows["eve"].status == "graded" and rows["ada"].score == rows["eve"].score == 2
+    assert rows["mal"].status == "unreadable" and "no secret" in rows["mal"].reason, rows["mal"]
+    assert any("1 notebook(s) were released with their learner's own numbers" in n for n in summary.notes)
 
 
 @pytest.mark.slow

@@ -55,6 +55,8 @@ class Choice:
 def read_entry(entry: Entry, root: Path | None) -> Read:
     """Read one submission, once; never raises for what a learner sent."""
     shown = Path(entry.shown)
+    if entry.refused:  # the layout or the archive already knows why (too deep, not unpacked)
+        return Read(entry, _hash(f"unreadable: {entry.refused}"), reason=entry.refused)
     raw = b""
     try:
         raw = read_notebook_bytes(entry.path, root)

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.batch.archive import unpack_zip
+from grader.batch.archive import MAX_DEPTH, unpack_zip
 from grader.batch.names import LMS_FOLDER_PATTERNS, LmsName, lms_names, safe_id, same_id
 from grader.errors import UsageError
 from grader.report.rows import Identity
@@ -56,6 +56,9 @@ class Entry:
     download: str = ""
     """The LMS whose download the notebook came in (empty for a plain folder, nbgrader): it says when it was
     handed in even for a file whose own name does not follow that LMS's pattern (:mod:`grader.batch.late`)."""
+    refused: str = ""
+    """Why this entry is refused before it is read ("" if it is not): a folder nested too deep, an archive
+    member that could not be unpacked. It becomes the learner's ``unreadable`` row, with this sentence."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,8 @@ def open_submissions(path: Path, assignment: str | None = None, assignments: Seq
         with tempfile.TemporaryDirectory(prefix="grade-batch-") as scratch:
             unpacked = unpack_zip(path, Path(scratch))
             found = find_submissions(unpacked.folder, assignment, shown_root=str(path), assignments=assignments)
-            yield replace(found, notes=unpacked.notes + found.notes)
+            entries = tuple(replace(e, refused=unpacked.refused.get(e.path, e.refused)) for e in found.entries)
+            yield replace(found, entries=entries, notes=unpacked.notes + found.notes)
     else:
         raise UsageError(f"{path} is neither a folder of submissions, a .zip of one, nor a notebook.")
 
@@ -167,8 +171,8 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
     entries: list[Entry] = []
     for folder, name in zip(folders, names, strict=True):
         entries += [
-            replace(_entry(p, _shown(p, top, shown_root), folder.name, name, "folder"), download=lms_name)
-            for p in _notebooks_under(folder)
+            replace(_entry(p, _shown(p, top, shown_root), folder.name, name, "folder"), download=lms_name, refused=why)
+            for p, why in _notebooks_under(folder)
         ]
     with_notebooks = {e.key for e in entries}
     without = [
@@ -183,16 +187,45 @@ def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found 
     return _unique(entries, f"{lms_name} download (a folder per learner)", notes)
 
 
-def _notebooks_under(folder: Path) -> list[Path]:
+def _notebooks_under(folder: Path) -> list[tuple[Path, str]]:
     """Every ``*.ipynb`` at any depth (whatever it is: the read says what is wrong with it), except in hidden
-    or checkpoint folders; links to folders are never followed, and a folder named ``*.ipynb`` is one entry."""
-    found: list[Path] = []
-    for here, dirs, files in os.walk(folder, followlinks=False):
-        base = Path(here)
-        found += [base / d for d in dirs if d.endswith(_SUFFIX) and not _ignored(base / d)]
-        dirs[:] = [d for d in dirs if not d.endswith(_SUFFIX) and not _ignored(base / d)]
-        found += [base / f for f in files if f.endswith(_SUFFIX) and not _hidden(base / f)]
+    or checkpoint folders, each with why it is refused ("" if it is not); links to folders are never followed,
+    and a folder named ``*.ipynb`` is one entry.
+
+    The walk keeps its own stack, never the interpreter's (a learner's folder nested a thousand deep would
+    otherwise stop the class with a ``RecursionError``), and goes at most :data:`MAX_DEPTH` folders down: a
+    folder below that, or one that cannot be listed, is itself an entry, refused with the reason."""
+    found: list[tuple[Path, str]] = []
+    stack = [(folder, 0)]
+    while stack:
+        here, depth = stack.pop()
+        try:
+            with os.scandir(here) as listing:
+                children = [(Path(child.path), _real_dir(child)) for child in listing]
+        except OSError as err:
+            found.append((here, f"The folder {shown_name(here.name)} cannot be read ({err.strerror}); {_FLATTEN}"))
+            continue
+        for path, is_dir in children:
+            if _ignored(path):
+                continue
+            if path.name.endswith(_SUFFIX):
+                found.append((path, ""))
+            elif is_dir and depth >= MAX_DEPTH:
+                found.append((path, f"{shown_name(folder.name)} nests folders more than {MAX_DEPTH} deep; {_FLATTEN}"))
+            elif is_dir:
+                stack.append((path, depth + 1))
     return sorted(found)
+
+
+_FLATTEN = "nothing in it was read: submit the notebook file itself, not a tree of folders."
+
+
+def _real_dir(child: os.DirEntry[str]) -> bool:
+    """A folder, not a link to one (never followed) nor anything that cannot be looked at."""
+    try:
+        return child.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _unwrap(root: Path) -> Path:

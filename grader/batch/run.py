@@ -35,7 +35,7 @@ from grader.errors import GraderError, UsageError
 from grader.execute.upkeep import check_settings
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.params import describe, identity_of, in_order, is_valid, learner_params, needs_secret
+from grader.params import course_secret, describe, identity_of, in_order, is_valid, learner_params, unconfirmed_numbers
 from grader.pipeline import MISSING_PACKAGE, GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
@@ -140,7 +140,7 @@ def run_batch(
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         found, batch = _rostered(found, batch, options.roster)
         choices = _choose_all(found, batch.lesson)
-        batch = _with_secret(batch, choices, options.grading)
+        batch = _with_secret(batch)
         check_released(_released_and_graded(choices, batch), found.layout, options.roster is not None)
         out.mkdir(parents=True, exist_ok=True)
         policy = remember(out, options.late)
@@ -152,7 +152,7 @@ def run_batch(
             plan.check_names(learners)  # a wrong --only stops before the run starts
             run_id = book.start_run(str(submissions))
             book.set_ungradable(run_id, options.ungradable)
-            notes = found.notes
+            notes = found.notes + _unconfirmed_note(choices, batch)
             if book.previous_run_unfinished(run_id):
                 notes += ("the previous run did not finish: its graded notebooks are kept, the rest are graded now",)
             if alone:  # one learner regraded into the class of the last full run
@@ -270,13 +270,29 @@ def _grade_all(
     return graded, skipped
 
 
-def _with_secret(batch: _BatchLesson, choices: dict[str, Choice], options: GradeOptions) -> _BatchLesson:
+def _with_secret(batch: _BatchLesson) -> _BatchLesson:
     """The batch with the course secret its learners' numbers are drawn with (none needed for a lesson without
-    parameters); :class:`CourseSecretMissing` before any grading when released notebooks need one."""
+    parameters, none there in a course without one). Never decided by a notebook: a released notebook that needs
+    the secret in a course without one is refused alone (:func:`grader.params.unconfirmed_numbers`)."""
     if not batch.lesson.params:
         return batch
-    read = [c.read.submission for c in choices.values() if c.read.submission is not None]
-    return replace(batch, secret=needs_secret(batch.lesson, read, batch.lesson.root.parent))
+    return replace(batch, secret=course_secret(batch.lesson.root.parent))
+
+
+def _unconfirmed_note(choices: dict[str, Choice], batch: _BatchLesson) -> tuple[str, ...]:
+    """The teaching assistant's note when some released notebooks were refused for want of the course secret."""
+    refused = sorted(
+        learner
+        for learner, c in choices.items()
+        if c.read.submission is not None and unconfirmed_numbers(batch.lesson, c.read.submission, batch.secret)
+    )
+    if not refused:
+        return ()
+    return (
+        f"{len(refused)} notebook(s) were released with their learner's own numbers and this course has no secret "
+        f"to recompute them, so they were not graded ({', '.join(refused[:5])}): set the secret they were released "
+        "with and run the batch again",
+    )
 
 
 def _rostered(found: Found, batch: _BatchLesson, roster: Path | None) -> tuple[Found, _BatchLesson]:
@@ -309,7 +325,12 @@ def _released_and_graded(choices: dict[str, Choice], batch: _BatchLesson) -> lis
     out: list[tuple[str, object, object]] = []
     for learner, choice in choices.items():
         submission = choice.read.submission
-        if submission is not None and is_valid(lesson, submission.shown_params) and learner not in batch.refused:
+        if (
+            submission is not None
+            and is_valid(lesson, submission.shown_params)
+            and learner not in batch.refused
+            and not unconfirmed_numbers(lesson, submission, batch.secret)  # refused alone: no secret to check them
+        ):
             drawn = learner_params(lesson, _draws(learner, choice.read.entry, batch), batch.secret)
             out.append((learner, in_order(lesson, submission.shown_params), drawn))
     return out
@@ -337,9 +358,10 @@ def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchL
     lesson, suites_hash, entry = batch.lesson, batch.suites_hash, choice.read.entry
     submission = choice.read.submission
     refused = batch.refused.get(learner, "") if lesson.params else ""
-    if choice.reason or submission is None or refused:
+    reason = choice.reason or refused or (submission and unconfirmed_numbers(lesson, submission, batch.secret)) or ""
+    if reason or submission is None:
         stub = submission or Submission(Path(entry.shown), (), None, choice.digest)
-        row = Row.of(learner, failed_report(lesson, stub, choice.reason or refused, "unreadable"), entry.late)
+        row = Row.of(learner, failed_report(lesson, stub, reason, "unreadable"), entry.late)
         return _Prepared(entry, choice.digest, suites_hash, row=row)
     submission, digest = _graded_on(learner, entry, submission, batch, choice.digest)
     task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()))
