@@ -125,10 +125,11 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
             f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join((AUTO, *LEVELS))}."
         )
     if wanted != AUTO:
+        asked = f"--isolation {wanted}" if mode.isolation else f"{ISOLATION_ENV}={wanted}"
         problem = LEVELS[wanted].problem()
         if problem is not None:
-            raise UsageError(f"{ISOLATION_ENV}={wanted}, but {wanted} cannot run here: {problem}.")
-        return LEVELS[wanted], f"{ISOLATION_ENV}={wanted}"
+            raise UsageError(f"{asked}, but {wanted} cannot run here: {problem}.")
+        return LEVELS[wanted], asked
     problems: list[str] = []
     for level in LEVELS.values():
         problem = level.problem()
