@@ -30,6 +30,7 @@ from grader.config import (
     GRADESCOPE_ROOT_ENV,
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
+    ISOLATION_ENV,
     LESSONS_ENV,
     ROSTER_FILE,
     SERVICE_DATABASE,
@@ -90,6 +91,9 @@ def main() -> None:
       grade batch submissions/ --out results
                                          a whole class: gradebook, feedback, summary
     """
+    from grader.params import take_secret_from_environment
+
+    take_secret_from_environment()  # before any process starts: none inherits the course secret
     _clean_up_when_stopped()
 
 
@@ -157,12 +161,38 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
+def _isolation_option(command: Callable[..., None]) -> Callable[..., None]:
+    """``--isolation``, for the commands that grade other people's notebooks (SECURITY.md, "Isolation levels")."""
+    return click.option(
+        "--isolation",
+        metavar="LEVEL",
+        help=f"auto (the default, or ${ISOLATION_ENV}): a sandbox (bubblewrap), or refuse to grade where none can "
+        "run; process: grade with process limits only (one line says what learner code can then do).",
+    )(command)
+
+
 def _grade_options(
-    lesson: str | None, suites: Path | None, lessons_root: Path | None, timeout: float, kernel: bool
+    lesson: str | None,
+    suites: Path | None,
+    lessons_root: Path | None,
+    timeout: float,
+    kernel: bool,
+    isolation: str | None = None,
 ) -> GradeOptions:
     from grader.pipeline import GradeOptions
 
-    return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel)
+    return GradeOptions.of(lesson, suites, lessons_root, timeout, kernel, isolation)
+
+
+def _say_isolation(options: GradeOptions, command: str) -> None:
+    """Check that ``command`` may grade others' notebooks here (raises :class:`NoSandbox` when it may not); one line
+    on stderr when it goes without a sandbox because it was told to, saying what learner code can do."""
+    from grader.execute.upkeep import check_settings, grading_others
+
+    check_settings(options.mode)
+    line = grading_others(options.mode, command)
+    if line:
+        click.echo(line, err=True)
 
 
 def _service_option(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -395,6 +425,7 @@ def _batch_options_of(
     help="Results folder (created; reruns reuse it).",
 )
 @_grading_options
+@_isolation_option
 @_class_options
 @click.option("--assignment", help="In an nbgrader course folder: the assignment to grade.")
 @click.option("--nbgrader-db", metavar="URL", help="Also write the grades to this nbgrader gradebook.")
@@ -414,6 +445,7 @@ def batch_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
+    isolation: str | None,
     assignment: str | None,
     nbgrader_db: str | None,
     only: tuple[str, ...],
@@ -440,8 +472,9 @@ def batch_command(
     from grader.batch import run_batch
     from grader.batch.progress import format_summary, progress_for
 
-    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel, isolation)
     with _reported():
+        _say_isolation(grading, "grade batch")
         options = _batch_options_of(grading, **shared)
         options = replace(options, assignment=assignment, nbgrader_db=nbgrader_db, only=_names(only))
         if export_name is not None:
@@ -636,6 +669,7 @@ def _lesson_header(given: str, option: str = "--assignment") -> tuple[str, str]:
     help="A lesson's column in the LMS imports, as the LMS's own export writes it, e.g. 'decode=Decode (123456)' "
     "(repeat; default: the lesson's title).",
 )
+@_isolation_option
 def class_command(
     class_folder: Path,
     out: Path,
@@ -645,6 +679,7 @@ def class_command(
     timeout: float,
     kernel: bool,
     export_names: tuple[str, ...],
+    isolation: str | None,
     **shared: Any,
 ) -> None:
     """Grade a class folder holding the submissions of each lesson, then bring the lessons together.
@@ -666,8 +701,9 @@ def class_command(
     from grader.batch.classes import grade_class
     from grader.batch.progress import format_summary
 
-    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel, isolation)
     with _reported():
+        _say_isolation(grading, "grade class")
         options = _batch_options_of(grading, **shared)
         names = dict(_lesson_header(given, "--export-name") for given in export_names)
     with _interrupted("grade class"), _reported(), _executor(shared["dask_address"]) as executor:
@@ -687,6 +723,7 @@ def class_command(
     help=f"Gradescope's folder: reads ROOT/submission, writes ROOT/results/results.json (or ${GRADESCOPE_ROOT_ENV}).",
 )
 @_grading_options
+@_isolation_option
 @_visibility_option
 def gradescope_command(
     root: Path,
@@ -695,6 +732,7 @@ def gradescope_command(
     lessons_root: Path | None,
     timeout: float,
     kernel: bool,
+    isolation: str | None,
     visibility: str,
 ) -> None:
     """Grade the notebook in a Gradescope submission and write results.json.
@@ -704,7 +742,12 @@ def gradescope_command(
     """
     from grader.integrations.gradescope import grade_for_gradescope, write_results
 
-    results = grade_for_gradescope(root, _grade_options(lesson, suites, lessons_root, timeout, kernel), visibility)
+    grading = _grade_options(lesson, suites, lessons_root, timeout, kernel, isolation)
+    try:
+        _say_isolation(grading, "grade gradescope")
+    except UsageError as err:  # results.json says it (grade_for_gradescope checks again), and so does the log
+        click.echo(f"grade gradescope: {err}", err=True)
+    results = grade_for_gradescope(root, grading, visibility)
     try:
         path = write_results(results, root)
     except OSError as err:
@@ -725,13 +768,20 @@ def gradescope_command(
 )
 @_lessons_option()
 @_visibility_option
-def gradescope_bundle_command(lesson: str, out: Path, lessons_root: Path | None, visibility: str) -> None:
-    """Build the autograder zip to upload to a Gradescope programming assignment."""
+@_isolation_option
+def gradescope_bundle_command(
+    lesson: str, out: Path, lessons_root: Path | None, visibility: str, isolation: str | None
+) -> None:
+    """Build the autograder zip to upload to a Gradescope programming assignment.
+
+    Gradescope's containers rarely allow a sandbox: without one the autograder grades nothing unless the bundle
+    was built with --isolation process (its scripts then close the answers to the learner's uid).
+    """
     from grader.integrations.gradescope_bundle import build_bundle
     from grader.lessons import load_lesson
 
     with _reported():
-        names = build_bundle(load_lesson(lesson, lessons_root), out, visibility)
+        names = build_bundle(load_lesson(lesson, lessons_root), out, visibility, isolation=isolation)
     click.echo(f"Wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope programming assignment.")
 
 

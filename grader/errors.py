@@ -16,6 +16,10 @@ class UsageError(GraderError):
     """The command was called wrongly (a missing file, an unknown option value)."""
 
 
+class NoSandbox(UsageError):
+    """Other people's notebooks would be graded outside a sandbox, which nobody asked for (``--isolation``)."""
+
+
 class NotebookUnreadable(GraderError):
     """The file is not a notebook we can read (bad JSON, wrong format version, not a notebook)."""
 

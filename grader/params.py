@@ -32,7 +32,8 @@ import hmac
 import itertools
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -207,9 +208,54 @@ def secret_path(lessons_root: Path) -> Path:
     return lessons_root / SECRET_FILE
 
 
+_TAKEN: dict[str, str] = {}
+"""``$GRADER_COURSE_SECRET`` once :func:`take_secret_from_environment` has moved it here from ``os.environ``."""
+_PR_SET_DUMPABLE = 4
+
+
+def take_secret_from_environment() -> None:
+    """Move ``$GRADER_COURSE_SECRET`` from this process's environment into its memory, before it starts any process.
+
+    Every process started from then on (grading processes, the daemon, workers) is started without it, so their
+    ``/proc/PID/environ`` never holds it. This process's own ``/proc/PID/environ`` shows the environment it was
+    *started* with, which still holds it: so this process becomes non-dumpable (``PR_SET_DUMPABLE`` 0, as
+    ssh-agent does), which closes that file, its memory and ptrace to every process without ``CAP_SYS_PTRACE``,
+    learner code of the grader's own uid included (SECURITY.md, "The course secret"). The ``grade`` command
+    calls it first thing (:func:`grader.cli.main`); a library caller of a batch gets
+    :func:`secret_kept_from_children` instead."""
+    text = os.environ.pop(SECRET_ENV, None)
+    if text is None:
+        return
+    _TAKEN[SECRET_ENV] = text
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: no /proc to read it from
+        pass
+
+
+@contextmanager
+def secret_kept_from_children() -> Iterator[None]:
+    """While it lasts, ``$GRADER_COURSE_SECRET`` is out of ``os.environ`` (kept in memory), so the processes started
+    meanwhile (a batch's grading processes) are started without it; it is put back after, for a library caller
+    (the ``grade`` command has taken it out for good already: :func:`take_secret_from_environment`)."""
+    text = os.environ.pop(SECRET_ENV, None)
+    if text is None:
+        yield
+        return
+    _TAKEN[SECRET_ENV] = text
+    try:
+        yield
+    finally:
+        del _TAKEN[SECRET_ENV]
+        os.environ.setdefault(SECRET_ENV, text)
+
+
 def course_secret(lessons_root: Path) -> bytes | None:
-    """The course secret: ``$GRADER_COURSE_SECRET``, else the lessons folder's ``.grader-secret``; None if neither."""
-    text = os.environ.get(SECRET_ENV)
+    """The course secret: ``$GRADER_COURSE_SECRET`` (or where :func:`take_secret_from_environment` put it), else the
+    lessons folder's ``.grader-secret``; None if neither."""
+    text = os.environ.get(SECRET_ENV) or _TAKEN.get(SECRET_ENV)
     if not text:
         path = secret_path(lessons_root)
         try:

@@ -54,10 +54,12 @@ class GradeOptions:
         lessons_root: Path | None,
         timeout: float | None,
         kernel: bool = False,
+        isolation: str | None = None,
     ) -> GradeOptions:
-        """The options from what a command line gives (``timeout`` None: the default)."""
+        """The options from what a command line gives (``timeout`` None: the default; ``isolation`` None:
+        ``$GRADER_ISOLATION``, else ``auto``)."""
         limits = limits_for(timeout)
-        mode = replace(DEFAULT_MODE, kernel=kernel)
+        mode = replace(DEFAULT_MODE, kernel=kernel, isolation=isolation)
         return cls(lesson=lesson, suites=suites, lessons_root=lessons_root, limits=limits, mode=mode)
 
     def for_any_lesson(self) -> GradeOptions:

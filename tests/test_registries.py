@@ -161,7 +161,7 @@ def test_a_new_backend_is_one_row(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     def wrap(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
         return Wrapping(("env", "GRADER_BACKEND=env"), DROP_NONE, "env: no isolation at all (a test's backend)")
 
-    row = Level("env", lambda: None, wrap, False, False, False, False, False)
+    row = Level("env", lambda: None, wrap, False, False, False, False, False, False)
     monkeypatch.setitem(LEVELS, "env", row)
     path = tmp_path / "ada.ipynb"
     path.write_text(nbformat.writes(notebook([*SQUARES_SOLVED, "import os\nbackend = os.environ['GRADER_BACKEND']"])))

@@ -32,10 +32,19 @@ from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
 from grader.errors import GraderError, UsageError
-from grader.execute.upkeep import check_settings
+from grader.execute.upkeep import check_settings, grading_others
 from grader.lessons import load_lesson
 from grader.model import Lesson, Submission
-from grader.params import course_secret, describe, identity_of, in_order, is_valid, learner_params, unconfirmed_numbers
+from grader.params import (
+    course_secret,
+    describe,
+    identity_of,
+    in_order,
+    is_valid,
+    learner_params,
+    secret_kept_from_children,
+    unconfirmed_numbers,
+)
 from grader.pipeline import MISSING_PACKAGE, GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
 from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
@@ -121,13 +130,26 @@ def run_batch(
     ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
     process pools of ``options.jobs`` processes are used. ``chapters``: write again the chapters that read
     ``out`` (:func:`grader.batch.chapter_links.rewrite_chapters`; ``grade class`` writes its own once, after
-    its last lesson).
+    its last lesson). No grading process inherits the course secret.
     """
+    with secret_kept_from_children():
+        return _run_batch(submissions, out, options, executor, progress, chapters)
+
+
+def _run_batch(
+    submissions: Path,
+    out: Path,
+    options: BatchOptions | None,
+    executor: Executor | None,
+    progress: Progress | None,
+    chapters: bool,
+) -> BatchSummary:
     options = options or BatchOptions()
     progress = progress or NoProgress()
     started = time.monotonic()
     exporter = nbgrader_exporter() if options.nbgrader_db else None
     check_settings(options.grading.mode)  # a bad GRADER_ISOLATION / GRADER_WORKERS stops the batch before it starts
+    grading_others(options.grading.mode, "grade batch")  # and so does no sandbox, unless one was told to go without
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
     fingerprint = grading_fingerprint(options.grading, batch.suites_hash)

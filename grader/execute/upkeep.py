@@ -1,7 +1,8 @@
 """The second door into ``execute/``: the upkeep of a process that grades, none of which starts a worker.
 
 A batch, its grading processes and the daemon check the isolation settings before anything is graded
-(:func:`check_settings`), record the level in use (:func:`isolation_level`), pin themselves to a CPU
+(:func:`check_settings`; and what grades other people's notebooks, that it has a sandbox or was told to go
+without: :func:`grading_others`), record the level in use (:func:`isolation_level`), pin themselves to a CPU
 (:func:`keep_to_one_cpu`), remove what killed grading processes left (:func:`remove_leftovers`,
 :func:`remove_stale`) and kill a dying process's workers (:func:`kill_workers`). Workers themselves start only
 through :mod:`grader.execute.runner`, the first door.
@@ -14,15 +15,17 @@ import os
 from grader.config import WorkerMode
 from grader.execute.limits import kill_group, live_processes, remove_stale
 from grader.execute.process import WORKDIR_PREFIX
-from grader.execute.sandbox import check_settings, choose_level
+from grader.execute.sandbox import check_settings, choose_level, grading_others, own_notebook_line
 from grader.execute.zygote import ROOT_PREFIX
 
 __all__ = [
     "check_settings",
     "cpu_count",
+    "grading_others",
     "isolation_level",
     "keep_to_one_cpu",
     "kill_workers",
+    "own_notebook_line",
     "remove_leftovers",
     "remove_stale",
     "unsandboxed",

@@ -142,11 +142,13 @@ def grade_for_gradescope(root: Path, options: GradeOptions, visibility: str = GR
     listed (at 0) even when no notebook could be graded.
     """
     from grader.errors import GraderError
+    from grader.execute.upkeep import grading_others
     from grader.grader import grade_notebook
 
     start = time.monotonic()
     lesson = _known_lesson(options)
     try:
+        grading_others(options.mode, "grade gradescope")  # no sandbox: not graded, unless told to go without
         path = find_notebook(root / "submission")
         report = grade_notebook(path, options, gradescope_params(root, path, options))
         lesson = load_lesson(report.lesson, options.lessons_root, options.suites)

@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from packaging.requirements import Requirement
 
-from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY
+from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY, ISOLATION_ENV
 from grader.errors import LessonError
 from grader.files import atomic_path
 from grader.integrations.constraints import FILE_NAME as CONSTRAINTS
@@ -105,7 +105,7 @@ cd "$ROOT/source"
 # The learner's worker runs as a uid of its own: leave it nothing with answers to read (gradescope_bundle.py).
 {close}close_private {private} "$GRADER_CACHE_DIR"
 export GRADER_LESSONS="$ROOT/source/exercises"
-exec "$PYTHON" -m grader.cli gradescope --root "$ROOT" --lesson {lesson} --visibility {visibility}
+{isolation}exec "$PYTHON" -m grader.cli gradescope --root "$ROOT" --lesson {lesson} --visibility {visibility}
 """
 
 
@@ -225,9 +225,15 @@ def _tree(folder: Path) -> list[Path]:
 
 
 def build_bundle(
-    lesson: Lesson, out: Path, visibility: str = GRADESCOPE_VISIBILITY, package_root: Path = PACKAGE_ROOT
+    lesson: Lesson,
+    out: Path,
+    visibility: str = GRADESCOPE_VISIBILITY,
+    package_root: Path = PACKAGE_ROOT,
+    isolation: str | None = None,
 ) -> list[str]:
-    """Write the autograder zip for ``lesson`` to ``out``; return the archive's names."""
+    """Write the autograder zip for ``lesson`` to ``out``; return the archive's names. ``isolation``: the level
+    ``run_autograder`` asks for unless ``$GRADER_ISOLATION`` says otherwise (None: ``auto``, a sandbox or no grade;
+    Gradescope's containers rarely allow one, and ``process`` is what the closed folders above are for)."""
     files = bundle_files(lesson, package_root)
     secret = course_secret(lesson.root.parent) if lesson.params else None
     secret_name = f"exercises/{SECRET_FILE}"
@@ -242,6 +248,7 @@ def build_bundle(
         visibility=shlex.quote(visibility),
         close=close,
         private=private,
+        isolation=f'export {ISOLATION_ENV}="${{{ISOLATION_ENV}:-{shlex.quote(isolation)}}}"\n' if isolation else "",
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:

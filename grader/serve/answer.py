@@ -10,10 +10,12 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from grader.config import EXIT_UNGRADED
 from grader.errors import GraderError, UsageError
+from grader.execute.upkeep import own_notebook_line
 from grader.grader import grade_notebook
 from grader.model import Report
 from grader.pipeline import GradeOptions
@@ -43,7 +45,9 @@ def answer(request: NotebookRequest, grade: Grade) -> Answer:
         raise
     except GraderError as err:
         return failed(str(err), request)
-    return render(report, request)
+    rendered = render(report, request)
+    line = own_notebook_line(options_for(request).mode)  # one's own notebook may run without a sandbox: said
+    return replace(rendered, stderr=rendered.stderr + (f"{line}\n" if line else ""))
 
 
 def answer_cold(request: NotebookRequest) -> Answer:
