@@ -20,7 +20,7 @@ import pytest
 from grader.authoring.build import build_lesson
 from grader.authoring.release import release
 from grader.batch import BatchOptions, run_batch
-from grader.batch.chapter import grade_class
+from grader.batch.classes import grade_class
 from grader.batch.late import LatePolicy, Penalty
 from grader.batch.roster import from_lms_export, read_roster, roster_csv
 from grader.errors import UsageError
