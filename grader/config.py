@@ -29,6 +29,12 @@ WORKER_STARTS = ("fork", "spawn")
 #: Workers a zygote forks before it is replaced by a fresh one (it inherits the workers' CPU-time limit).
 ZYGOTE_FORKS = 500
 
+#: Seconds a stopping grading process gives its cleanup (its workers' folders) once it has killed them, before it
+#: exits anyway; a batch stopped by a signal waits for its grading processes one second more, then kills them.
+STOP_SECONDS = 3.0
+#: Seconds between a batch's looks at whether a signal asked it to stop (its handler only notes the signal).
+STOP_POLL_SECONDS = 0.2
+
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).
 EXIT_UNGRADED = 1
