@@ -6,6 +6,7 @@ notebook, a broken lesson); 2 for bad usage. Heavy imports happen inside the com
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -38,7 +39,7 @@ from grader.config import (
     SERVICE_PORT,
     UNGRADABLE_CHOICES,
 )
-from grader.errors import GraderError, UsageError
+from grader.errors import GraderError, Stopped, UsageError
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -60,9 +61,11 @@ class _Grade(click.Group):
 
 
 def _stop(signum: int, _frame: FrameType | None) -> None:
-    """End ``grade`` by an exception, so that every ``finally`` on the way out runs."""
+    """End ``grade`` by an exception, so that every ``finally`` on the way out runs. (While a batch grades, its
+    dispatch handles these signals itself: :mod:`grader.batch.dispatch`.)"""
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)  # a second signal must not interrupt the cleanup the first one started
+    os.write(2, f"grade: stopped by {signal.Signals(signum).name}\n".encode())  # no lock: a handler's own output
     pool = sys.modules.get("multiprocessing")
     for child in pool.active_children() if pool is not None else ():  # a batch's grading processes: each one
         child.terminate()  # kills its learners' code and zygotes on SIGTERM, then exits (grader.batch.work)
@@ -101,7 +104,8 @@ def main() -> None:
 def _reported() -> Iterator[None]:
     """The one mapping of the library's errors to what ``grade`` prints and its exit status, for every command.
 
-    A :class:`UsageError` is bad usage: click prints it with the command's usage line, exit status 2. Any other
+    A :class:`UsageError` is bad usage: click prints it with the command's usage line, exit status 2. A
+    :class:`Stopped` (a batch stopped by a signal) is said on stderr, exit status 128 + the signal. Any other
     :class:`GraderError`, or an :class:`OSError` (a folder that cannot be written, a file gone), means nothing
     could be done: ``grade COMMAND: message`` on stderr, exit status :data:`EXIT_UNGRADED`. Learner text in a
     message is made plain first (:func:`grader.text.plain`): it may quote a file name a learner chose.
@@ -112,6 +116,9 @@ def _reported() -> Iterator[None]:
         yield
     except UsageError as err:
         raise click.UsageError(plain(str(err))) from None
+    except Stopped as err:  # a signal, on purpose: the status says which, as a shell's would
+        click.echo(f"{click.get_current_context().command_path}: {err}", err=True)
+        sys.exit(128 + err.signum)
     except (GraderError, OSError) as err:
         click.echo(f"{click.get_current_context().command_path}: {plain(str(err))}", err=True)
         sys.exit(EXIT_UNGRADED)

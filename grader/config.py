@@ -29,6 +29,12 @@ WORKER_STARTS = ("fork", "spawn")
 #: Workers a zygote forks before it is replaced by a fresh one (it inherits the workers' CPU-time limit).
 ZYGOTE_FORKS = 500
 
+#: Seconds a stopping grading process gives its cleanup (its workers' folders) once it has killed them, before it
+#: exits anyway; a batch stopped by a signal waits for its grading processes one second more, then kills them.
+STOP_SECONDS = 3.0
+#: Seconds between a batch's looks at whether a signal asked it to stop (its handler only notes the signal).
+STOP_POLL_SECONDS = 0.2
+
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).
 EXIT_UNGRADED = 1
@@ -115,8 +121,9 @@ class Limits:
     """Wall-clock seconds for one call of a learner function from a hidden test."""
     calls_timeout: float = option(60.0, affects_score=True)
     """Wall-clock seconds all the hidden tests' calls to one notebook's functions may take together (an honest
-    notebook's take 1-2 s): a notebook whose every function sleeps just under ``call_timeout`` cannot hold a
-    grading process for many minutes. Once spent, every further call fails at once (``testing.LearnerHung``)."""
+    notebook's take 1-2 s), with every restart a call's failure costs (a worker started again, the cells run
+    again): a notebook whose every function sleeps just under ``call_timeout``, or kills its worker, cannot hold
+    a grading process for many minutes. Once spent, every further call fails at once (``testing.LearnerHung``)."""
     boot_timeout: float = option(60.0, affects_score=True)
     """Wall-clock seconds a worker may take to start (import IPython) before the notebook's clock starts."""
     memory_mb: int = option(2048, affects_score=True)
@@ -187,8 +194,10 @@ class TimeBudget:
     """Seconds one call of a learner function may take: a hidden test's call from the grading process, a lent
     call to the lender, a self-check or nbgrader cell's call in the learner's own kernel."""
     calls: float
-    """Seconds the hidden tests' calls to one notebook's functions may take together: each call's deadline is the
-    sooner of ``call`` and what is left of it (``execute/target.py``)."""
+    """Seconds the hidden tests' calls to one notebook's functions may take together, with the restarts their
+    failures cost: each call's deadline (and each run of the notebook again) is the sooner of its own limit and
+    what is left of it (``execute/target.py``). So a notebook's code is given at most ``boot + notebook + calls``
+    seconds and one more boot, however its calls fail."""
 
     @classmethod
     def of(cls, limits: Limits) -> TimeBudget:

@@ -47,3 +47,11 @@ class CorpusError(LessonError):
 
 class CourseSecretMissing(GraderError):
     """A lesson gives each learner their own numbers and the course secret that draws them is missing or weak."""
+
+
+class Stopped(GraderError):
+    """A signal (SIGTERM, SIGINT, SIGHUP) stopped the command on purpose; ``grade`` exits with 128 + ``signum``."""
+
+    def __init__(self, message: str, signum: int) -> None:
+        super().__init__(message)
+        self.signum = signum

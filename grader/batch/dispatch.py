@@ -17,15 +17,29 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import tempfile
+import threading
+import time
 from collections.abc import Generator, Iterable, Iterator
-from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    as_completed,
+    wait,
+)
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
 from grader.batch.work import Task, grade_task, start_grading_process
-from grader.errors import GraderError, LessonError
+from grader.config import STOP_POLL_SECONDS, STOP_SECONDS
+from grader.errors import GraderError, LessonError, Stopped
 from grader.execute.upkeep import cpu_count, remove_leftovers, remove_stale
 from grader.model import Report
 
@@ -57,17 +71,68 @@ def run_on(executor: Executor, tasks: Iterable[Task]) -> Iterator[tuple[Task, Re
         yield futures[future], result
 
 
+class _Stop:
+    """SIGTERM, SIGINT and SIGHUP while a batch grades locally: noted, and dispatch stops at its next look.
+
+    ``timeout``, systemd and a CI cancel signal the whole process group, often several times. The handler only
+    notes the first signal's number (a second one changes nothing): it takes no lock and waits on nothing, so it
+    cannot re-enter or deadlock whatever the main thread was doing (recording a row in the gradebook, waiting on
+    the pool). The dispatch loop looks every :data:`STOP_POLL_SECONDS`; then the grading processes are stopped
+    within a bound (:func:`_stop_pool`) and :class:`Stopped` says what is kept. Installed only on the main thread
+    (where signals are handled); once stopped, further signals are ignored: the process is on its way out."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def _note(self, signum: int, _frame: FrameType | None) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    @contextmanager
+    def installed(self) -> Iterator[_Stop]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        before = {sig: signal.getsignal(sig) for sig in self.SIGNALS}
+        for sig, handler in before.items():
+            if handler is not signal.SIG_IGN:  # `nohup grade batch ...` keeps ignoring SIGHUP
+                signal.signal(sig, self._note)
+        try:
+            yield self
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, signal.SIG_IGN if self.signum is not None else handler)
+
+    def check(self) -> None:
+        """Raise :class:`Stopped` if a signal came."""
+        if self.signum is not None:
+            name = signal.Signals(self.signum).name
+            raise Stopped(
+                f"stopped by {name}: every notebook graded before it is kept in the gradebook; run the same command "
+                "to grade the rest",
+                self.signum,
+            )
+
+
 def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task, Result]]:
-    """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools."""
+    """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools.
+
+    A signal stops it (:class:`_Stop`): raises :class:`Stopped` once the grading processes are gone."""
     jobs = jobs or default_jobs()
     remove_stale(INFLIGHT_PREFIX)
-    with tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-") as inflight:
+    with (
+        _Stop().installed() as stop,
+        tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-") as inflight,
+    ):
         folder = Path(inflight)
         pending = [replace(t, settings=replace(t.settings, inflight=folder)) for t in tasks]
         suspects: list[Task] = []  # were running when a pool broke: retried one at a time
         while pending or suspects:
             alone = bool(suspects)
-            unfinished = yield from _pool_round(suspects if alone else pending, 1 if alone else jobs)
+            unfinished = yield from _pool_round(suspects if alone else pending, 1 if alone else jobs, stop)
+            stop.check()  # the signal broke the pool: nothing is retried
             running = _take_markers(folder)
             if unfinished and not running:
                 raise GraderError("The grading processes stopped before grading anything; run the batch again.")
@@ -90,8 +155,9 @@ def _take_markers(folder: Path) -> set[str]:
     return names
 
 
-def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], None, list[Task]]:
-    """Run tasks in one fresh pool; return those left unfinished because the pool broke."""
+def _pool_round(tasks: list[Task], jobs: int, stop: _Stop) -> Generator[tuple[Task, Result], None, list[Task]]:
+    """Run tasks in one fresh pool; return those left unfinished because the pool broke. A signal (``stop``) ends
+    the round at the next look: what has arrived is yielded, then :class:`Stopped` is raised."""
     processes = min(jobs, len(tasks))
     context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
     # One CPU per grading process, when there are CPUs enough for each to have its own (upkeep.keep_to_one_cpu).
@@ -104,19 +170,52 @@ def _pool_round(tasks: list[Task], jobs: int) -> Generator[tuple[Task, Result], 
     )
     unfinished: list[Task] = []
     try:
-        futures: dict[Future[Report], Task] = {pool.submit(grade_task, task): task for task in tasks}
-        for future in as_completed(futures):
+        futures: dict[Future[Report], Task] = {}
+        for task in tasks:
             try:
-                result: Result = future.result()
-            except BrokenProcessPool:
-                unfinished.append(futures[future])
-                continue
-            except LessonError:
-                raise
-            except Exception as err:  # e.g. a result that could not be sent back
-                result = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."[:500]
-            yield futures[future], result
-    finally:
+                futures[pool.submit(grade_task, task)] = task
+            except BrokenProcessPool:  # a grading process died while the pool started (a signal): not submitted
+                unfinished.append(task)
+        waiting = set(futures)
+        while waiting:
+            done, waiting = wait(waiting, timeout=STOP_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    result: Result = future.result()
+                except BrokenProcessPool:
+                    unfinished.append(futures[future])
+                    continue
+                except LessonError:
+                    raise
+                except Exception as err:  # e.g. a result that could not be sent back
+                    failed = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
+                    result = failed[:500]
+                yield futures[future], result
+            stop.check()
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    else:
         pool.shutdown(wait=True, cancel_futures=True)
+    finally:
         remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
     return unfinished
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once, within a bound: SIGTERM to each grading process (it kills its learners' workers and
+    exits within :data:`STOP_SECONDS`), SIGKILL to any still there a second after that, then shut it down.
+
+    Waiting for the pool to finish by itself (``shutdown(wait=True)``) waited for the notebooks being graded, and
+    forever for a grading process that did not exit."""
+    processes = list(pool._processes.values())  # the pool's own: never another child of a library caller
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + STOP_SECONDS + 1
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()  # its workers die with it (bubblewrap's --die-with-parent, PR_SET_PDEATHSIG)
+            process.join(1)
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -25,6 +25,7 @@ from multiprocessing.util import Finalize
 from pathlib import Path
 from typing import Any
 
+from grader.config import STOP_SECONDS
 from grader.execute.upkeep import keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
@@ -112,7 +113,7 @@ def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None
     CPU to keep to, with the workers it starts; None leaves placement to the scheduler.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: _exit_now())
+    _exit_on_sigterm()
     if slots is not None:
         with slots.get_lock():
             slot, slots.value = slots.value, slots.value + 1
@@ -124,19 +125,24 @@ def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 
 
-_EXITING = threading.RLock()
-"""Held while the context is closed on the way out, by whichever path gets there first: the pool's own exit (its
-finalizer, in the main thread) or :func:`_exit_now` (the parent-watch thread, or SIGTERM). The second waits for
-the first: otherwise it found the workers already marked closed and exited while their folders were still being
-deleted, and could leave them behind (a killed batch left worker folders so, once, on a loaded machine)."""
-_EXITING_WAIT = 30.0
-"""How long :func:`_exit_now` waits for a close under way (each worker's end is bounded by seconds) before it
-exits regardless: an orphaned grading process must not stay behind."""
+_CLOSING = threading.RLock()
+"""Held while the context is closed on the way out by the pool's own exit (its finalizer, in the main thread).
+:func:`_exit_now` (the parent-watch thread, or SIGTERM's) waits for it, for at most :data:`STOP_SECONDS`, before
+it abandons the context: otherwise it found the workers already marked closed and exited while their folders were
+still being deleted, and could leave them behind (a killed batch left worker folders so, once, on a loaded
+machine). Never taken by a signal handler: only by threads, each bounded."""
 
 
 def _close(context: GradingContext) -> None:
-    with _EXITING:
+    with _CLOSING:
         context.close()
+
+
+def _abandon_after_close(context: GradingContext) -> None:
+    """Let a close under way finish (bounded), then abandon what is left of the context."""
+    if _CLOSING.acquire(timeout=STOP_SECONDS):
+        _CLOSING.release()
+    context.abandon()
 
 
 def _exit_at_once() -> None:
@@ -161,12 +167,46 @@ def _exit_when_orphaned(parent_pid: int) -> None:
     _exit_now()
 
 
+def _exit_on_sigterm() -> None:
+    """On SIGTERM, end this process from a thread of its own; the signal handler itself does nothing.
+
+    ``timeout``, systemd, a CI cancel and ``kill -TERM -PGID`` signal the whole process group, often several
+    times, and the batch process passes SIGTERM on too. A Python handler runs on the main thread wherever grading
+    was: one that cleaned up re-entered itself inside ``Lenders.close`` and waited forever on the lock its own
+    interrupted frame held (issue 29, item 2). Here the C-level handler writes the signal's number to a pipe
+    (``signal.set_wakeup_fd``), at once, even while the main thread is inside C code or holds a lock, and a
+    thread that waits on that pipe does the exit, once (:func:`_exit_now`)."""
+    wake, woken = os.pipe()
+    os.set_blocking(woken, False)  # a full pipe drops a signal's byte: one is enough
+    signal.set_wakeup_fd(woken, warn_on_full_buffer=False)
+    signal.signal(signal.SIGTERM, lambda *_: None)  # a Python handler is what makes the C one write to the pipe
+    threading.Thread(target=_exit_when_woken, args=(wake,), name="sigterm-watch", daemon=True).start()
+
+
+def _exit_when_woken(wake: int) -> None:
+    while signal.SIGTERM not in os.read(wake, 64):
+        pass
+    _exit_now()
+
+
+_EXITING = threading.Lock()
+"""Taken, never waited on, by the one call of :func:`_exit_now` that ends the process."""
+
+
 def _exit_now() -> None:
-    """Kill this process's children (each learner worker leads its own process group), then exit."""
-    _EXITING.acquire(timeout=_EXITING_WAIT)  # released by os._exit only
-    kill_workers()
+    """Kill this process's children (each learner worker leads its own process group), then exit.
+
+    Once: a second caller (the parent-watch and the SIGTERM threads may both come) returns at once, the first
+    exits. A close under way and deleting the workers' folders are each given :data:`STOP_SECONDS`; whatever they
+    meet, the process exits then (the batch deletes what is left, ``remove_leftovers``): an orphaned grading
+    process must not stay behind."""
+    if not _EXITING.acquire(blocking=False):
+        return
     try:
-        if _PROCESS_CONTEXT is not None:
-            _PROCESS_CONTEXT.abandon()  # their sandboxes are dead now; their folders are not
+        kill_workers()  # reads /proc and signals process groups: no lock, nothing to wait on
+        if _PROCESS_CONTEXT is not None:  # their sandboxes are dead now; their folders are not
+            abandon = threading.Thread(target=_abandon_after_close, args=(_PROCESS_CONTEXT,), daemon=True)
+            abandon.start()
+            abandon.join(2 * STOP_SECONDS)  # a close under way (STOP_SECONDS at most), then the abandon's own
     finally:
-        os._exit(1)  # whatever the cleanup met: an orphaned grading process must not stay behind
+        os._exit(1)

@@ -118,20 +118,27 @@ class CallsClock:
     same bounded time, and is told the same sentence, in both.
 
     Each call may take the sooner of the per-call limit and what is left of the budget; once it is spent, every
-    later call fails at once with :class:`CallsBudgetSpent`."""
+    later call fails at once with :class:`CallsBudgetSpent`. What a call's failure costs after it is drawn from
+    the same budget (:meth:`restarted`): starting a worker again and running the notebook's cells again, so a
+    notebook whose every call kills its worker pays for each restart, instead of one notebook's timeout per
+    hidden test for free."""
 
     def __init__(self, budget: TimeBudget) -> None:
         self._call, self._calls = budget.call, budget.calls
         self._left = budget.calls
         self._slowest = ("", 0.0)
         """The slowest call so far (the function's name, seconds), to name when the budget is spent."""
+        self._restarts, self._restarting = 0, 0.0
+        """How many times, and for how many seconds, the notebook was started again after a call stopped it."""
 
-    def allowed(self) -> tuple[float, bool]:
-        """Seconds the next call may take, and whether that is the budget's end rather than the per-call limit
-        (a timeout then means the budget is spent); raises :class:`CallsBudgetSpent` if nothing is left."""
+    def allowed(self, limit: float | None = None) -> tuple[float, bool]:
+        """Seconds the next call (or restart) may take, at most ``limit`` (None: the per-call limit), and whether
+        that is the budget's end rather than ``limit`` (a timeout then means the budget is spent); raises
+        :class:`CallsBudgetSpent` if nothing is left."""
+        limit = self._call if limit is None else limit
         if self._left <= 0:
             raise self.spent()
-        return min(self._call, self._left), self._left < self._call
+        return min(limit, self._left), self._left < limit
 
     def took(self, name: str, seconds: float) -> None:
         """Count one call of ``name`` that took ``seconds`` against the budget."""
@@ -139,10 +146,23 @@ class CallsClock:
         if seconds > self._slowest[1]:
             self._slowest = (name, seconds)
 
+    def restarted(self, seconds: float) -> None:
+        """Count ``seconds`` spent starting the notebook again after a call stopped it against the budget."""
+        self._left -= seconds
+        self._restarts += 1
+        self._restarting += seconds
+
     def spent(self) -> CallsBudgetSpent:
-        """The error for a call not made (or stopped) because the budget is spent; it names the slowest call."""
+        """The error for a call not made (or stopped) because the budget is spent; it names the slowest call, and
+        the restarts when they took part of it."""
         name, took = self._slowest
+        again = ""
+        if self._restarts:
+            times = "once" if self._restarts == 1 else f"{self._restarts} times"
+            again = f", and starting your code again {times} after a call stopped it ({self._restarting:.1f} s),"
+        slowest = f": a call of {name} took {took:.1f} s" if name else ""
+        fix = "make your functions faster" + (" and keep them from ending the process they run in" if again else "")
         return CallsBudgetSpent(
-            f"the hidden tests' calls to your functions used up the notebook's {self._calls:g} s of "
-            f"time, so the tests left were not run; make your functions faster: a call of {name} took {took:.1f} s"
+            f"the hidden tests' calls to your functions{again} used up the notebook's {self._calls:g} s of "
+            f"time, so the tests left were not run; {fix}{slowest}"
         )

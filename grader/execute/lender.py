@@ -71,6 +71,11 @@ class Lender:
         """Why the lender could not serve this learner's notebook (the machine's failure, never the learner's):
         the notebook is then not graded (``pipeline.grade_submission``); reset for each learner."""
 
+    @property
+    def warm(self) -> bool:
+        """Whether its worker has run the solution: :meth:`ready` starts none (it may still fork a fresh child)."""
+        return self._booted
+
     def boot(self) -> None:
         """Start the lender's worker now if there is none alive, so it boots meanwhile; :meth:`ready` waits for it.
         Once per notebook (asking whether it lives is a system call)."""

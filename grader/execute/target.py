@@ -1,7 +1,8 @@
 """The bridge from hidden tests to a learner's worker: calls, values, and a restart after a crash.
 
 If one call hangs or kills the worker, only that test fails: the next call starts a fresh worker and runs
-the notebook again. If the notebook itself cannot be run again, every later call fails with that reason.
+the notebook again, on the notebook's budget for calls (:class:`CallsClock`), which every call and every restart
+draws from. If the notebook itself cannot be run again, every later call fails with that reason.
 """
 
 from __future__ import annotations
@@ -47,32 +48,59 @@ class WorkerTarget:
         self._broken: str | None = None
         self._fault: str | None = None
         self._clock = CallsClock(limits.budget)
-        """The notebook's budget for the hidden tests' calls."""
+        """The notebook's budget for the hidden tests' calls, and for every restart a call's failure costs."""
+        self._lender_started = False
+        """Whether the lender was made ready for this notebook once (that first start is the machine's time)."""
 
     def _live(self) -> LearnerProcess:
         if self._broken is not None:
             raise ChannelClosed(self._broken)
         if self._worker is None:
-            worker = LearnerProcess(self._submission, self._limits, self._mode, self._zygote)
-            try:
-                worker.run_notebook()
-            except MachineFailed as err:  # the machine's failure: the notebook is not graded (see fault)
-                self._broken = self._fault = f"the grader could not start a worker to run your notebook again ({err})"
-                raise ChannelClosed(self._broken) from None
-            except GraderError as err:
-                self._broken = f"your notebook could not be run again after an earlier crash: {err}"
-                raise ChannelClosed(self._broken) from None
-            self._worker = worker
+            self._worker = self._again()
         return self._worker
 
-    def _guard(self, name: str, action: Callable[[LearnerProcess, float], Any]) -> Any:
+    def _again(self) -> LearnerProcess:
+        """A new worker that has run the notebook again, after a call stopped the last one.
+
+        Its start and its cells' run are drawn from the notebook's budget for calls, and the run is cut at that
+        budget's end: else a notebook whose every call kills its worker at once (nothing spent) made each hidden
+        test run its cells again with a full notebook's timeout, for as many tests as the lesson has."""
+        seconds, limited = self._clock.allowed(self._limits.budget.notebook)  # raises once the budget is spent
+        started = time.monotonic()
+        try:
+            try:
+                return self._run_again(started + seconds if limited else None)
+            finally:
+                self._clock.restarted(time.monotonic() - started)
+        except ChannelTimeout:
+            if limited:  # cut at the budget's end
+                raise self._clock.spent() from None
+            raise
+
+    def _run_again(self, until: float | None) -> LearnerProcess:
+        worker = LearnerProcess(self._submission, self._limits, self._mode, self._zygote)
+        try:
+            worker.run_notebook(until)
+        except MachineFailed as err:  # the machine's failure: the notebook is not graded (see fault)
+            self._broken = self._fault = f"the grader could not start a worker to run your notebook again ({err})"
+            raise ChannelClosed(self._broken) from None
+        except GraderError as err:
+            self._broken = f"your notebook could not be run again after an earlier crash: {err}"
+            raise ChannelClosed(self._broken) from None
+        return worker
+
+    def _guard(self, name: str, action: Callable[[LearnerProcess, float], Any], lends: bool = False) -> Any:
         """``action(worker, deadline)``, timed against the notebook's budget for calls (``TimeBudget.calls``):
         its deadline is the sooner of ``call_timeout`` and what is left of that budget; once the budget is spent,
-        every call fails at once (a restart of the worker after a crash is the notebook's time, not the call's)."""
+        every call fails at once. What a call that stopped the worker costs the next one is drawn from the same
+        budget: the worker's restart (:meth:`_again`) and, with ``lends``, the lender's worker started again."""
         if self.fault is not None:  # the notebook will not be graded: spend no more time on it
             raise ChannelClosed(self.fault)
-        seconds, limited = self._clock.allowed()  # limited: this call's deadline is the budget's end
+        self._clock.allowed()  # spent: fail at once, before anything is started again
+        if lends and self._lender is not None:
+            self._lender_ready()
         worker = self._live()
+        seconds, limited = self._clock.allowed()  # limited: this call's deadline is the budget's end
         started, noted = time.monotonic(), False
         try:
             return action(worker, started + seconds)
@@ -91,6 +119,19 @@ class WorkerTarget:
             if not noted:
                 self._clock.took(name, time.monotonic() - started)
 
+    def _lender_ready(self) -> None:
+        """The lender's worker, ready before the call's clock starts. Its first start for this notebook is the
+        machine's time; a later one (a call's arguments killed it) is this notebook's, drawn from its budget."""
+        assert self._lender is not None
+        again = self._lender_started and not self._lender.warm
+        started = time.monotonic()
+        try:
+            self._lender.ready()
+        finally:
+            self._lender_started = True
+            if again:
+                self._clock.restarted(time.monotonic() - started)
+
     @property
     def fault(self) -> str | None:
         """Why some call failed through the grading machine's fault, not the learner's (a worker or the lender's
@@ -104,9 +145,9 @@ class WorkerTarget:
     def call(
         self, name: str, args: list[Any], kwargs: dict[str, Any], swaps: dict[str, Callable[..., Any]]
     ) -> Returned:
-        if swaps and self._lender is not None and self.fault is None:
-            self._lender.ready()  # booted before the call's clock starts, not on its time
-        return self._guard(name, lambda w, due: w.call(name, args, kwargs, swaps, due))  # type: ignore[no-any-return]
+        return self._guard(  # type: ignore[no-any-return]
+            name, lambda w, due: w.call(name, args, kwargs, swaps, due), lends=bool(swaps)
+        )
 
     def value(self, name: str) -> Any:
         return self._guard(name, lambda w, due: w.value(name, due))

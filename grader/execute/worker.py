@@ -93,13 +93,16 @@ class LearnerProcess:
         self._closed = False
 
     # -- lifecycle ----------------------------------------------------------------------------------
-    def run_notebook(self) -> Execution:
+    def run_notebook(self, until: float | None = None) -> Execution:
         """Run every non-self-check cell; raise :class:`ExecutionTimeout` or :class:`WorkerCrashed` if it can't
-        finish."""
+        finish. ``until``: a deadline of the caller's, sooner than the notebook's own (a run again after a crash,
+        within what is left of the notebook's budget); running out of it raises :class:`ChannelTimeout`."""
         cells = [wire.CellSource(index=c.index, source=c.source) for c in self.submission.cells if not c.skip]
         self._wait_until_ready()
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
         deadline = started + self.limits.budget.notebook
+        cut = until is not None and until < deadline
+        deadline = min(deadline, until) if until is not None else deadline
         try:
             self._endpoint.send(wire.Run(t=wire.RUN, cells=cells), deadline)
             while True:
@@ -109,6 +112,8 @@ class LearnerProcess:
                 self._notice(message)
         except ChannelTimeout:
             self.close()
+            if cut:
+                raise ChannelTimeout("the caller's time ran out while the notebook ran") from None
             raise ExecutionTimeout(self._timeout_sentence()) from None
         except BadMessage as err:
             self.close()
