@@ -171,7 +171,7 @@ def test_sigterm_to_the_group_many_times_ends_the_batch_and_keeps_its_rows(
             _, stderr = grade.communicate(timeout=EXIT_SECONDS)
         except subprocess.TimeoutExpired:
             pytest.fail(f"grade batch did not exit within {EXIT_SECONDS} s of SIGTERM at {stage} (a deadlock)")
-        wait_until(lambda: not group_alive(grade.pid), 10, "the end of its grading processes")
+        wait_until(lambda: not group_alive(grade.pid), 30, "the end of its grading processes")  # a loaded machine
     finally:
         if grade.poll() is None:
             os.killpg(grade.pid, signal.SIGKILL)
@@ -180,7 +180,7 @@ def test_sigterm_to_the_group_many_times_ends_the_batch_and_keeps_its_rows(
     if grade.returncode != 0:  # a batch already finished when the signals came exits 0
         assert grade.returncode == 128 + signal.SIGTERM, said[-2000:]
         assert "stopped by SIGTERM" in said, said[-2000:]
-    wait_until(lambda: working_in(temp) == [], 10, "the end of every learner's worker")
+    wait_until(lambda: working_in(temp) == [], 30, "the end of every learner's worker")
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == [], "a grading folder was left behind"
     if (out / FILE_NAME).exists():  # the gradebook is whole: what was recorded before the signal can be read
         with sqlite3.connect(out / FILE_NAME) as book:
