@@ -69,9 +69,10 @@ class Unpacked:
 
 
 def unpack_zip(archive: Path, into: Path) -> Unpacked:
-    """Extract the notebooks of ``archive`` into the empty folder ``into``; raise :class:`UsageError` only for
-    what refuses the archive as a whole (see the module docstring)."""
+    """Extract the notebooks of ``archive`` into the empty folder ``into`` (made if missing); raise
+    :class:`UsageError` only for what refuses the archive as a whole (see the module docstring)."""
     try:
+        into.mkdir(exist_ok=True)
         with zipfile.ZipFile(archive) as zf:
             return _unpack(zf, archive.name, into)
     except zipfile.BadZipFile as err:

@@ -44,14 +44,16 @@ def without_helpers(source: str) -> str:
 
 
 def history(namespace: dict[str, Any]) -> list[str]:
-    """The kernel's input history, oldest first: IPython's raw inputs (``In`` outside a kernel's shell)."""
+    """The kernel's input history, oldest first: IPython's raw inputs when ``namespace`` is its shell's (a check
+    from a notebook), else the namespace's own ``In`` (another shell in this process is not this notebook's)."""
     try:
         from IPython.core.getipython import get_ipython
 
         shell = get_ipython()  # type: ignore[no-untyped-call,unused-ignore]  # typed in IPython 9, not 8
     except ImportError:
         shell = None
-    raw = shell.history_manager.input_hist_raw if shell is not None else namespace.get("In", [])
+    mine = shell is not None and shell.user_ns is namespace
+    raw = shell.history_manager.input_hist_raw if mine else namespace.get("In", [])
     return [str(cell) for cell in raw if isinstance(cell, str)]
 
 
