@@ -342,6 +342,9 @@ class ServiceLimits:
     a flood of them would fill the disk; a learner resubmitting by hand never meets this)."""
     queue_per_process: int = 4
     """Checks in the service at once (graded or waiting), per grading process; the next gets 503."""
+    checks_in_flight: int = 1
+    """Of those, one learner's at most; their next gets 429 until one is answered (a slow check holds a grading
+    process for up to a notebook's whole budget: without this, one learner within their rate fills the queue)."""
     retry_after: float = 5.0
     """What a 503 tells the client to wait before it tries again."""
     header_seconds: float = 10.0

@@ -196,6 +196,66 @@ def test_a_full_queue_answers_503_at_once(tmp_path: Path) -> None:
     assert len(held.tasks) == 1  # the turned-away check never reached a grading process
 
 
+def test_one_learners_slow_checks_never_fill_the_queue_for_the_others(tmp_path: Path) -> None:
+    """A learner within their rate whose checks each hold a grading process (a notebook that sleeps) gets 429 for
+    a second check while the first is graded; another learner still gets in (the queue had room for four)."""
+    held = StandIn(hold=True)
+    client, service, _ = make(tmp_path, held, limits=ServiceLimits(queue_per_process=4))
+    first: list[int] = []
+    with client:
+        waiting = threading.Thread(
+            target=lambda: first.append(
+                client.post(protocol.CHECK, json=check_body(), headers=bearer(ALICE)).status_code
+            )
+        )
+        waiting.start()
+        try:
+            for _ in range(2000):  # bounded: until alice's check holds its place
+                if service.queue.held:
+                    break
+                threading.Event().wait(0.01)
+            again = client.post(protocol.CHECK, json=check_body(), headers=bearer(ALICE))
+            bobs: list[int] = []
+            other = threading.Thread(
+                target=lambda: bobs.append(
+                    client.post(protocol.CHECK, json=check_body(), headers=bearer(BOB)).status_code
+                )
+            )
+            other.start()
+            for _ in range(2000):  # bounded: until bob's check is in too
+                if service.queue.held == 2:
+                    break
+                threading.Event().wait(0.01)
+        finally:
+            held.release.set()
+            waiting.join(60)
+            other.join(60)
+    assert again.status_code == 429 and "still being graded" in again.json()["error"]
+    assert first == [200] and bobs == [200]
+    assert service.queue.held == 0 and len(held.tasks) == 2
+
+
+def test_a_deeply_nested_hand_in_is_stored_at_about_the_size_it_was_sent(tmp_path: Path) -> None:
+    """Stored indented, a value nested 300 deep grew with its depth: a 1.2 MB body became 368 MB on disk, for
+    seconds of the event loop. Stored compact, it is the size of the body that carried it."""
+    client, service, _ = make(tmp_path)
+    deep: Any = [0]
+    for _ in range(300):
+        deep = [deep, 0, 0, 0]
+    notebook = notebook_json(SQUARES_SOLVED)
+    notebook["metadata"]["deep"] = [deep] * 50
+    body = json.dumps({"lesson": "squares", "notebook": notebook}).encode()
+    with client:
+        answer = client.post(
+            protocol.SUBMIT, content=body, headers=bearer(ALICE) | {"Content-Type": "application/json"}
+        )
+    assert answer.status_code == 201, answer.text
+    stored = (tmp_path / "service.sqlite").stat().st_size + sum(
+        p.stat().st_size for p in tmp_path.glob("service.sqlite-*")
+    )
+    assert stored < 4 * len(body) + 1_000_000, (stored, len(body))
+
+
 def test_a_body_over_the_cap_gets_413(tmp_path: Path) -> None:
     client, _, grade = make(tmp_path)
     huge = {"lesson": "squares", "notebook": notebook_json(["x = 1\n" * (protocol.MAX_BODY_BYTES // 6)])}

@@ -105,7 +105,7 @@ class Service:
         limits = config.limits
         self.rate = RateLimit(limits.checks_burst, limits.check_every)
         self.submit_rate = RateLimit(limits.submits_burst, limits.check_every)
-        self.queue = Queue(limits.queue_per_process * processes, limits.retry_after)
+        self.queue = Queue(limits.queue_per_process * processes, limits.retry_after, limits.checks_in_flight)
         self.settings = config.settings()
 
     def identity(self, request: Request) -> Identity:
@@ -201,14 +201,21 @@ def create_app(service: Service) -> Starlette:
             raise Refused(
                 400, f"Lesson {lesson.id!r} has no question {unknown[0]!r}; its questions: {', '.join(known)}."
             )
-        if not service.queue.enter():
+        refused = service.queue.enter(who.learner)
+        if refused == "yours":
+            raise Refused(
+                429,
+                "Your last check is still being graded: wait for its answer, then check again.",
+                service.queue.retry_after,
+            )
+        if refused is not None:
             raise Refused(
                 503, "The grader is busy with other learners' checks: try again shortly.", service.queue.retry_after
             )
         try:
             report = await _graded(service, who, lesson, cells)
         finally:
-            service.queue.leave()
+            service.queue.leave(who.learner)
         chosen = [r for r in report.questions if not asked or r.id in asked]
         at = now()
         rows = [CheckRow(who.learner, lesson.id, at, r.id, r.status, r.score, r.max_score, r.staff) for r in chosen]
@@ -240,7 +247,7 @@ def create_app(service: Service) -> Starlette:
         body = _fields(await read_json(request, service.config.limits), {"lesson": str, "notebook": dict})
         if body["lesson"] != who.lesson:
             raise Refused(401, UNAUTHORIZED)
-        raw = json.dumps(body["notebook"], ensure_ascii=False, indent=1).encode()
+        raw = await run_in_threadpool(_stored_form, body["notebook"])  # off the loop
         try:
             found = await run_in_threadpool(parse_submission, raw, Path(f"{who.lesson}.ipynb"))  # off the loop
         except GraderError as err:
@@ -326,6 +333,17 @@ def create_app(service: Service) -> Starlette:
         HTTPException: http_error,
     }
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+def _stored_form(notebook: dict[str, Any]) -> bytes:
+    """The hand-in as it is stored: compact JSON, so it is about the size of the body that carried it. Indented, a
+    deeply nested value grows with its depth (a 4 MB body became 256 MB, for minutes of the server's CPU); compact,
+    what was parsed from at most :data:`protocol.MAX_BODY_BYTES` comes back at a small multiple of that at most
+    (``1E5`` is written ``100000.0``), and anything larger is refused."""
+    raw = json.dumps(notebook, ensure_ascii=False, separators=(",", ":")).encode()
+    if len(raw) > 3 * protocol.MAX_BODY_BYTES:
+        raise Refused(413, "This notebook is too large to store: clear its outputs, save it and hand it in again.")
+    return raw
 
 
 def _within(rate: RateLimit, who: Identity, done: str) -> None:

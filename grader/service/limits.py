@@ -37,17 +37,32 @@ class RateLimit:
 @dataclass
 class Queue:
     """At most ``capacity`` checks in the service at once, graded or waiting for a grading process; the next
-    one is turned away (503) rather than queued in memory without bound."""
+    one is turned away (503) rather than queued in memory without bound. And at most ``per_learner`` of them
+    one learner's: the rate bounds how often a learner asks, not how long each check holds a grading process
+    (up to a notebook's whole budget), so without it one learner's slow checks, sent within their rate, would
+    fill the queue and turn everyone else away."""
 
     capacity: int
     retry_after: float
+    per_learner: int = 1
     held: int = 0
+    _mine: dict[str, int] = field(default_factory=dict)
 
-    def enter(self) -> bool:
+    def enter(self, learner: str) -> str | None:
+        """None when ``learner``'s check may go in (and it is counted); else ``"yours"`` (they have
+        ``per_learner`` checks in already) or ``"full"`` (the queue is)."""
+        if self._mine.get(learner, 0) >= self.per_learner:
+            return "yours"
         if self.held >= self.capacity:
-            return False
+            return "full"
         self.held += 1
-        return True
+        self._mine[learner] = self._mine.get(learner, 0) + 1
+        return None
 
-    def leave(self) -> None:
+    def leave(self, learner: str) -> None:
         self.held -= 1
+        left = self._mine.get(learner, 0) - 1
+        if left > 0:
+            self._mine[learner] = left
+        else:
+            self._mine.pop(learner, None)
