@@ -84,3 +84,13 @@ def test_grade_batch_grades_the_export_with_the_servers_times(tmp_path: Path) ->
     assert float(rows["alice"]["raw_score"]) == 5.0 and float(rows["bob"]["raw_score"]) == 3.0
     assert all(float(r["score"]) == 0.0 for r in rows.values())  # decades late, by the server's clock
     assert {who: r["submitted"] for who, r in rows.items()} == received
+
+
+def test_serve_refuses_to_start_when_a_lesson_cannot_grade(tmp_path: Path) -> None:
+    """A course folder copied without its built solutions: every check would answer 500, the reason only in the
+    server's log (sixth hostile round). The service says so before it starts, naming the command that builds it."""
+    root = course(tmp_path)
+    (root / "cubes" / "solution.ipynb").unlink()
+    answer = grade("serve", "--lessons", str(root), "--port", "1", env=SECRET_ENV)
+    assert answer.returncode != 0 and "cubes" in answer.stderr and "grade build" in answer.stderr, answer.stderr
+    assert "Traceback" not in answer.stderr

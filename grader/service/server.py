@@ -22,6 +22,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from grader.errors import CourseSecretMissing, UsageError
 from grader.execute.upkeep import check_settings, unsandboxed
+from grader.lessons import available_lessons, load_lesson, require_solution
 from grader.params import SECRET_ENV, secret_path
 from grader.service.app import Service, ServiceConfig, create_app
 from grader.service.grading import GradingPool
@@ -43,11 +44,14 @@ def no_secret(lessons_root: Path) -> CourseSecretMissing:
 
 
 def check_can_serve(config: ServiceConfig) -> None:
-    """Raise, with what to do, when this machine must not serve: learner code would run unsandboxed."""
+    """Raise, with what to do, when this machine must not serve: learner code would run unsandboxed, or a lesson
+    could not grade (its solution notebook not built: every check of it would fail with the reason in the log)."""
     check_settings(config.grading.mode)
     problem = unsandboxed(config.grading.mode)
     if problem is not None:
         raise UsageError(f"The service runs learners' code only in a sandbox, and {problem}: {GET_A_SANDBOX}.")
+    for lesson_id in available_lessons(config.lessons_root):
+        require_solution(load_lesson(lesson_id, config.lessons_root))
 
 
 class HeaderDeadline(H11Protocol):
