@@ -39,7 +39,7 @@ def bench_lesson(lesson: str, n: int, repeats: int, jobs: int, seed: int, out: P
     subs = folder / "submissions"
     learners = generate.generate(n, subs, seed=seed, lesson=lesson)
     kinds = [x.kind for x in learners]
-    log(f"{lesson}: {n} submissions {({k: kinds.count(k) for k in sorted(set(kinds))})}")
+    log(f"{lesson}: {n} submissions { ({k: kinds.count(k) for k in sorted(set(kinds))}) }")
     res = folder / "results"
 
     def ours(_: int) -> measure.Run:
@@ -52,10 +52,18 @@ def bench_lesson(lesson: str, n: int, repeats: int, jobs: int, seed: int, out: P
     nbgrader_course.generate_assignment(python, course, folder / "nbgrader.log", lesson=lesson)
     env = nbgrader_course.venv_env()
     command = nbgrader_course.autograde_command(python, course, lesson=lesson)
-    theirs = summary(series(f"{lesson}: nbgrader autograde", repeats, n, lambda _: measure.run(command, cwd=course, env=env)))
+    theirs = summary(
+        series(f"{lesson}: nbgrader autograde", repeats, n, lambda _: measure.run(command, cwd=course, env=env))
+    )
     scores = {k: float(v["score"]) for k, v in nbgrader_course.scores(python, course, lesson).items()}
-    return {"lesson": lesson, "n": n, "mix": {k: kinds.count(k) for k in sorted(set(kinds))}, "batch": batch,
-            "nbgrader": theirs, "agreement": compare_scores(batch_scores(res), scores)}
+    return {
+        "lesson": lesson,
+        "n": n,
+        "mix": {k: kinds.count(k) for k in sorted(set(kinds))},
+        "batch": batch,
+        "nbgrader": theirs,
+        "agreement": compare_scores(batch_scores(res), scores),
+    }
 
 
 def _mmm(values: list[float]) -> str:
@@ -78,6 +86,16 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def chosen_lessons(given: list[str] | None) -> list[str]:
+    """The lessons named with ``--lesson``, else every lesson of the chapter outline, in its order."""
+    if given:
+        return given
+    from grader.lessons import available_lessons, load_outline
+
+    outline = load_outline()
+    return [e.id for e in outline.lessons] if outline else available_lessons()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lesson", action="append", help="repeat for several (default: the chapter's lessons)")
@@ -87,13 +105,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
-    if args.lesson:
-        lessons = args.lesson
-    else:
-        from grader.lessons import available_lessons, load_outline
-
-        outline = load_outline()
-        lessons = [e.id for e in outline.lessons] if outline else available_lessons()
+    lessons = chosen_lessons(args.lesson)
     args.out.mkdir(parents=True, exist_ok=True)
     start = measure.load_average()
     python = nbgrader_course.ensure_venv(args.out / "nbgrader-venv.log")
@@ -102,9 +114,11 @@ def main() -> None:
     end = measure.load_average()
     (args.out / "lessons.json").write_text(json.dumps({"load_average": [start, end], "rows": rows}, indent=1))
     print(table(rows))
-    print(f"\nLoad average (1, 5, 15 min) at start: {start}; at end: {end}. N = {args.n}, {args.repeats} repeats, "
-          f"--jobs {args.jobs}; medians of per-notebook wall time: "
-          f"{statistics.median(r['batch']['per_notebook_s'][1] for r in rows):.3f} s ours.")
+    print(
+        f"\nLoad average (1, 5, 15 min) at start: {start}; at end: {end}. N = {args.n}, {args.repeats} repeats, "
+        f"--jobs {args.jobs}; medians of per-notebook wall time: "
+        f"{statistics.median(r['batch']['per_notebook_s'][1] for r in rows):.3f} s ours."
+    )
 
 
 if __name__ == "__main__":

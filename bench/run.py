@@ -21,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -125,7 +125,7 @@ def test_imports_flow_down() -> None:
 
 #: Bench scripts that count or time calls inside execute/ by wrapping its methods (they change no behaviour): the
 #: one kind of script that must name what it measures. Any other bench script goes through the doors.
-INSTRUMENTS = {"bench.lender_counts", "bench.profile"}
+INSTRUMENTS = {"bench.lender_counts", "bench.phases"}
 
 
 def _bench_graph() -> dict[str, set[str]]:

@@ -170,22 +170,31 @@ def test_hand_ins_over_their_rate_get_429(tmp_path: Path) -> None:
     assert len(Store(service.config.database).all_receipts()) == 3
 
 
+def _check_behind(client: TestClient, token: str, statuses: list[int]) -> threading.Thread:
+    """A check sent from a thread of its own (the stand-in holds it), its status appended to ``statuses``."""
+    body, headers = check_body(), bearer(token)
+    thread = threading.Thread(
+        target=lambda: statuses.append(client.post(protocol.CHECK, json=body, headers=headers).status_code)
+    )
+    thread.start()
+    return thread
+
+
+def _until_held(service: Service, count: int) -> None:
+    for _ in range(2000):  # bounded: until ``count`` checks hold their places in the queue
+        if service.queue.held >= count:
+            return
+        threading.Event().wait(0.01)
+
+
 def test_a_full_queue_answers_503_at_once(tmp_path: Path) -> None:
     held = StandIn(hold=True)
     client, service, _ = make(tmp_path, held, limits=ServiceLimits(queue_per_process=1))
     first: list[int] = []
     with client:
-        waiting = threading.Thread(
-            target=lambda: first.append(
-                client.post(protocol.CHECK, json=check_body(), headers=bearer(ALICE)).status_code
-            )
-        )
-        waiting.start()
+        waiting = _check_behind(client, ALICE, first)
         try:
-            for _ in range(2000):  # bounded: until the first check holds the queue's one place
-                if service.queue.held:
-                    break
-                threading.Event().wait(0.01)
+            _until_held(service, 1)
             turned = client.post(protocol.CHECK, json=check_body(), headers=bearer(BOB))
         finally:
             held.release.set()
@@ -202,30 +211,14 @@ def test_one_learners_slow_checks_never_fill_the_queue_for_the_others(tmp_path: 
     held = StandIn(hold=True)
     client, service, _ = make(tmp_path, held, limits=ServiceLimits(queue_per_process=4))
     first: list[int] = []
+    bobs: list[int] = []
     with client:
-        waiting = threading.Thread(
-            target=lambda: first.append(
-                client.post(protocol.CHECK, json=check_body(), headers=bearer(ALICE)).status_code
-            )
-        )
-        waiting.start()
+        waiting = _check_behind(client, ALICE, first)
         try:
-            for _ in range(2000):  # bounded: until alice's check holds its place
-                if service.queue.held:
-                    break
-                threading.Event().wait(0.01)
+            _until_held(service, 1)
             again = client.post(protocol.CHECK, json=check_body(), headers=bearer(ALICE))
-            bobs: list[int] = []
-            other = threading.Thread(
-                target=lambda: bobs.append(
-                    client.post(protocol.CHECK, json=check_body(), headers=bearer(BOB)).status_code
-                )
-            )
-            other.start()
-            for _ in range(2000):  # bounded: until bob's check is in too
-                if service.queue.held == 2:
-                    break
-                threading.Event().wait(0.01)
+            other = _check_behind(client, BOB, bobs)
+            _until_held(service, 2)
         finally:
             held.release.set()
             waiting.join(60)

@@ -1,7 +1,7 @@
 """Where one notebook's time goes, per lesson: the phases of grading, with the in-process floor beside them.
 
-    python bench/profile.py                         # every lesson of exercises/chapter.toml, N = 20
-    python bench/profile.py --lesson decode -n 40
+    python bench/phases.py                         # every lesson of exercises/chapter.toml, N = 20
+    python bench/phases.py --lesson decode -n 40
 
 For each lesson, N submissions are generated from its notebooks and mistakes corpus (``bench/generate.py``) and
 graded one after another by one warm :class:`grader.grader.Grader` in this process, as a batch's grading
@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import floor  # noqa: E402
 import generate  # noqa: E402
+from lessons import chosen_lessons  # noqa: E402
 
 PHASES = ("boot", "cells", "suites", "lent", "rerun", "score", "close")
 
@@ -167,13 +168,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
-    if args.lesson:
-        lessons = args.lesson
-    else:
-        from grader.lessons import available_lessons, load_outline
-
-        outline = load_outline()
-        lessons = [e.id for e in outline.lessons] if outline else available_lessons()
+    lessons = chosen_lessons(args.lesson)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = [profile_lesson(lesson, args.n, args.seed, args.out) for lesson in lessons]
     (args.out / "profile.json").write_text(json.dumps(rows, indent=1))
