@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,18 +37,34 @@ class Run:
     stderr: str = ""
 
 
-def _tree_rss(proc: psutil.Process) -> int:
-    total = 0
+def tree_total(proc: psutil.Process, value: Callable[[psutil.Process], float]) -> float:
+    """The sum of ``value`` over ``proc`` and every descendant alive now (a process gone meanwhile counts 0)."""
+    total = 0.0
     try:
         procs = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0
+        return 0.0
     for p in procs:
         try:
-            total += p.memory_info().rss
+            total += value(p)
         except psutil.Error:
             continue
     return total
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    return int(tree_total(proc, lambda p: p.memory_info().rss))
+
+
+def _cpu(p: psutil.Process) -> float:
+    t = p.cpu_times()
+    return float(t.user + t.system + t.children_user + t.children_system)
+
+
+def tree_cpu(proc: psutil.Process) -> float:
+    """User + system seconds of the process tree, with the children each of its processes has reaped (a forked
+    worker's, once its parent waited for it)."""
+    return tree_total(proc, _cpu)
 
 
 def run(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 3600) -> Run:
@@ -61,7 +77,7 @@ def run(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | No
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss(proc))
+            peak[0] = max(peak[0], tree_rss(proc))
             done.wait(SAMPLE_S)
 
     sampler = threading.Thread(target=sample, daemon=True)
