@@ -340,8 +340,12 @@ class ServiceLimits:
     submits_burst: int = 20
     """Hand-ins a learner may send at once, then one every ``check_every`` seconds (a hand-in is stored, so
     a flood of them would fill the disk; a learner resubmitting by hand never meets this)."""
-    queue_per_process: int = 4
-    """Checks in the service at once (graded or waiting), per grading process; the next gets 503."""
+    queue_per_process: int = 16
+    """Checks in the service at once (graded or waiting), per grading process; the next gets 503. Sized to what a
+    process drains within the wait a 503 asks for (``retry_after``): a check grades the whole notebook, about
+    0.3 s of CPU for Decode (bench/service_load.py), so the last of 16 is answered within about 5 s; with 4, ten
+    learners checking at once on two processes turned two away every time. Bounded all the same (each check's
+    body is at most 4 MB, and one learner holds one place: ``checks_in_flight``)."""
     checks_in_flight: int = 1
     """Of those, one learner's at most; their next gets 429 until one is answered (a slow check holds a grading
     process for up to a notebook's whole budget: without this, one learner within their rate fills the queue)."""

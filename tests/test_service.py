@@ -228,6 +228,27 @@ def test_one_learners_slow_checks_never_fill_the_queue_for_the_others(tmp_path: 
     assert service.queue.held == 0 and len(held.tasks) == 2
 
 
+def test_ten_learners_checking_at_once_on_two_grading_processes_are_all_graded(tmp_path: Path) -> None:
+    """The issue's load (bench/service_load.py): ten learners check at the same moment, on a service with two
+    grading processes (a 2-core machine). With four places a process, two of them were turned away (503) every
+    time, for checks the two processes drain in about a second and a half; the queue is sized to what they drain
+    within the wait a 503 asks for."""
+    held = StandIn(hold=True)
+    service = Service(ServiceConfig(course(tmp_path), tmp_path / "service.sqlite", SECRET), held, processes=2)
+    statuses: list[int] = []
+    with TestClient(create_app(service)) as client:
+        learners = [tokens.issue(SECRET, f"learner{i}", "squares") for i in range(10)]
+        waiting = [_check_behind(client, token, statuses) for token in learners]
+        try:
+            _until_held(service, 10)
+        finally:
+            held.release.set()
+            for thread in waiting:
+                thread.join(60)
+    assert statuses == [200] * 10
+    assert service.queue.held == 0 and len(held.tasks) == 10
+
+
 def test_a_deeply_nested_hand_in_is_stored_at_about_the_size_it_was_sent(tmp_path: Path) -> None:
     """Stored indented, a value nested 300 deep grew with its depth: a 1.2 MB body became 368 MB on disk, for
     seconds of the event loop. Stored compact, it is the size of the body that carried it."""
