@@ -30,8 +30,9 @@ is counted; a latency is the wall time of one request, sent to answered. The pha
 
 Memory: the largest sampled sum of RSS over the service's whole process tree (uvicorn's process, its grading
 processes, their zygotes and workers), every 0.1 s (``measure.tree_rss``). CPU: user + system seconds of that
-tree, the reaped children of each of its processes included, from the phase's start to the burst's (so only
-checks are in it), divided by the checks answered then. The load generator (this process) runs on the same
+tree, the reaped children of each of its processes included, over the phase (until its last answer), divided by
+the checks answered (the hand-ins' own CPU is in it: they are stored, not graded; a window that ends earlier
+would count the CPU of checks still in flight and not the checks). The load generator (this process) runs on the same
 cores: its own CPU seconds are printed beside it. ``os.getloadavg()`` is recorded at the start and the end.
 
 Prints a compact table; ``--out FILE`` writes every figure and raw latency as JSON (default
@@ -130,16 +131,14 @@ class Tally:
     count of each status. Threads add to it under its lock."""
 
     latencies: dict[str, list[float]] = field(default_factory=dict)
-    answered_at: dict[str, list[float]] = field(default_factory=dict)
     statuses: dict[str, Counter[int]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, kind: str, status: int, seconds: float, at: float) -> None:
+    def add(self, kind: str, status: int, seconds: float) -> None:
         with self.lock:
             self.statuses.setdefault(kind, Counter())[status] += 1
             if status in (200, 201):
                 self.latencies.setdefault(kind, []).append(seconds)
-                self.answered_at.setdefault(kind, []).append(at)
 
     def of(self, kind: str) -> dict[str, Any]:
         return {
@@ -179,6 +178,8 @@ class RunningService:
     """``grade serve`` on a free loopback port, its process tree's memory sampled until it stops."""
 
     def __init__(self, out: Path, jobs: int, roster: Path) -> None:
+        import run  # grade as bench/run.py runs it: beside this interpreter
+
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = int(s.getsockname()[1])
@@ -187,7 +188,7 @@ class RunningService:
         for leftover in out.glob("service.sqlite*"):
             leftover.unlink()
         command = [
-            str(Path(sys.executable).parent / "grade"),
+            run.GRADE,
             "serve",
             "--lessons",
             str(REPO / "exercises"),
@@ -294,7 +295,7 @@ def cells_of(path: Path) -> list[str]:
 def check(base: str, tally: Tally, learner: str, cells: list[str], question: str, kind: str = "check") -> int:
     body = {"lesson": LESSON, "questions": [question] if question else [], "cells": cells}
     status, seconds = post(base + "/api/v1/check", token(learner), body)
-    tally.add(kind, status, seconds, time.perf_counter())
+    tally.add(kind, status, seconds)
     return status
 
 
@@ -379,7 +380,6 @@ def load_phase(service: RunningService, notebooks: list[Path], args: argparse.Na
     questions = [q.id for q in load_lesson(LESSON, REPO / "exercises").questions]
     plans = check_times(len(notebooks), args.every, args.duration, args.seed)
     hand_ins = burst_times(args.burst, args.duration, args.burst_seconds)
-    burst_start = args.duration - args.burst_seconds if args.burst else args.duration
     tally = Tally()
     mine0 = resource.getrusage(resource.RUSAGE_SELF)
     service.reset_peak()
@@ -405,18 +405,13 @@ def load_phase(service: RunningService, notebooks: list[Path], args: argparse.Na
         status, seconds = post(
             service.base + "/api/v1/submit", token(path.stem), {"lesson": LESSON, "notebook": notebook}, headers
         )
-        tally.add("submit", status, seconds, time.perf_counter())
-
-    def mark_burst() -> None:
-        sleep_until(burst_start)
-        cpu_marks["burst"] = service.cpu()
+        tally.add("submit", status, seconds)
 
     threads = [threading.Thread(target=learner, args=(i, p)) for i, p in enumerate(notebooks)]
     threads += [
         threading.Thread(target=hand_in, args=(i, notebooks[i % len(notebooks)], when))
         for i, when in enumerate(hand_ins)
     ]
-    threads.append(threading.Thread(target=mark_burst))
     for t in threads:
         t.start()
     for t in threads:
@@ -425,13 +420,12 @@ def load_phase(service: RunningService, notebooks: list[Path], args: argparse.Na
     cpu_marks["end"] = service.cpu()
     mine1 = resource.getrusage(resource.RUSAGE_SELF)
     checks = tally.of("check")
-    before_burst = sum(1 for at in tally.answered_at.get("check", []) if at - start < burst_start)
     sent = sum(checks["statuses"].values())
     checks.update(
         sent=sent,
         throughput_per_s=checks["n"] / wall,
         offered_per_s=sent / wall,
-        cpu_per_check_s=(cpu_marks.get("burst", cpu_marks["end"]) - cpu_marks["start"]) / max(1, before_burst),
+        cpu_per_check_s=(cpu_marks["end"] - cpu_marks["start"]) / max(1, checks["n"]),
         latencies_s=tally.latencies.get("check", []),
     )
     return {
@@ -519,7 +513,8 @@ def table(r: dict[str, Any]) -> str:
         lines.append(
             f"| service: {ld['learners']} learners, a check every {ld['every_s']:g} s for {ld['duration_s']:g} s | "
             f"{ch['n']} of {ch['sent']} | {_ms(ch['p50_s'])} | {_ms(ch['p99_s'])} | {ch['throughput_per_s']:.1f} "
-            f"answered/s of {ch['offered_per_s']:.1f} sent/s; CPU {_ms(ch['cpu_per_check_s'])} a check; answers "
+            f"answered/s of {ch['offered_per_s']:.1f} sent/s; CPU {_ms(ch['cpu_per_check_s'])} a check (hand-ins "
+            f"included); answers "
             f"{_statuses(ch['statuses'])} |"
         )
         lines.append(

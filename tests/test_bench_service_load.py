@@ -74,7 +74,7 @@ def test_the_roster_puts_every_learner_on_the_page_numbers(load: ModuleType, tmp
 def test_a_tally_keeps_latencies_of_answers_only_and_counts_every_status(load: ModuleType) -> None:
     tally = load.Tally()
     for status, seconds in [(200, 0.1), (503, 0.01), (200, 0.3), (429, 0.01), (0, 180.0), (201, 0.05)]:
-        tally.add("check" if status != 201 else "submit", status, seconds, 0.0)
+        tally.add("check" if status != 201 else "submit", status, seconds)
     check = tally.of("check")
     assert check["n"] == 2 and check["p50_s"] == 0.1 and check["max_s"] == 0.3
     assert check["statuses"] == {"0": 1, "200": 2, "429": 1, "503": 1}
