@@ -568,7 +568,9 @@ def main(argv: list[str] | None = None) -> None:
     work.mkdir(parents=True, exist_ok=True)
     learners = generate.generate(args.learners, work / "learners", seed=args.seed)
     notebooks = [work / "learners" / f"{x.id}.ipynb" for x in learners]
-    right = next(p for x, p in zip(learners, notebooks, strict=True) if x.kind == "correct")
+    right = next((p for x, p in zip(learners, notebooks, strict=True) if x.kind == "correct"), None)
+    if right is None:
+        raise SystemExit(f"bench: {args.learners} learners of seed {args.seed} have no right notebook: ask for more")
     cells = cells_of(right)
     results: dict[str, Any] = {
         "machine": _machine(),

@@ -3,7 +3,9 @@ roster that puts every learner of the run on the page's numbers. It times nothin
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +81,21 @@ def test_a_tally_keeps_latencies_of_answers_only_and_counts_every_status(load: M
     assert check["n"] == 2 and check["p50_s"] == 0.1 and check["max_s"] == 0.3
     assert check["statuses"] == {"0": 1, "200": 2, "429": 1, "503": 1}
     assert tally.of("submit")["statuses"] == {"201": 1}
+
+
+@pytest.mark.slow
+def test_a_tiny_run_against_a_real_service_answers_every_check_and_stores_every_hand_in(tmp_path: Path) -> None:
+    """The script end to end, as small as it goes: a real ``grade serve`` on loopback, three learners, a few
+    seconds. What is checked is what it counted, never how fast."""
+    out = tmp_path / "load.json"
+    tiny = ["--learners", "3", "--concurrent", "2", "--rounds", "1", "--every", "2", "--duration", "4"]
+    tiny += ["--burst", "3", "--burst-seconds", "2", "--skip", "local", "--out", str(out)]
+    done = subprocess.run([sys.executable, str(BENCH / "service_load.py"), *tiny], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(out.read_text())
+    assert found["alone"]["statuses"] == {"200": 2} and found["concurrent"]["statuses"] == {"200": 2}
+    checks, hand_ins = found["load"]["checks"], found["load"]["submits"]
+    assert checks["statuses"] == {"200": checks["sent"]} and checks["sent"] >= 3  # each learner at least once
+    assert hand_ins["statuses"] == {"201": 3}
+    assert found["load"]["peak_rss_mib"] > 0 and len(found["load_average"]) == 2
+    assert "| service: 3 learners, a check every 2 s for 4 s |" in done.stdout
