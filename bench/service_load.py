@@ -13,10 +13,11 @@ notebook's code cells give, as ``grade NOTEBOOK --service`` sends them; ``POST /
 notebook and an ``Idempotency-Key``), over a new connection each time as ``urllib`` does. Every answer's status
 is counted; a latency is the wall time of one request, sent to answered. The phases:
 
-1. ``concurrent``: after a warm-up (each grading process loads the lesson), ``--concurrent`` learners (10) check
-   ``--question`` (``generate``) at once, on a right notebook's cells, in ``--rounds`` rounds (20; quick 5), one
-   round every ``ServiceLimits.check_every`` seconds (6 s: their rate). p50 and p99 of the latencies, against
-   the issue's goal (p50 <= 150 ms, p99 <= 500 ms).
+1. ``concurrent``: after a warm-up (each grading process loads the lesson), ``--concurrent`` checks (10) one after
+   another, each by a learner of its own (the service's latency with no queue, and its CPU a check); then
+   ``--concurrent`` learners check ``--question`` (``generate``) at once, on a right notebook's cells, in
+   ``--rounds`` rounds (20; quick 5), one round every ``ServiceLimits.check_every`` seconds (6 s: their rate).
+   p50 and p99 of the latencies, against the issue's goal (p50 <= 150 ms, p99 <= 500 ms).
 2. ``local``: the same cells without the service, side by side: ``check("generate")`` warm in a live kernel
    (``bench/selfcheck_kernel.py``, in-kernel time), ``grade NOTEBOOK --json`` cold (``GRADER_DAEMON=off``) and
    answered by the warm daemon (``bench/run.py``'s ``warm_daemon``), ``--repeats`` times each (5).
