@@ -75,6 +75,7 @@ class Timers:
 
 @contextmanager
 def instrumented(timers: Timers) -> Iterator[None]:
+    import grader.params as params
     import grader.pipeline as pipeline
     from grader.execute import lender, runner, worker
     from grader.suites.session import SuiteSession
@@ -85,7 +86,7 @@ def instrumented(timers: Timers) -> Iterator[None]:
         timers.wrap(worker.LearnerProcess, "run_notebook", "cells"),
         timers.wrap(SuiteSession, "run", "suites"),
         timers.wrap(lender.Lender, "call", "lent"),
-        timers.wrap(pipeline, "other_numbers_note", "rerun"),
+        timers.wrap(params, "other_numbers_note", "rerun"),
         timers.wrap(pipeline, "score", "score"),
         timers.wrap(runner.Workers, "close", "close"),
     ]

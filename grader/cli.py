@@ -51,8 +51,26 @@ if TYPE_CHECKING:
     from grader.pipeline import GradeOptions
 
 
-class _Grade(click.Group):
+class _Reported(click.Command):
+    """A command whose callback runs inside :func:`_reported`: every command of ``grade`` is one (its groups'
+    ``command_class``), so none can let a :class:`GraderError` out as a traceback (tests/test_cli.py walks them)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _reported():
+            return super().invoke(ctx)
+
+
+class _ReportedGroup(click.Group, _Reported):
+    """A group of ``grade`` (``serve``): its own callback and each of its commands run inside :func:`_reported`."""
+
+    command_class = _Reported
+    group_class: type[click.Group] | type[type] = type
+
+
+class _Grade(_ReportedGroup):
     """``grade NOTEBOOK`` is short for ``grade notebook NOTEBOOK``; other words name subcommands."""
+
+    group_class = _ReportedGroup
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):

@@ -35,6 +35,22 @@ STOP_SECONDS = 3.0
 #: Seconds between a batch's looks at whether a signal asked it to stop (its handler only notes the signal).
 STOP_POLL_SECONDS = 0.2
 
+#: The waits of ``grader/execute`` that are not grading deadlines (every deadline of a learner's code is the
+#: :class:`TimeBudget`'s): each bounds the grading machine's own upkeep of its processes, so that one stuck in
+#: the kernel costs seconds, never a hang (tests/test_deadlines.py finds no other number there).
+#: Seconds for a killed worker's (or zygote's) processes to exit and be reaped: SIGKILL cannot be ignored.
+END_WAIT_SECONDS = 5.0
+#: Seconds a zygote may take to answer a request (the sweep after a learner included) before it is declared dead.
+ZYGOTE_ANSWER_SECONDS = 10.0
+#: Seconds the bubblewrap level's probe (``python -c pass`` in a sandbox) may take before the level is unusable here.
+SANDBOX_PROBE_SECONDS = 30.0
+#: Seconds for a worker's exit status to arrive once its channel closed (to say why it stopped), and for the
+#: thread reading its output to take the last of it.
+EXIT_STATUS_SECONDS = 1.0
+OUTPUT_DRAIN_SECONDS = 0.5
+#: Seconds a zygote's sweep waits for the processes it killed before it scans ``/proc`` again.
+SWEEP_SCAN_SECONDS = 0.05
+
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).
 EXIT_UNGRADED = 1

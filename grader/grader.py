@@ -78,20 +78,17 @@ class Grader:
         lesson, _, fingerprint = self._open(lesson_id)
         return suites_fingerprint(lesson) != fingerprint
 
-    def grade(self, submission: Submission, lesson_id: str) -> Report:
-        """Grade one submission of many (a batch's, the daemon's): a grader failure becomes a ``crashed`` report.
-
-        Learner behaviour never raises; a broken lesson raises :class:`LessonError`, which an instructor must fix.
-        """
-        return self._grade(submission, lesson_id, contain=True)
-
-    def _grade(self, submission: Submission, lesson_id: str, *, contain: bool) -> Report:
+    def grade(self, submission: Submission, lesson_id: str, *, contain: bool = True) -> Report:
+        """Grade one submission: learner behaviour never raises; a broken lesson raises :class:`LessonError`,
+        which an instructor must fix. ``contain`` (one of many: a batch's, the daemon's): a grader failure becomes
+        a ``crashed`` report; else it raises (one notebook's ``grade``, whose command says what failed)."""
+        solution = lent_solution(self._lesson(lesson_id))
         with self.runner.workers() as workers:
             # Both boot while the suites are imported and collected, if that is still to do.
-            workers.boot(submission, lent_solution(self._lesson(lesson_id)))
+            workers.boot(submission, solution)
             lesson, suites = self.session(lesson_id)
             try:
-                return grade_submission(submission, lesson, suites, workers)
+                return grade_submission(submission, lesson, suites, workers, solution)
             except Exception as err:
                 if not contain:
                     raise
@@ -136,7 +133,7 @@ def grade_notebook(path: Path, options: GradeOptions | None = None, params: Para
     if params is not None:
         submission = replace(submission, params=params)
     with Grader.cold(options) as grader:
-        return grader._grade(submission, lesson_id, contain=False)
+        return grader.grade(submission, lesson_id, contain=False)
 
 
 def keep_this_process_to_one_cpu() -> None:

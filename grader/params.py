@@ -333,6 +333,23 @@ def unconfirmed_numbers(lesson: Lesson, submission: Submission, secret: bytes | 
 # -- what grading uses ------------------------------------------------------------------------------------
 
 
+def on_learner_numbers(
+    lesson: Lesson, submission: Submission, run: Callable[[frozenset[str] | None, Params], Sequence[TestOutcome]]
+) -> tuple[Params, Sequence[TestOutcome], tuple[str, ...]]:
+    """All grading asks of learner parameters, in one place: the numbers ``submission`` is graded on
+    (:func:`graded_params`), the outcomes ``run`` gives on them (``run(questions, numbers)``: the suites of those
+    questions, None for all, against the learner's worker), and the report's flags (:func:`swap_note`,
+    :func:`other_numbers_note`, which runs some suites again on other numbers, :func:`self_graded_note`)."""
+    graded = graded_params(lesson, submission)
+    outcomes = run(None, graded)
+    flags = (
+        swap_note(lesson, submission, graded),
+        other_numbers_note(lesson, graded, outcomes, run),
+        self_graded_note(lesson, submission, graded),
+    )
+    return graded, outcomes, tuple(n for n in flags if n)
+
+
 def graded_params(lesson: Lesson, submission: Submission) -> Params:
     """The numbers ``submission`` is graded on: the caller's (from the learner's identity), else the notebook's
     display copy when it is one the lesson can give (a learner grading their own notebook), else the defaults."""

@@ -20,7 +20,7 @@ from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons, require_solution
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission, TestOutcome
-from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
+from grader.params import on_learner_numbers
 from grader.read import read_submission
 from grader.score import score
 
@@ -123,11 +123,14 @@ def other_lesson(submission: Submission, lesson_id: str) -> str | None:
     )
 
 
-def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSession, workers: Workers) -> Report:
+def grade_submission(
+    submission: Submission, lesson: Lesson, suites: SuiteSession, workers: Workers, solution: Submission | None
+) -> Report:
     """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
 
     ``workers`` (a :class:`Runner` lends them) say how the worker starts (forked from a warm zygote, or
-    spawned), how it runs (its :class:`WorkerMode`) and under which :class:`Limits`.
+    spawned), how it runs (its :class:`WorkerMode`) and under which :class:`Limits`; ``solution`` is the
+    lesson's :func:`lent_solution`, whose functions the hidden tests lend.
     """
     worker = workers.start(submission)
     try:
@@ -139,11 +142,9 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     missing = missing_on_machine(execution)
     if missing is not None:  # a right notebook that imports numpy is not wrong where numpy is missing
         return failed_report(lesson, submission, missing, "crashed", worker.isolation)
-    target = workers.target(submission, worker, lent_solution(lesson))
-    params = graded_params(lesson, submission)
+    target = workers.target(submission, worker, solution)
     try:
-        outcomes = suites.run(target, params=params)
-        copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
+        params, outcomes, notes = on_learner_numbers(lesson, submission, lambda qs, on: suites.run(target, qs, on))
     finally:
         target.close()
     missing = missing_on_machine(execution, outcomes)
@@ -155,9 +156,7 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
             "notebook's: grade it again."
         )
         return failed_report(lesson, submission, reason, "crashed", worker.isolation)
-    report = score(lesson, submission, execution, outcomes)
-    flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
-    notes = tuple(n for n in flags if n)
+    report = score(lesson, submission, execution, tuple(outcomes))
     return replace(report, errors=(*report.errors, *notes), params=params)
 
 

@@ -6,11 +6,14 @@ The engine knows nothing of any lesson: these run it on ``tests/fixtures/lessons
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import click
 import pytest
 
+from grader.config import EXIT_UNGRADED
+from grader.errors import GraderError
 from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
 
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
@@ -92,3 +95,37 @@ def test_unknown_lesson_is_explained(write_notebook: Callable[..., Path]) -> Non
     path = write_notebook(SQUARES_SOLVED, lesson="cooking")
     result = run_grade(str(path), *LESSONS)
     assert result.returncode == 1 and "no lesson 'cooking'" in result.stderr and "squares" in result.stderr
+
+
+def _commands(command: click.Command, parent: click.Context | None) -> Iterator[tuple[click.Command, click.Context]]:
+    """Every command of ``grade`` (groups included), each with the context it runs in."""
+    ctx = click.Context(command, info_name=command.name if parent else "grade", parent=parent)
+    yield command, ctx
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            yield from _commands(sub, ctx)
+
+
+def test_every_command_maps_the_library_errors_through_reported(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cli.py's one mapping of errors (``_reported``) holds for every command: one whose callback lets a
+    GraderError out would print a traceback instead of ``grade COMMAND: message`` and exit status 1."""
+    from grader.cli import main
+
+    def fails(**_: object) -> None:
+        raise GraderError("the library could not: do this instead.")
+
+    seen = []
+    for command, ctx in _commands(main, None):
+        monkeypatch.setattr(command, "callback", fails)
+        # a group's own callback, without a subcommand (click.Group.invoke would ask for one)
+        invoke = super(click.Group, command).invoke if isinstance(command, click.Group) else command.invoke
+        with ctx, pytest.raises(SystemExit) as exited:
+            invoke(ctx)
+        assert (exited.value.code, capsys.readouterr().err) == (
+            EXIT_UNGRADED,
+            f"{ctx.command_path}: the library could not: do this instead.\n",
+        ), ctx.command_path
+        seen.append(ctx.command_path)
+    assert {"grade gradescope", "grade daemon", "grade serve", "grade serve token"} <= set(seen)

@@ -14,8 +14,8 @@ import pytest
 from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from grader.execute.runner import Workers
 from grader.lessons import load_lesson
-from grader.model import Report
-from grader.pipeline import grade_submission
+from grader.model import Report, Submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import REPO, run_grade
@@ -44,6 +44,13 @@ def cli_json(path: Path) -> dict:
     result = run_grade(str(path), "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def _graded(submission: Submission, suites: SuiteSession) -> Report:
+    """``submission`` graded by the pipeline's recipe in the shared session, with workers of its own."""
+    return grade_submission(
+        submission, suites.lesson, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(suites.lesson)
+    )
 
 
 def test_solution_gets_full_marks_through_the_cli() -> None:
@@ -83,9 +90,7 @@ def decode_suites() -> Iterator[SuiteSession]:
 def test_each_mistake_costs_its_own_question_only(tmp_path: Path, decode_suites: SuiteSession, qid: str) -> None:
     source, phrase = MISTAKES[qid]
     submission = read_submission(with_answers(tmp_path, {qid: source}))
-    report: Report = grade_submission(
-        submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
-    )
+    report: Report = _graded(submission, decode_suites)
     for q in report.questions:
         if q.id == qid:
             assert q.score < q.max_score, f"{qid}: the mistake was not caught"
@@ -113,7 +118,7 @@ def test_a_generate_that_modifies_the_prompt_is_told_so(tmp_path: Path, decode_s
         "    return prompt"
     )
     submission = read_submission(with_answers(tmp_path, {"generate": mutating}))
-    report = grade_submission(submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE))
+    report = _graded(submission, decode_suites)
     generate = next(q for q in report.questions if q.id == "generate")
     assert generate.score < generate.max_score
     assert any("changed the caller's prompt list" in line for line in generate.feedback), generate.feedback
@@ -131,7 +136,7 @@ def test_a_choice_answered_badly_is_told_the_options_never_the_right_letter(
         "answer_rate_definitions": 'answer_rate_definitions = "F"',
     }
     submission = read_submission(with_answers(tmp_path, answers))
-    report = grade_submission(submission, decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE))
+    report = _graded(submission, decode_suites)
     solution = read_submission(SOLUTION)
     results = {q.id: q for q in report.questions}
     for qid in answers:
@@ -158,9 +163,7 @@ def test_self_check_helpers_typed_in_new_cells_are_harmless_in_a_graded_run(
         nb.cells.append(nbformat.v4.new_code_cell(source))
     path = tmp_path / "helpers.ipynb"
     nbformat.write(nb, path)
-    report = grade_submission(
-        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
-    )
+    report = _graded(read_submission(path), decode_suites)
     assert report.errors == () and report.score == report.max_score, report.errors
 
 
@@ -172,9 +175,7 @@ def test_a_cell_error_names_the_code_cell_as_jupyterlab_numbers_it(tmp_path: Pat
     nbformat.write(nb, path)
     number = sum(c.cell_type == "code" for c in nb.cells[:10])
     assert number < 10  # the notebook has text above: counting every cell would say 10
-    report = grade_submission(
-        read_submission(path), decode_suites.lesson, decode_suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
-    )
+    report = _graded(read_submission(path), decode_suites)
     assert report.errors == (
         f"Cell {number} raised ValueError: here (`raise ValueError('here')`); the cells after it still ran.",
     )

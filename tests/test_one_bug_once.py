@@ -24,7 +24,7 @@ from grader.execute.runner import Workers
 from grader.lessons import load_lesson
 from grader.model import QuestionResult, Report
 from grader.params import spread
-from grader.pipeline import grade_submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.score import note_stand_ins, score_question
 from grader.selfcheck import NamespaceTarget, question_results
@@ -97,7 +97,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
             path = folder / f"{name}.ipynb"
             path.write_text(json.dumps(variant_notebook(LESSON.solution, code)), encoding="utf-8")
             graded[name] = grade_submission(
-                read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE)
+                read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(LESSON)
             )
     return graded
 

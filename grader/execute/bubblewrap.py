@@ -25,7 +25,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from grader.config import Limits, lessons_root
+from grader.config import SANDBOX_PROBE_SECONDS, Limits, lessons_root
 from grader.errors import UsageError
 from grader.execute.levels import DROP_IN_WORKER, DROP_NONE, Wrapping, is_root
 
@@ -213,7 +213,9 @@ def _trial(exe: str) -> str | None:
     with tempfile.TemporaryDirectory(prefix="grader-probe-") as tmp:
         argv = (*bwrap_argv(Path(tmp), Limits(), is_root(), exe), sys.executable, "-I", "-S", "-c", "pass")
         try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, cwd=tmp)
+            done = subprocess.run(
+                argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=SANDBOX_PROBE_SECONDS, cwd=tmp
+            )
         except (OSError, subprocess.TimeoutExpired) as err:
             return f"did not start ({err})"
     if done.returncode != 0:

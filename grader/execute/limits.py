@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.config import CPU_KILL_GRACE_SECONDS, WORKER_UID_BASE, Limits
+from grader.config import CPU_KILL_GRACE_SECONDS, END_WAIT_SECONDS, WORKER_UID_BASE, Limits
 from grader.execute import ipc
 from grader.execute.sandbox import Launch
 
@@ -192,7 +192,7 @@ def _wait_exited(fds: list[int], deadline: float) -> None:
             os.close(fd)
 
 
-def end_worker(pid: int, uid: int | None, timeout: float = 5.0) -> None:
+def end_worker(pid: int, uid: int | None, timeout: float = END_WAIT_SECONDS) -> None:
     """Kill the worker whose outermost process is ``pid`` and everything it started.
 
     The process tree is read first (once the worker dies its children are re-parented out of it); then its

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Protocol
 
-from grader.config import Limits, WorkerMode
+from grader.config import END_WAIT_SECONDS, Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
 from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
@@ -94,7 +94,7 @@ class Spawned:
     def end(self) -> None:
         end_worker(self._proc.pid, self.uid)
         try:
-            self._proc.wait(timeout=5)
+            self._proc.wait(timeout=END_WAIT_SECONDS)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child
             pass
         remove_tree(self.workdir)  # read-only folders the learner left in it too

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import ISOLATION_ENV, Limits, WorkerMode
+from grader.config import EXIT_STATUS_SECONDS, ISOLATION_ENV, OUTPUT_DRAIN_SECONDS, Limits, WorkerMode
 from grader.errors import ExecutionTimeout, MachineFailed, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard
@@ -51,7 +51,7 @@ class _OutputCap:
             if len(chunk) > room:
                 self.truncated = True
 
-    def text(self, wait: float = 0.5) -> str:
+    def text(self, wait: float = OUTPUT_DRAIN_SECONDS) -> str:
         self._thread.join(wait)
         return self.kept.decode("utf-8", errors="replace")
 
@@ -221,7 +221,7 @@ class LearnerProcess:
     def renew(self) -> None:
         """A lender's worker (:mod:`grader.execute.lender_main`) only: serve from now on from a fresh copy of the
         state its notebook left, within one call's time; raises :class:`ChannelError` if it does not answer."""
-        deadline = time.monotonic() + self.limits.call_timeout
+        deadline = time.monotonic() + self.limits.budget.call
         self._endpoint.send(wire.Fresh(t=wire.FRESH), deadline)
         while self._endpoint.receive(deadline)[wire.TYPE] != wire.READY:
             pass
@@ -302,7 +302,7 @@ class LearnerProcess:
         what, advice = exit_reason(self._exit_status(), self.limits)
         return f"The process running your notebook stopped ({what}) {self._where()}. {advice}"
 
-    def _wait_for_exit(self, seconds: float = 1.0) -> None:
+    def _wait_for_exit(self, seconds: float = EXIT_STATUS_SECONDS) -> None:
         """The channel closes as the worker dies; give its exit status a moment to arrive."""
         deadline = time.monotonic() + seconds
         while self._exit_status() is None and time.monotonic() < deadline:

@@ -32,15 +32,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import ZYGOTE_FORKS, Limits, WorkerMode
+from grader.config import END_WAIT_SECONDS, ZYGOTE_ANSWER_SECONDS, ZYGOTE_FORKS, Limits, WorkerMode
 from grader.execute import protocol as wire
 from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import choose_level, launch, worker_start
-
-_ANSWER_SECONDS = 10.0
-"""How long the zygote may take to answer a request (a sweep included) before it is declared dead."""
-
 
 ROOT_PREFIX = "grader-zygote-"
 """A zygote's root folder is ``grader-zygote-{grader's pid}-{random}``: a grader killed outright (SIGKILL) leaves
@@ -155,7 +151,7 @@ class Zygote:
         if proc is not None:
             end_worker(proc.pid, self.uid)  # the namespace's first process: takes every child with it
             try:
-                proc.wait(timeout=5)
+                proc.wait(timeout=END_WAIT_SECONDS)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
         if control is not None:
@@ -237,7 +233,7 @@ class Zygote:
             self._kill()
             raise ZygoteUnavailable(str(err)) from None
 
-    def _expect(self, kind: str, seconds: float = _ANSWER_SECONDS) -> dict[str, Any]:
+    def _expect(self, kind: str, seconds: float = ZYGOTE_ANSWER_SECONDS) -> dict[str, Any]:
         if self._control is None:
             raise ZygoteUnavailable("not running")
         self._control.settimeout(seconds)

@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
+from grader.config import SWEEP_SCAN_SECONDS
 from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
 from grader.execute.limits import live_processes, remove_tree
@@ -203,7 +204,7 @@ def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
     raise RuntimeError("learner processes kept appearing")
 
 
-def _wait_until_exited(pidfds: list[int], seconds: float = 0.05) -> None:
+def _wait_until_exited(pidfds: list[int], seconds: float = SWEEP_SCAN_SECONDS) -> None:
     """Until every process of ``pidfds`` has exited (or ``seconds`` pass: the next scan looks again); closes them."""
     deadline = time.monotonic() + seconds
     pending = list(pidfds)
