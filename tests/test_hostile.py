@@ -39,7 +39,7 @@ from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Report, Submission
-from grader.pipeline import grade_submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, notebook, run_grade
@@ -627,7 +627,7 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:
             zygote = idle.get()  # four threads, four zygotes: each grades one learner at a time
             workers = Workers(limits, mode_of(level), zygote)  # its own lender of the solution, closed with it
             try:
-                return grade_submission(submission, lesson, suites, workers)
+                return grade_submission(submission, lesson, suites, workers, lent_solution(lesson))
             finally:
                 workers.close()
                 idle.put(zygote)

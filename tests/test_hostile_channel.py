@@ -31,7 +31,7 @@ from grader.execute.worker import guard
 from grader.execute.zygote import Zygote
 from grader.lessons import load_lesson
 from grader.model import Report, Submission
-from grader.pipeline import grade_submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import REPO
@@ -280,7 +280,9 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
             with lock:
                 zygote: Zygote | None = idle.pop()
             try:
-                reports[name] = grade_submission(submission, lesson, suites, Workers(limits, mode, zygote))
+                reports[name] = grade_submission(
+                    submission, lesson, suites, Workers(limits, mode, zygote), lent_solution(lesson)
+                )
             finally:
                 with lock:
                     idle.append(zygote)

@@ -35,7 +35,7 @@ from grader.config import DEFAULT_LIMITS, Limits
 from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
-from grader.pipeline import grade_submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED
@@ -263,7 +263,11 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
         with SuiteSession(lesson) as suites:
             reports = [
                 grade_submission(
-                    sub, lesson, suites, Workers(limits, mode_of(worker_level), started[0] if started else None)
+                    sub,
+                    lesson,
+                    suites,
+                    Workers(limits, mode_of(worker_level), started[0] if started else None),
+                    lent_solution(lesson),
                 )
                 for sub in (squatter, honest, honest, squatter, honest)
             ]
