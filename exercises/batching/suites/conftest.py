@@ -290,10 +290,6 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
 
 batching = lesson_fixture(
     "batching",
-    spec=SPEC,
-    check_number=check_number,
-    check_count=check_count,
-    batches_that_fit=batches_that_fit,
-    panel_target=panel_target,
-    PANEL_REPLICA=PANEL_REPLICA,
+    spec=SPEC, check_number=check_number, check_count=check_count, batches_that_fit=batches_that_fit,
+    panel_target=panel_target, PANEL_REPLICA=PANEL_REPLICA,
 )

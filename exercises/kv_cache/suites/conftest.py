@@ -359,8 +359,4 @@ NUMBERS = Numbers(
 check_number = NUMBERS.check
 
 
-kv = lesson_fixture(
-    "kv",
-    spec=SPEC,
-    check_number=check_number,
-)
+kv = lesson_fixture("kv", spec=SPEC, check_number=check_number)

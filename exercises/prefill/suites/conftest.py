@@ -260,12 +260,6 @@ def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
 
 prefill = lesson_fixture(
     "prefill",
-    spec=SPEC,
-    check_number=check_number,
-    check_verdict=check_verdict,
-    Carried=Carried,
-    Use=Use,
-    PEAK_400=PEAK_400,
-    BW_400=BW_400,
-    explain=explain,
+    spec=SPEC, check_number=check_number, check_verdict=check_verdict, Carried=Carried, Use=Use, PEAK_400=PEAK_400,
+    BW_400=BW_400, explain=explain,
 )

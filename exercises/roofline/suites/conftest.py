@@ -365,9 +365,4 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     raise Mismatch(f"{not_right(got, expected, UNITS[name])} {why_wrong(learner, name, value, args)}")
 
 
-roof = lesson_fixture(
-    "roof",
-    spec=SPEC,
-    check_number=check_number,
-    check_count=check_count,
-)
+roof = lesson_fixture("roof", spec=SPEC, check_number=check_number, check_count=check_count)
