@@ -27,20 +27,38 @@ why it passed (never a right value).
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
+from hypothesis import given, settings
 
 from grader.config import REL_TOL
 from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, unit_slip
 from grader.reveal import withheld
-from grader.testing import Call, Learner, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, close, show
+from grader.testing import (
+    NO_SHRINK,
+    Call,
+    Learner,
+    LearnerRaised,
+    Mismatch,
+    MissingAnswer,
+    NotAttempted,
+    close,
+    question,
+    show,
+)
 
 __all__ = [
     "HARD_CODED",
     "NOT_SURE",
     "Carried",
+    "Cases",
+    "FunctionQuestion",
     "Known",
     "Numbers",
     "Slip",
@@ -48,11 +66,15 @@ __all__ = [
     "WhyNot",
     "call_text",
     "call_with",
+    "choice_tests",
     "expect_choice",
     "expect_value",
     "explaining",
     "float_count",
+    "function_tests",
+    "generated",
     "hard_coded",
+    "lesson_fixture",
     "not_right",
     "only_fit",
     "panel_answers",
@@ -614,3 +636,141 @@ class Numbers:
             except LearnerRaised:
                 probes = None
         raise Mismatch(f"{head} {self.why_wrong(name, (got.value, args), probes)}")
+
+
+# -- a lesson's tables of standard tests -------------------------------------------------------------------------
+#
+# Every lesson's suites test a function question the same way (the notebook's worked example, the spec's edges,
+# generated inputs, the arguments passed by keyword in another order), a choice question by one call of
+# expect_choice, and hand their checks to the tests through one session fixture. The tables below write each
+# shape once: a suite says only what is its own (the inputs, the strategies, the fixture's members).
+
+
+@dataclass(frozen=True)
+class Cases:
+    """One test of fixed calls: its name's end (``test_<prefix>_<name>``, or ``test_<name>`` with no prefix),
+    each call's arguments in order, and its weight. ``calls`` may be a function of the lesson's fixture, for
+    inputs the fixture computes."""
+
+    name: str
+    calls: Sequence[Mapping[str, Any]] | Callable[[Any], Sequence[Mapping[str, Any]]]
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class FunctionQuestion:
+    """A function question's standard tests, in the order their feedback is given: the worked example (weight
+    1), each of ``edges``, the lesson's own ``generated`` test (see :func:`generated`), then the calls with
+    every argument passed by keyword (weight 1). Each fixed call is ``fixture.<check>(learner, question,
+    **args)`` (without ``question`` when ``named`` is false), ``keywords=True`` for the keyword calls."""
+
+    question: str
+    prefix: str
+    worked: Sequence[Mapping[str, Any]]
+    edges: Sequence[Cases] = ()
+    generated: Callable[..., Any] | None = None
+    keywords: Sequence[Mapping[str, Any]] = ()
+    check: str = "check_number"
+    named: bool = True
+
+    def tests(self, fixture: str, module: str) -> list[tuple[str, Callable[..., Any]]]:
+        """The question's tests as (name, test function) pairs, in order."""
+        out = [self._fixed(Cases("worked_example", self.worked), fixture, module)]
+        out += [self._fixed(cases, fixture, module) for cases in self.edges]
+        if self.generated is not None:
+            out.append((self.generated.__name__, self.generated))
+        if self.keywords:
+            out.append(self._fixed(Cases("keywords", self.keywords), fixture, module, keywords=True))
+        return out
+
+    def _fixed(self, cases: Cases, fixture: str, module: str, keywords: bool = False) -> tuple[str, Callable[..., Any]]:
+        question_id, check, named, calls = self.question, self.check, self.named, cases.calls
+        flag = {"keywords": True} if keywords else {}
+
+        def test(learner: Learner, **fixtures: Any) -> None:
+            lesson = fixtures[fixture]
+            run = getattr(lesson, check)
+            for args in calls(lesson) if callable(calls) else calls:
+                if named:
+                    run(learner, question_id, **flag, **args)
+                else:
+                    run(learner, **flag, **args)
+
+        name = "_".join(part for part in ("test", self.prefix, cases.name) if part)
+        return name, _as_test(test, name, module, ("learner", fixture), question_id, cases.weight)
+
+
+def generated(question_id: str, *, examples: int, weight: float = 2.0, **strategies: Any) -> Callable[..., Any]:
+    """A function question's generated-inputs test: ``@question(question_id, weight=2)``,
+    ``@settings(max_examples=examples, phases=NO_SHRINK)`` and ``@given(**strategies)`` in one decorator.
+
+    The test's own ``def`` and body stay in the suite: with ``derandomize`` hypothesis seeds a test from its
+    source (its decorators left out), so the examples every learner is shown stay what they were."""
+
+    def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
+        marked: Callable[..., Any] = question(question_id, weight=weight)(
+            settings(max_examples=examples, phases=NO_SHRINK)(given(**strategies)(test))
+        )
+        return marked
+
+    return decorate
+
+
+def function_tests(namespace: dict[str, Any], fixture: str, questions: Sequence[FunctionQuestion]) -> None:
+    """Put every question's standard tests into a suite module's ``namespace`` (its ``globals()``), in the
+    table's order, which is the order pytest collects them in and so the order of each question's feedback: a
+    ``generated`` test already defined in the module is moved to its place."""
+    module = str(namespace["__name__"])
+    for q in questions:
+        for name, test in q.tests(fixture, module):
+            namespace.pop(name, None)
+            namespace[name] = test
+
+
+def choice_tests(
+    namespace: dict[str, Any],
+    general: Mapping[str, str],
+    why_not: Mapping[str, WhyNot],
+    letters: Callable[[str], str] | str = "ABCD",
+) -> None:
+    """One test per choice question of ``general`` (its hint), ``test_<question>``, into a suite module's
+    ``namespace``: :func:`expect_choice` on the learner's letter and the solution's, with ``why_not``'s
+    sentences; ``letters`` the options (or a function of the question's id giving them)."""
+    module = str(namespace["__name__"])
+    for question_id, hint in general.items():
+
+        def test(learner: Learner, reference: Any, question_id: str = question_id, hint: str = hint) -> None:
+            options = letters(question_id) if callable(letters) else letters
+            value = learner.value(question_id)
+            expect_choice(question_id, value, getattr(reference, question_id), hint, why_not[question_id], options)
+
+        name = f"test_{question_id}"
+        namespace[name] = _as_test(test, name, module, ("learner", "reference"), question_id, 1.0)
+
+
+def lesson_fixture(name: str, **members: Any) -> Any:
+    """A lesson's one session fixture, ``name``: a namespace of what its conftest hands its tests, with the
+    shared :func:`expect_value` and :func:`expect_choice` unless ``members`` gives its own. Assign it in the
+    conftest under the same name (``kv = lesson_fixture("kv", spec=SPEC, check_number=check_number)``)."""
+
+    def namespace() -> SimpleNamespace:
+        return SimpleNamespace(**{"expect_value": expect_value, "expect_choice": expect_choice, **members})
+
+    namespace.__doc__ = f"The {name} lesson's spec and checks, for the test modules."
+    return pytest.fixture(scope="session", name=name)(namespace)
+
+
+def _as_test(
+    test: Callable[..., Any], name: str, module: str, arguments: Sequence[str], question_id: str, weight: float
+) -> Callable[..., Any]:
+    """``test`` as pytest collects a hand-written one: named ``name`` in ``module``, asking for the fixtures
+    ``arguments`` (its signature says only these), marked as grading ``question_id`` with ``weight``."""
+    test.__name__ = test.__qualname__ = name
+    test.__module__ = module
+    test.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(a, inspect.Parameter.POSITIONAL_OR_KEYWORD) for a in arguments]
+    )
+    marked: Callable[..., Any] = (
+        question(question_id, weight=weight)(test) if weight != 1.0 else question(question_id)(test)
+    )
+    return marked

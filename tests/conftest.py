@@ -60,6 +60,13 @@ def grade_json(*args: str) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
+def property_tests(suites: Path) -> int:
+    """How many generated-inputs tests a suites folder has: each ``@given(...)``, or ``@generated(...)`` (the
+    tables' decorator that gives one, grader.checks)."""
+    texts = [path.read_text(encoding="utf-8") for path in suites.glob("test_*.py")]
+    return sum(text.count("@given(") + text.count("@generated(") for text in texts)
+
+
 SQUARES_SOLVED = [
     'answer_even = "A"',
     "def square(x):\n    return x * x",

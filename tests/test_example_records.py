@@ -20,7 +20,7 @@ from grader.model import Lesson
 from grader.selfcheck import NamespaceTarget
 from grader.suites.replay import ExampleReplay, _decode, _encode, _plain
 from grader.suites.session import SuiteSession
-from tests.conftest import FIXTURE_LESSONS, REPO
+from tests.conftest import FIXTURE_LESSONS, REPO, property_tests
 from tests.fixtures.decode_mistakes import MISTAKES
 from tests.test_replay import LESSON_EXTRA, SQUARES, notebook_namespace
 
@@ -147,9 +147,7 @@ def test_decode_answers_get_the_engines_outcome_from_kept_examples(tmp_path: Pat
         got = [loaded.run(NamespaceTarget(ns)) for ns in namespaces()]
         replayed = loaded.replayed
     assert got == expected
-    given_tests = sum(
-        path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
-    )
+    given_tests = property_tests(REPO / "exercises" / "decode" / "suites")
     assert replayed == given_tests * len(expected)  # every property of every notebook, the first and failures too
 
 
@@ -175,6 +173,4 @@ def test_the_gradescope_image_records_the_examples_once(tmp_path: Path) -> None:
     env = {**os.environ, "GRADER_CACHE_DIR": str(cache)}
     subprocess.run(["bash", "-c", f"set -e\n{recording}"], cwd=source, env=env, check=True, timeout=300)
     (kept,) = (cache / "examples").glob("decode-*.json")
-    assert len(json.loads(kept.read_text())["examples"]) == sum(
-        path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
-    )
+    assert len(json.loads(kept.read_text())["examples"]) == property_tests(REPO / "exercises" / "decode" / "suites")

@@ -21,7 +21,7 @@ from grader.model import Lesson, TestOutcome
 from grader.read import read_submission
 from grader.selfcheck import NamespaceTarget
 from grader.suites.session import SuiteSession
-from tests.conftest import FIXTURE_LESSONS, REPO
+from tests.conftest import FIXTURE_LESSONS, REPO, property_tests
 from tests.fixtures.decode_mistakes import MISTAKES
 
 SOLUTION = REPO / "solutions" / "decode.ipynb"
@@ -96,9 +96,7 @@ def test_every_decode_answer_gets_the_engines_outcome_and_feedback(tmp_path: Pat
     for engine, replay in zip(by_engine, by_replay, strict=False):
         assert replay == engine
     assert any(o.status == "failed" for outcomes in by_engine for o in outcomes)
-    given_tests = sum(
-        path.read_text().count("@given(") for path in (REPO / "exercises" / "decode" / "suites").glob("test_*.py")
-    )
+    given_tests = property_tests(REPO / "exercises" / "decode" / "suites")
     assert replayed == given_tests * (len(by_engine) - 1)  # every property of every later run, failures too
 
 

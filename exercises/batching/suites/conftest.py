@@ -19,16 +19,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
 from grader.checks import (
+    lesson_fixture,
     HARD_CODED,
     Numbers,
-    expect_choice,
-    expect_value,
     float_count,
     hard_coded,
     not_right,
@@ -292,16 +288,8 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     raise Mismatch(f"{head} {why}")
 
 
-@pytest.fixture(scope="session")
-def batching() -> SimpleNamespace:
-    """The lesson's spec formulas and checks, for the test modules."""
-    return SimpleNamespace(
-        spec=SPEC,
-        check_number=check_number,
-        check_count=check_count,
-        batches_that_fit=batches_that_fit,
-        panel_target=panel_target,
-        PANEL_REPLICA=PANEL_REPLICA,
-        expect_value=expect_value,
-        expect_choice=expect_choice,
-    )
+batching = lesson_fixture(
+    "batching",
+    spec=SPEC, check_number=check_number, check_count=check_count, batches_that_fit=batches_that_fit,
+    panel_target=panel_target, PANEL_REPLICA=PANEL_REPLICA,
+)

@@ -8,10 +8,11 @@ fit a non-whole number of sequences, well away from a tie, so that float roundin
 
 import math
 
-from hypothesis import assume, given, settings
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from grader.testing import NO_SHRINK, magnitudes, question
+from grader.checks import Cases, FunctionQuestion, function_tests, generated
+from grader.testing import magnitudes
 
 
 def _panel(batching, fits):
@@ -22,39 +23,14 @@ def _panel(batching, fits):
     }
 
 
-@question("max_batch_for_itl")
-def test_worked_example(learner, batching):
-    """The notebook's example: 93 sequences of 4,000 tokens meet 20 ms on the replica; at 7 ms none does."""
-    for target in (0.020, 0.007):
-        batching.check_count(
-            learner, param_bytes=70e9, kv_bytes_per_token=327_680, context_len=4000, itl_target=target,
-            bandwidth=9.6e12,
-        )
+def _fitting(*fits):
+    """The panel's replica, at targets that fit these numbers of sequences."""
+    return lambda batching: [_panel(batching, f) for f in fits]
 
 
-@question("max_batch_for_itl", weight=2)
-def test_at_the_target_exactly(learner, batching):
-    """A step that takes exactly the target meets it: 90, 7 and 1 sequences fill a step exactly."""
-    for fits in (90, 7, 1):
-        batching.check_count(learner, **_panel(batching, fits))
-
-
-@question("max_batch_for_itl")
-def test_fractions_round_down(learner, batching):
-    for fits in (21.25, 24.625, 1.75):
-        batching.check_count(learner, **_panel(batching, fits))
-
-
-@question("max_batch_for_itl", weight=2)
-def test_when_no_batch_meets_the_target(learner, batching):
-    """Not even one sequence fits (0.75, 0.25), exactly the weights fit (0), or not even those (-0.5, -2.5)."""
-    for fits in (0.75, 0.25, 0, -0.5, -2.5):
-        batching.check_count(learner, **_panel(batching, fits))
-
-
-@question("max_batch_for_itl", weight=2)
-@settings(max_examples=10, phases=NO_SHRINK)
-@given(
+@generated(
+    "max_batch_for_itl",
+    examples=10,
     param_bytes=magnitudes(8, 12),
     kv=st.sampled_from([16_384, 65_536, 131_072, 163_840, 327_680, 524_288]),
     context_len=st.integers(1, 130_000),
@@ -73,9 +49,26 @@ def test_generated(learner, batching, param_bytes, kv, context_len, bandwidth, f
     )
 
 
-@question("max_batch_for_itl")
-def test_keywords(learner, batching):
-    batching.check_count(
-        learner, keywords=True, bandwidth=3.35e12, itl_target=0.025, context_len=8192, kv_bytes_per_token=131_072,
-        param_bytes=8e9,
-    )
+function_tests(globals(), "batching", [
+    FunctionQuestion(
+        # The notebook's example: 93 sequences of 4,000 tokens meet 20 ms on the replica; at 7 ms none does. A step
+        # that takes exactly the target meets it: 90, 7 and 1 sequences fill a step exactly. Fractions round down.
+        # Not even one sequence fits (0.75, 0.25), exactly the weights fit (0), or not even those (-0.5, -2.5).
+        "max_batch_for_itl", "",
+        worked=[
+            dict(param_bytes=70e9, kv_bytes_per_token=327_680, context_len=4000, itl_target=target, bandwidth=9.6e12)
+            for target in (0.020, 0.007)
+        ],
+        edges=[
+            Cases("at_the_target_exactly", _fitting(90, 7, 1), weight=2),
+            Cases("fractions_round_down", _fitting(21.25, 24.625, 1.75)),
+            Cases("when_no_batch_meets_the_target", _fitting(0.75, 0.25, 0, -0.5, -2.5), weight=2),
+        ],
+        generated=test_generated,
+        keywords=[dict(
+            bandwidth=3.35e12, itl_target=0.025, context_len=8192, kv_bytes_per_token=131_072, param_bytes=8e9
+        )],
+        check="check_count",
+        named=False,
+    ),
+])

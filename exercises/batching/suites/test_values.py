@@ -13,7 +13,7 @@ lesson checks every combination: each right answer is apart from every slip.
 import math
 from dataclasses import dataclass
 
-from grader.checks import Carried, Use, explaining, three_figures
+from grader.checks import Carried, Use, choice_tests, explaining, three_figures
 from grader.testing import question
 
 ITL_TARGET = 0.010  # seconds
@@ -279,25 +279,4 @@ GENERAL = {
 }
 
 
-def _choice(learner, reference, batching, name):
-    batching.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
-
-
-@question("answer_double_batch")
-def test_answer_double_batch(learner, reference, batching):
-    _choice(learner, reference, batching, "answer_double_batch")
-
-
-@question("answer_static_batching")
-def test_answer_static_batching(learner, reference, batching):
-    _choice(learner, reference, batching, "answer_static_batching")
-
-
-@question("answer_bandwidth_gauge")
-def test_answer_bandwidth_gauge(learner, reference, batching):
-    _choice(learner, reference, batching, "answer_bandwidth_gauge")
-
-
-@question("answer_little")
-def test_answer_little(learner, reference, batching):
-    _choice(learner, reference, batching, "answer_little")
+choice_tests(globals(), GENERAL, WHY_NOT)

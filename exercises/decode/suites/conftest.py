@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import math
 import operator
-from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
-import pytest
-
-from grader.checks import call_with
+from grader.checks import call_with, lesson_fixture
 from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
 from grader.diagnose import UNSURE, Candidate, candidates, confirmed, explain, kind, number
 from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
@@ -946,36 +943,15 @@ def sequential_lengths(prompt_len: int, n: int) -> list[int]:
     return list(range(prompt_len, prompt_len + n))
 
 
-@pytest.fixture(scope="session")
-def decode() -> SimpleNamespace:
-    """The lesson's spec formulas, mistake catalogues, recorders and checks, for the test modules."""
-    return SimpleNamespace(
-        decode_step_seconds=decode_step_seconds,
-        tokens_per_second=tokens_per_second,
-        decode_time=decode_time,
-        request_time=request_time,
-        kv_step_seconds=kv_step_seconds,
-        kv_decode_time=kv_decode_time,
-        step_mistakes=step_mistakes,
-        tps_mistakes=tps_mistakes,
-        decode_time_mistakes=decode_time_mistakes,
-        request_time_mistakes=request_time_mistakes,
-        kv_step_mistakes=kv_step_mistakes,
-        kv_decode_mistakes=kv_decode_mistakes,
-        explain_number=explain_number,
-        expect_batch=expect_batch,
-        call_kw=call_kw,
-        NextToken=NextToken,
-        token_for=token_for,
-        simulate=simulate,
-        expect_generated=expect_generated,
-        GenerateStandIn=GenerateStandIn,
-        wrong_generates=wrong_generates,
-        expected_verdict=expected_verdict,
-        wrapper_slip=wrapper_slip,
-        wrong_check=wrong_check,
-        check_call=check_call,
-        kind=kind,
-        batch_throughput=batch_throughput,
-        sequential_lengths=sequential_lengths,
-    )
+decode = lesson_fixture(
+    "decode",
+    decode_step_seconds=decode_step_seconds, tokens_per_second=tokens_per_second, decode_time=decode_time,
+    request_time=request_time, kv_step_seconds=kv_step_seconds, kv_decode_time=kv_decode_time,
+    step_mistakes=step_mistakes, tps_mistakes=tps_mistakes, decode_time_mistakes=decode_time_mistakes,
+    request_time_mistakes=request_time_mistakes, kv_step_mistakes=kv_step_mistakes,
+    kv_decode_mistakes=kv_decode_mistakes, explain_number=explain_number, expect_batch=expect_batch, call_kw=call_kw,
+    NextToken=NextToken, token_for=token_for, simulate=simulate, expect_generated=expect_generated,
+    GenerateStandIn=GenerateStandIn, wrong_generates=wrong_generates, expected_verdict=expected_verdict,
+    wrapper_slip=wrapper_slip, wrong_check=wrong_check, check_call=check_call, kind=kind,
+    batch_throughput=batch_throughput, sequential_lengths=sequential_lengths,
+)

@@ -9,7 +9,7 @@ a slip is named on any of them; the worked example's numbers are among the known
 
 from dataclasses import dataclass
 
-from grader.checks import Carried, Use, expect_choice, expect_value
+from grader.checks import Carried, Use, choice_tests, expect_value
 from grader.diagnose import rounded
 from grader.testing import question
 
@@ -132,17 +132,6 @@ def known(mistakes):
     return [(f"what {formula} gives: {why.removesuffix('.')}", wrong) for formula, why, wrong in mistakes]
 
 
-def _check_choice(learner, reference, name):
-    written_for, why_not = WHY_NOT[name]
-    letters = "".join(sorted({written_for, *why_not}))
-    expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name], letters)
-
-
-@question("answer_sequential")
-def test_answer_sequential(learner, reference):
-    _check_choice(learner, reference, "answer_sequential")
-
-
 @question("gb_per_step")
 def test_gb_per_step(learner, params):
     part1 = Part1.of(params)
@@ -208,11 +197,9 @@ def test_max_tokens_per_s(learner, params, other_params):
     )
 
 
-@question("answer_prefill_vs_decode")
-def test_answer_prefill_vs_decode(learner, reference):
-    _check_choice(learner, reference, "answer_prefill_vs_decode")
+def _letters(name):
+    written_for, why_not = WHY_NOT[name]
+    return "".join(sorted({written_for, *why_not}))
 
 
-@question("answer_batching_bug")
-def test_answer_batching_bug(learner, reference):
-    _check_choice(learner, reference, "answer_batching_bug")
+choice_tests(globals(), GENERAL, WHY_NOT, letters=_letters)

@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
-from grader.checks import Numbers, expect_choice, expect_value
+from grader.checks import Numbers, lesson_fixture
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -362,12 +359,4 @@ NUMBERS = Numbers(
 check_number = NUMBERS.check
 
 
-@pytest.fixture(scope="session")
-def kv() -> SimpleNamespace:
-    """The lesson's spec formulas and checks, for the test modules."""
-    return SimpleNamespace(
-        spec=SPEC,
-        check_number=check_number,
-        expect_value=expect_value,
-        expect_choice=expect_choice,
-    )
+kv = lesson_fixture("kv", spec=SPEC, check_number=check_number)

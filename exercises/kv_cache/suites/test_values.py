@@ -14,7 +14,7 @@ sequences is compared exactly (it is a whole number, rounded down).
 import math
 from dataclasses import dataclass
 
-from grader.checks import Carried, Use, explaining, three_figures
+from grader.checks import Carried, Use, choice_tests, explaining, three_figures
 from grader.testing import question
 
 GIB = 2**30
@@ -306,20 +306,4 @@ GENERAL = {
 }
 
 
-def _choice(learner, reference, kv, name):
-    kv.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
-
-
-@question("answer_gqa")
-def test_answer_gqa(learner, reference, kv):
-    _choice(learner, reference, kv, "answer_gqa")
-
-
-@question("answer_gib")
-def test_answer_gib(learner, reference, kv):
-    _choice(learner, reference, kv, "answer_gib")
-
-
-@question("answer_fp8_cache")
-def test_answer_fp8_cache(learner, reference, kv):
-    _choice(learner, reference, kv, "answer_fp8_cache")
+choice_tests(globals(), GENERAL, WHY_NOT)

@@ -14,12 +14,9 @@ twice is a hard-coded answer; anything else is said plainly to be a slip the gra
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
-from grader.checks import Carried, Numbers, Use, expect_choice, expect_value, not_right, only_fit, panel_answers
+from grader.checks import Carried, Numbers, Use, lesson_fixture, not_right, only_fit, panel_answers
 from grader.diagnose import explain, number
 from grader.testing import Mismatch, show
 
@@ -261,18 +258,8 @@ def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
     raise Mismatch(f"{head} {facts} {why}")
 
 
-@pytest.fixture(scope="session")
-def prefill() -> SimpleNamespace:
-    """The lesson's spec formulas and checks, for the test modules."""
-    return SimpleNamespace(
-        spec=SPEC,
-        check_number=check_number,
-        check_verdict=check_verdict,
-        expect_value=expect_value,
-        expect_choice=expect_choice,
-        Carried=Carried,
-        Use=Use,
-        PEAK_400=PEAK_400,
-        BW_400=BW_400,
-        explain=explain,
-    )
+prefill = lesson_fixture(
+    "prefill",
+    spec=SPEC, check_number=check_number, check_verdict=check_verdict, Carried=Carried, Use=Use, PEAK_400=PEAK_400,
+    BW_400=BW_400, explain=explain,
+)

@@ -7,32 +7,26 @@ precisions; generated chips then try prompts one or two tokens either side of th
 
 import math
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import NO_SHRINK, magnitudes, question
+from grader.checks import Cases, FunctionQuestion, function_tests, generated
+from grader.testing import magnitudes
+
+H200 = {"bytes_per_param": 1, "peak_flops": 1.979e15, "bandwidth": 4.8e12}
 
 
-@question("is_compute_bound")
-def test_worked_example(learner, prefill):
-    """The notebook's example: 4,000 tokens at FP8 on an H200 are compute-bound; one token is not."""
-    prefill.check_verdict(learner, prompt_len=4000, bytes_per_param=1, peak_flops=1.979e15, bandwidth=4.8e12)
-    prefill.check_verdict(learner, prompt_len=1, bytes_per_param=1, peak_flops=1.979e15, bandwidth=4.8e12)
-
-
-@question("is_compute_bound", weight=2)
-def test_at_the_ridge_point(learner, prefill):
+def _at_the_ridge_point(prefill):
     """Intensity equal to the ridge point is not yet compute-bound; one token more is."""
-    for b, at in ((1, 200), (2, 400), (0.5, 100)):
-        for prompt_len in (at - 1, at, at + 1):
-            prefill.check_verdict(
-                learner, prompt_len=prompt_len, bytes_per_param=b, peak_flops=prefill.PEAK_400, bandwidth=prefill.BW_400
-            )
+    return [
+        dict(prompt_len=prompt_len, bytes_per_param=b, peak_flops=prefill.PEAK_400, bandwidth=prefill.BW_400)
+        for b, at in ((1, 200), (2, 400), (0.5, 100))
+        for prompt_len in (at - 1, at, at + 1)
+    ]
 
 
-@question("is_compute_bound", weight=2)
-@settings(max_examples=10, phases=NO_SHRINK)
-@given(
+@generated(
+    "is_compute_bound",
+    examples=10,
     peak_flops=magnitudes(13, 16),
     bandwidth=magnitudes(11, 13),
     bytes_per_param=st.sampled_from([0.5, 1, 2, 4]),
@@ -50,6 +44,15 @@ def test_near_the_threshold(learner, prefill, peak_flops, bandwidth, bytes_per_p
     )
 
 
-@question("is_compute_bound")
-def test_keywords(learner, prefill):
-    prefill.check_verdict(learner, keywords=True, bandwidth=3.35e12, peak_flops=989e12, bytes_per_param=2, prompt_len=296)
+function_tests(globals(), "prefill", [
+    FunctionQuestion(
+        # The notebook's example: 4,000 tokens at FP8 on an H200 are compute-bound; one token is not.
+        "is_compute_bound", "",
+        worked=[dict(prompt_len=4000, **H200), dict(prompt_len=1, **H200)],
+        edges=[Cases("at_the_ridge_point", _at_the_ridge_point, weight=2)],
+        generated=test_near_the_threshold,
+        keywords=[dict(bandwidth=3.35e12, peak_flops=989e12, bytes_per_param=2, prompt_len=296)],
+        check="check_verdict",
+        named=False,
+    ),
+])

@@ -13,6 +13,7 @@ learner stays in parentheses: the class report counts one misconception across e
 import math
 from dataclasses import dataclass
 
+from grader.checks import choice_tests
 from grader.testing import question
 
 UTILISATION = 0.4
@@ -237,20 +238,4 @@ GENERAL = {
 }
 
 
-def _choice(learner, reference, prefill, name):
-    prefill.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
-
-
-@question("answer_one_token")
-def test_answer_one_token(learner, reference, prefill):
-    _choice(learner, reference, prefill, "answer_one_token")
-
-
-@question("answer_factor_two")
-def test_answer_factor_two(learner, reference, prefill):
-    _choice(learner, reference, prefill, "answer_factor_two")
-
-
-@question("answer_longer_prompt")
-def test_answer_longer_prompt(learner, reference, prefill):
-    _choice(learner, reference, prefill, "answer_longer_prompt")
+choice_tests(globals(), GENERAL, WHY_NOT)

@@ -15,12 +15,9 @@ that, says plainly that it cannot tell which slip it is.
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 from typing import Any, Callable, Mapping, Sequence
 
-import pytest
-
-from grader.checks import Carried, Use, call_with, expect_choice, within
+from grader.checks import Carried, Use, call_with, lesson_fixture, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
@@ -622,20 +619,9 @@ def expect_value(
     raise Mismatch(f"{text} {why}")
 
 
-@pytest.fixture(scope="session")
-def rq() -> SimpleNamespace:
-    """The lesson's spec, slip catalogues and checks, for the test modules."""
-    return SimpleNamespace(
-        request_latency=request_latency,
-        itl_from_timestamps=itl_from_timestamps,
-        output_rate=output_rate,
-        fleet_tokens_per_second=fleet_tokens_per_second,
-        percentile=percentile,
-        latency_summary=latency_summary,
-        check=check,
-        expect_value=expect_value,
-        Carried=Carried,
-        Use=Use,
-        expect_choice=expect_choice,
-        mean=mean,
-    )
+rq = lesson_fixture(
+    "rq",
+    request_latency=request_latency, itl_from_timestamps=itl_from_timestamps, output_rate=output_rate,
+    fleet_tokens_per_second=fleet_tokens_per_second, percentile=percentile, latency_summary=latency_summary,
+    check=check, expect_value=expect_value, Carried=Carried, Use=Use, mean=mean,
+)

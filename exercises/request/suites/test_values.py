@@ -12,6 +12,7 @@ No sentence here states a by-hand answer: the expected value is withheld from le
 
 from dataclasses import dataclass
 
+from grader.checks import choice_tests
 from grader.testing import question
 
 #: The worked example's request on the page: TTFT 0.5 s, a steady 10 ms, 500 tokens.
@@ -258,20 +259,4 @@ GENERAL = {
 }
 
 
-def _check_choice(learner, reference, rq, name):
-    rq.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
-
-
-@question("answer_compare_engines")
-def test_answer_compare_engines(learner, reference, rq):
-    _check_choice(learner, reference, rq, "answer_compare_engines")
-
-
-@question("answer_tail_target")
-def test_answer_tail_target(learner, reference, rq):
-    _check_choice(learner, reference, rq, "answer_tail_target")
-
-
-@question("answer_longer_reply")
-def test_answer_longer_reply(learner, reference, rq):
-    _check_choice(learner, reference, rq, "answer_longer_reply")
+choice_tests(globals(), GENERAL, WHY_NOT)

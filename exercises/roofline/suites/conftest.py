@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
-from grader.checks import NOT_SURE, call_text, expect_choice, expect_value, float_count, not_right
+from grader.checks import NOT_SURE, call_text, float_count, lesson_fixture, not_right
 from grader.checks import call_with as call_with_params
 from grader.diagnose import candidates, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
@@ -368,13 +365,4 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     raise Mismatch(f"{not_right(got, expected, UNITS[name])} {why_wrong(learner, name, value, args)}")
 
 
-@pytest.fixture(scope="session")
-def roof() -> SimpleNamespace:
-    """The lesson's spec formulas and checks, for the test modules."""
-    return SimpleNamespace(
-        spec=SPEC,
-        check_number=check_number,
-        check_count=check_count,
-        expect_value=expect_value,
-        expect_choice=expect_choice,
-    )
+roof = lesson_fixture("roof", spec=SPEC, check_number=check_number, check_count=check_count)

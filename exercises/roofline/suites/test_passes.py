@@ -7,10 +7,10 @@ compute-bound passes, a chunk larger than the prompt, a chunk that divides the p
 not, and a single token.
 """
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.testing import NO_SHRINK, magnitudes, question
+from grader.checks import Cases, FunctionQuestion, function_tests, generated
+from grader.testing import magnitudes
 
 N_PARAMS = magnitudes(8, 12)  # 100 million .. 1 trillion parameters
 BYTES = st.sampled_from([0.5, 1, 2, 4])
@@ -19,30 +19,13 @@ BANDWIDTH = magnitudes(11, 13)
 REPLICA = {"peak_flops": 3.958e15, "bandwidth": 9.6e12}  # two H200 SXM, dense FP8
 MODEL = {"n_params": 70e9, "bytes_per_param": 1}
 
-# -- forward_seconds -------------------------------------------------------------------------------------------------
+# The generated tests' own source seeds their examples (see grader.checks.generated): keep each one as written.
 
 
-@question("forward_seconds")
-def test_forward_worked_example(learner, roof):
-    """The notebook's replica: decode of 32 (memory-bound), a 4,000-token prefill and a 544-token chunk pass."""
-    for n_tokens in (32, 4000, 544):
-        roof.check_number(learner, "forward_seconds", n_tokens=n_tokens, **MODEL, **REPLICA)
-
-
-@question("forward_seconds")
-def test_forward_one_token_and_precisions(learner, roof):
-    """One token (a left-out n_tokens is invisible), 1 byte (a left-out b is): each varied on its own, on both
-    sides of the crossover."""
-    for n_tokens, b in ((1, 1), (1, 2), (2, 0.5), (300, 2), (3000, 2), (3000, 0.5), (150, 4)):
-        roof.check_number(
-            learner, "forward_seconds", n_params=8e9, bytes_per_param=b, n_tokens=n_tokens, peak_flops=1.979e15,
-            bandwidth=3.35e12,
-        )
-
-
-@question("forward_seconds", weight=2)
-@settings(max_examples=10, phases=NO_SHRINK)
-@given(n_params=N_PARAMS, bytes_per_param=BYTES, n_tokens=st.integers(1, 100_000), peak_flops=PEAK, bandwidth=BANDWIDTH)
+@generated(
+    "forward_seconds", examples=10, n_params=N_PARAMS, bytes_per_param=BYTES, n_tokens=st.integers(1, 100_000),
+    peak_flops=PEAK, bandwidth=BANDWIDTH,
+)
 def test_forward_generated(learner, roof, n_params, bytes_per_param, n_tokens, peak_flops, bandwidth):
     roof.check_number(
         learner, "forward_seconds", n_params=n_params, bytes_per_param=bytes_per_param, n_tokens=n_tokens,
@@ -50,40 +33,9 @@ def test_forward_generated(learner, roof, n_params, bytes_per_param, n_tokens, p
     )
 
 
-@question("forward_seconds")
-def test_forward_keywords(learner, roof):
-    roof.check_number(
-        learner, "forward_seconds", keywords=True, bandwidth=3.35e12, peak_flops=1.979e15, n_tokens=700,
-        bytes_per_param=2, n_params=13e9,
-    )
-
-
-# -- itl_during_prefill ----------------------------------------------------------------------------------------------
-
-
-@question("itl_during_prefill")
-def test_itl_worked_example(learner, roof):
-    """The notebook's replica, batch 32, 4,000 tokens: chunks of 128 (memory-bound) and 512, and no chunking."""
-    for chunk in (128, 512, 4000):
-        roof.check_number(
-            learner, "itl_during_prefill", batch=32, prefill_tokens=4000, chunk_tokens=chunk, **MODEL, **REPLICA
-        )
-
-
-@question("itl_during_prefill")
-def test_itl_chunk_against_prompt(learner, roof):
-    """A chunk larger than the prompt carries only the prompt; equal to it, and one token either side; a prompt
-    of one token; a batch of one."""
-    for batch, prompt, chunk in ((32, 300, 512), (32, 512, 512), (32, 511, 512), (32, 513, 512), (64, 1, 256),
-                                 (1, 2048, 1024), (200, 5000, 8192)):
-        roof.check_number(
-            learner, "itl_during_prefill", batch=batch, prefill_tokens=prompt, chunk_tokens=chunk, **MODEL, **REPLICA
-        )
-
-
-@question("itl_during_prefill", weight=2)
-@settings(max_examples=10, phases=NO_SHRINK)
-@given(
+@generated(
+    "itl_during_prefill",
+    examples=10,
     n_params=N_PARAMS,
     bytes_per_param=BYTES,
     batch=st.integers(1, 1024),
@@ -100,39 +52,60 @@ def test_itl_generated(learner, roof, n_params, bytes_per_param, batch, prefill_
     )
 
 
-@question("itl_during_prefill")
-def test_itl_keywords(learner, roof):
-    roof.check_number(
-        learner, "itl_during_prefill", keywords=True, bandwidth=3.35e12, peak_flops=1.979e15, chunk_tokens=256,
-        prefill_tokens=6100, batch=96, bytes_per_param=1, n_params=32e9,
-    )
-
-
-# -- prefill_iterations ----------------------------------------------------------------------------------------------
-
-
-@question("prefill_iterations")
-def test_iterations_worked_example(learner, roof):
-    """The notebook's 4,000-token prompt: chunks of 128, 512 and the whole prompt."""
-    for chunk in (128, 512, 4000):
-        roof.check_count(learner, prefill_tokens=4000, chunk_tokens=chunk)
-
-
-@question("prefill_iterations")
-def test_iterations_exact_and_not(learner, roof):
-    """A chunk that divides the prompt exactly, one token over and under, a chunk larger than the prompt, and
-    chunks of one token."""
-    for prompt, chunk in ((4096, 512), (4097, 512), (4095, 512), (100, 1000), (1, 1), (7, 1), (1, 64), (1000, 3)):
-        roof.check_count(learner, prefill_tokens=prompt, chunk_tokens=chunk)
-
-
-@question("prefill_iterations", weight=2)
-@settings(max_examples=10, phases=NO_SHRINK)
-@given(prefill_tokens=st.integers(1, 1_000_000), chunk_tokens=st.integers(1, 16_384))
+@generated(
+    "prefill_iterations", examples=10, prefill_tokens=st.integers(1, 1_000_000), chunk_tokens=st.integers(1, 16_384)
+)
 def test_iterations_generated(learner, roof, prefill_tokens, chunk_tokens):
     roof.check_count(learner, prefill_tokens=prefill_tokens, chunk_tokens=chunk_tokens)
 
 
-@question("prefill_iterations")
-def test_iterations_keywords(learner, roof):
-    roof.check_count(learner, keywords=True, chunk_tokens=2048, prefill_tokens=10_000)
+function_tests(globals(), "roof", [
+    FunctionQuestion(
+        # The notebook's replica: decode of 32 (memory-bound), a 4,000-token prefill and a 544-token chunk pass. One
+        # token (a left-out n_tokens is invisible), 1 byte (a left-out b is): each varied on its own, on both sides
+        # of the crossover.
+        "forward_seconds", "forward",
+        worked=[dict(n_tokens=n_tokens, **MODEL, **REPLICA) for n_tokens in (32, 4000, 544)],
+        edges=[Cases("one_token_and_precisions", [
+            dict(n_params=8e9, bytes_per_param=b, n_tokens=n_tokens, peak_flops=1.979e15, bandwidth=3.35e12)
+            for n_tokens, b in ((1, 1), (1, 2), (2, 0.5), (300, 2), (3000, 2), (3000, 0.5), (150, 4))
+        ])],
+        generated=test_forward_generated,
+        keywords=[dict(bandwidth=3.35e12, peak_flops=1.979e15, n_tokens=700, bytes_per_param=2, n_params=13e9)],
+    ),
+    FunctionQuestion(
+        # The notebook's replica, batch 32, 4,000 tokens: chunks of 128 (memory-bound) and 512, and no chunking. A
+        # chunk larger than the prompt carries only the prompt; equal to it, and one token either side; a prompt of
+        # one token; a batch of one.
+        "itl_during_prefill", "itl",
+        worked=[
+            dict(batch=32, prefill_tokens=4000, chunk_tokens=chunk, **MODEL, **REPLICA) for chunk in (128, 512, 4000)
+        ],
+        edges=[Cases("chunk_against_prompt", [
+            dict(batch=batch, prefill_tokens=prompt, chunk_tokens=chunk, **MODEL, **REPLICA)
+            for batch, prompt, chunk in (
+                (32, 300, 512), (32, 512, 512), (32, 511, 512), (32, 513, 512), (64, 1, 256), (1, 2048, 1024),
+                (200, 5000, 8192),
+            )
+        ])],
+        generated=test_itl_generated,
+        keywords=[dict(
+            bandwidth=3.35e12, peak_flops=1.979e15, chunk_tokens=256, prefill_tokens=6100, batch=96, bytes_per_param=1,
+            n_params=32e9,
+        )],
+    ),
+    FunctionQuestion(
+        # The notebook's 4,000-token prompt: chunks of 128, 512 and the whole prompt. A chunk that divides the prompt
+        # exactly, one token over and under, a chunk larger than the prompt, and chunks of one token.
+        "prefill_iterations", "iterations",
+        worked=[dict(prefill_tokens=4000, chunk_tokens=chunk) for chunk in (128, 512, 4000)],
+        edges=[Cases("exact_and_not", [
+            dict(prefill_tokens=prompt, chunk_tokens=chunk)
+            for prompt, chunk in ((4096, 512), (4097, 512), (4095, 512), (100, 1000), (1, 1), (7, 1), (1, 64), (1000, 3))
+        ])],
+        generated=test_iterations_generated,
+        keywords=[dict(chunk_tokens=2048, prefill_tokens=10_000)],
+        check="check_count",
+        named=False,
+    ),
+])

@@ -12,7 +12,7 @@ stays in parentheses: the class report counts one misconception across everyone'
 
 from dataclasses import dataclass
 
-from grader.checks import explaining, three_figures
+from grader.checks import choice_tests, explaining, three_figures
 from grader.testing import question
 
 #: The worked example's crossover (two H200s: a ridge of 412 FLOPs per byte, FP8).
@@ -204,20 +204,4 @@ GENERAL = {
 }
 
 
-def _choice(learner, reference, roof, name):
-    roof.expect_choice(name, learner.value(name), getattr(reference, name), GENERAL[name], WHY_NOT[name])
-
-
-@question("answer_bigger_batch")
-def test_answer_bigger_batch(learner, reference, roof):
-    _choice(learner, reference, roof, "answer_bigger_batch")
-
-
-@question("answer_small_chunks")
-def test_answer_small_chunks(learner, reference, roof):
-    _choice(learner, reference, roof, "answer_small_chunks")
-
-
-@question("answer_fp8_crossover")
-def test_answer_fp8_crossover(learner, reference, roof):
-    _choice(learner, reference, roof, "answer_fp8_crossover")
+choice_tests(globals(), GENERAL, WHY_NOT)
