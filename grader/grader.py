@@ -78,17 +78,25 @@ class Grader:
         lesson, _, fingerprint = self._open(lesson_id)
         return suites_fingerprint(lesson) != fingerprint
 
-    def grade(self, submission: Submission, lesson_id: str, *, contain: bool = True) -> Report:
+    def grade(
+        self,
+        submission: Submission,
+        lesson_id: str,
+        *,
+        contain: bool = True,
+        questions: frozenset[str] | None = None,
+    ) -> Report:
         """Grade one submission: learner behaviour never raises; a broken lesson raises :class:`LessonError`,
         which an instructor must fix. ``contain`` (one of many: a batch's, the daemon's): a grader failure becomes
-        a ``crashed`` report; else it raises (one notebook's ``grade``, whose command says what failed)."""
+        a ``crashed`` report; else it raises (one notebook's ``grade``, whose command says what failed). ``questions``:
+        run only those questions' hidden tests (None: all), as a service check of one question does."""
         solution = lent_solution(self._lesson(lesson_id))
         with self.runner.workers() as workers:
             # Both boot while the suites are imported and collected, if that is still to do.
             workers.boot(submission, solution)
             lesson, suites = self.session(lesson_id)
             try:
-                return grade_submission(submission, lesson, suites, workers, solution)
+                return grade_submission(submission, lesson, suites, workers, solution, questions)
             except Exception as err:
                 if not contain:
                     raise

@@ -334,14 +334,18 @@ def unconfirmed_numbers(lesson: Lesson, submission: Submission, secret: bytes | 
 
 
 def on_learner_numbers(
-    lesson: Lesson, submission: Submission, run: Callable[[frozenset[str] | None, Params], Sequence[TestOutcome]]
+    lesson: Lesson,
+    submission: Submission,
+    run: Callable[[frozenset[str] | None, Params], Sequence[TestOutcome]],
+    questions: frozenset[str] | None = None,
 ) -> tuple[Params, Sequence[TestOutcome], tuple[str, ...]]:
     """All grading asks of learner parameters, in one place: the numbers ``submission`` is graded on
     (:func:`graded_params`), the outcomes ``run`` gives on them (``run(questions, numbers)``: the suites of those
     questions, None for all, against the learner's worker), and the report's flags (:func:`swap_note`,
-    :func:`other_numbers_note`, which runs some suites again on other numbers, :func:`self_graded_note`)."""
+    :func:`other_numbers_note`, which runs some suites again on other numbers, :func:`self_graded_note`).
+    ``questions``: only those questions' suites run (None: all)."""
     graded = graded_params(lesson, submission)
-    outcomes = run(None, graded)
+    outcomes = run(questions, graded)
     flags = (
         swap_note(lesson, submission, graded),
         other_numbers_note(lesson, graded, outcomes, run),

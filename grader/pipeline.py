@@ -124,13 +124,19 @@ def other_lesson(submission: Submission, lesson_id: str) -> str | None:
 
 
 def grade_submission(
-    submission: Submission, lesson: Lesson, suites: SuiteSession, workers: Workers, solution: Submission | None
+    submission: Submission,
+    lesson: Lesson,
+    suites: SuiteSession,
+    workers: Workers,
+    solution: Submission | None,
+    questions: frozenset[str] | None = None,
 ) -> Report:
     """Execute ``submission`` in a worker and run the suites against it; never raises for learner behaviour.
 
     ``workers`` (a :class:`Runner` lends them) say how the worker starts (forked from a warm zygote, or
     spawned), how it runs (its :class:`WorkerMode`) and under which :class:`Limits`; ``solution`` is the
-    lesson's :func:`lent_solution`, whose functions the hidden tests lend.
+    lesson's :func:`lent_solution`, whose functions the hidden tests lend; ``questions`` the questions whose tests
+    run (None: all; the others score nothing, as unchecked).
     """
     worker = workers.start(submission)
     try:
@@ -144,7 +150,9 @@ def grade_submission(
         return failed_report(lesson, submission, missing, "crashed", worker.isolation)
     target = workers.target(submission, worker, solution)
     try:
-        params, outcomes, notes = on_learner_numbers(lesson, submission, lambda qs, on: suites.run(target, qs, on))
+        params, outcomes, notes = on_learner_numbers(
+            lesson, submission, lambda qs, on: suites.run(target, qs, on), questions
+        )
     finally:
         target.close()
     missing = missing_on_machine(execution, outcomes)

@@ -77,3 +77,25 @@ def test_a_check_is_graded_on_the_tokens_learners_numbers_and_never_flagged_as_s
     assert [c.source for c in submission.cells] == ["x = 1"]
     assert swap_note(lesson, submission, mine) is None
     assert self_graded_note(lesson, submission, mine) is None
+
+
+def test_a_check_of_some_questions_runs_only_their_hidden_tests(tmp_path: Path) -> None:
+    """A check of one question grades that question alone (its suites are a fraction of the notebook's), and the
+    question it asks is scored as a whole-notebook check scores it."""
+    from grader.batch.work import Task
+    from grader.lessons import load_lesson
+    from grader.service.grading import check_submission
+
+    config = ServiceConfig(course(tmp_path), tmp_path / "service.sqlite", SECRET, LEARNERS)
+    lesson = load_lesson("squares", config.lessons_root)
+    with running_service(config, processes=1) as service:
+        submission = check_submission("alice", lesson, WRONG_SQUARE, ())
+
+        def graded(questions: frozenset[str] | None) -> dict[str, tuple[float, str]]:
+            report = service.grade(Task("alice", submission, "squares", service.settings, questions)).result(120)
+            return {r.id: (r.score, r.status) for r in report.questions}
+
+        one, every = graded(frozenset({"square"})), graded(None)
+    assert one["square"] == every["square"] == (0.0, "failed")
+    assert every["answer_even"] == (1.0, "passed")
+    assert one["answer_even"][1] == one["sum_of_squares"][1] == "error"  # not run: no test reported it passed

@@ -52,6 +52,9 @@ class Task:
     submission: Submission
     lesson_id: str
     settings: Settings
+    questions: frozenset[str] | None = None
+    """The questions whose hidden tests run (None: all). A service check of one question runs that question's
+    tests only; the others are reported as not checked, and the service answers only the ones asked."""
 
 
 class GradingContext:
@@ -63,7 +66,7 @@ class GradingContext:
 
     def grade(self, task: Task) -> Report:
         """Grade one submission. Learner behaviour never raises; a grader failure becomes a ``crashed`` report."""
-        return self.grader.grade(task.submission, task.lesson_id)
+        return self.grader.grade(task.submission, task.lesson_id, questions=task.questions)
 
     def close(self) -> None:
         self.grader.close()

@@ -213,7 +213,7 @@ def create_app(service: Service) -> Starlette:
                 503, "The grader is busy with other learners' checks: try again shortly.", service.queue.retry_after
             )
         try:
-            report = await _graded(service, who, lesson, cells)
+            report = await _graded(service, who, lesson, cells, asked)
         finally:
             service.queue.leave(who.learner)
         chosen = [r for r in report.questions if not asked or r.id in asked]
@@ -374,12 +374,14 @@ async def read_json_or_form(request: Request, limits: ServiceLimits) -> dict[str
     return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
 
 
-async def _graded(service: Service, who: Identity, lesson: Lesson, cells: list[str]) -> Report:
-    """Grade the learner's cells in a grading process, on the numbers drawn from the token's learner."""
+async def _graded(service: Service, who: Identity, lesson: Lesson, cells: list[str], asked: list[str]) -> Report:
+    """Grade the learner's cells in a grading process, on the numbers drawn from the token's learner: only the
+    hidden tests of the questions ``asked`` (all when none is named), for a check answers only those."""
     roster = service.config.roster
     identity = roster.get(who.learner, who.learner) if roster is not None else who.learner
     params = learner_params(lesson, identity, service.config.secret)
-    task = Task(who.learner, check_submission(who.learner, lesson, cells, params), lesson.id, service.settings)
+    submission = check_submission(who.learner, lesson, cells, params)
+    task = Task(who.learner, submission, lesson.id, service.settings, frozenset(asked) or None)
     try:
         return await asyncio.wrap_future(service.grade(task))
     except LessonError as err:  # the staff's to fix: the learner is told so, the log says what
