@@ -34,9 +34,9 @@ def write_nb(path: Path, cells: list[Any], lesson: str | None = "squares") -> Pa
     return path
 
 
-def batch(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def batch(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real ``grade batch`` command."""
-    return run_grade("batch", *args, timeout=timeout)
+    return run_grade("batch", *args, timeout=timeout, env=env)
 
 
 def grades(out: Path) -> dict[str, dict[str, str]]:

@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+if TYPE_CHECKING:
+    from grader.model import Lesson
+    from grader.suites.session import SuiteSession
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,9 +54,55 @@ def write_notebook(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
-def run_grade(*args: str, cwd: Path = REPO, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """Run the real ``grade`` console command."""
-    return subprocess.run(["grade", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+@pytest.fixture(scope="session")
+def suite_session() -> Iterator[Callable[[Lesson], SuiteSession]]:
+    """A lesson's hidden suites, collected and opened once for the whole test session (the default options), for
+    the tests that run them against a namespace or a worker: ``suite_session(lesson)``. A test of how a session
+    starts, replays or records opens its own."""
+    from grader.suites.session import SuiteSession
+
+    opened: dict[tuple[str, Path], SuiteSession] = {}
+    with ExitStack() as stack:
+
+        def session(lesson: Lesson) -> SuiteSession:
+            key = (lesson.id, lesson.suites)
+            if key not in opened:
+                opened[key] = stack.enter_context(SuiteSession(lesson))
+            return opened[key]
+
+        yield session
+
+
+#: The README's first command grades the bundled chapter class so; tests/test_chapter_examples.py reads the same run.
+CLASS_STEP = "grade class examples/class --out results/class"
+
+
+def scratch(tmp_path: Path) -> Path:
+    """A folder that sees the repository's files (read through symbolic links) and keeps what commands write."""
+    for entry in REPO.iterdir():
+        if entry.name not in (".git", "results") and not entry.name.startswith(".pytest"):
+            (tmp_path / entry.name).symlink_to(entry)
+    return tmp_path
+
+
+def run_in(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GRADER_DAEMON": "off"}
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """:data:`CLASS_STEP` run once a session in a scratch folder (20 notebooks): its result and the folder. The
+    README's block and the chapter class's own test both read this one run."""
+    where = scratch(tmp_path_factory.mktemp("class"))
+    return run_in(["bash", "-c", CLASS_STEP], where, timeout=900), where  # on a loaded machine
+
+
+def run_grade(
+    *args: str, cwd: Path = REPO, timeout: float = 180, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real ``grade`` console command (``env``: its environment, else this one's)."""
+    return subprocess.run(["grade", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
 
 
 def grade_json(*args: str) -> dict[str, Any]:

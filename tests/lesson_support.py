@@ -12,15 +12,20 @@ import itertools
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 
 from grader.authoring.corpus import Entry
 from grader.model import Lesson
+
+if TYPE_CHECKING:
+    from grader.authoring.audit import AuditReport
 
 #: (a passage of the text, the number it shows, that number computed, relative tolerance or 0 for half a unit of
 #: the last digit shown).
@@ -154,20 +159,66 @@ def longest_right_options(lesson: Lesson, r: Any) -> list[str]:
     return longest
 
 
-def graded_corpus(lesson: Lesson) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
-    """The lesson's corpus and what ``grade`` gives each of its answers (one batch)."""
+def corpus_entries(lesson: Lesson) -> tuple[Entry, ...]:
+    """The lesson's corpus written for the page's numbers, as ``grade corpus`` writes them (an entry may name a
+    field: ``{params_b}``)."""
     from dataclasses import replace
 
     from grader.authoring.corpus import load_corpus
-    from grader.authoring.variants import Variant, grade_variants
     from grader.params import default_params, render
 
-    # written for the page's numbers, as `grade corpus` writes them (an entry may name a field: {params_b})
     numbers = default_params(lesson)
-    entries = tuple(
-        replace(e, code=render(e.code, numbers), about=render(e.about, numbers)) for e in load_corpus(lesson)
-    )
+    return tuple(replace(e, code=render(e.code, numbers), about=render(e.about, numbers)) for e in load_corpus(lesson))
+
+
+def graded_corpus(lesson: Lesson) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
+    """The lesson's corpus and what ``grade`` gives each of its answers (one batch)."""
+    from grader.authoring.variants import Variant, grade_variants
+
+    entries = corpus_entries(lesson)
     return entries, grade_variants(lesson, [Variant(e.name, e.code) for e in entries], lessons_root=lesson.root.parent)
+
+
+@dataclass(frozen=True)
+class GradedLesson:
+    """Everything the lesson gates read, graded in one batch: the corpus's answers, the mutation audit's mutants
+    and controls, the solution notebook and the untouched learner notebook, each as ``grade batch`` grades it."""
+
+    entries: tuple[Entry, ...]
+    corpus: dict[str, dict[str, Any]]
+    """Each corpus entry's name to its result row."""
+    audit: AuditReport
+    solution: dict[str, Any]
+    notebook: dict[str, Any]
+
+
+#: Each group's prefix in the one batch (a variant's name is its learner id there; the prefixes keep them apart).
+_CORPUS, _AUDIT, _SOLUTION, _NOTEBOOK = "corpus.", "audit.", "lesson.solution", "lesson.notebook"
+
+
+def graded_lesson(lesson: Lesson) -> GradedLesson:
+    """Grade the lesson's corpus, its audit's variants, its solution and its untouched notebook in one batch: one
+    warm pool for all, where the gates graded the corpus, the audit and each notebook apart."""
+    from dataclasses import replace
+
+    from grader.authoring.audit.run import judge_audit, plan_audit
+    from grader.authoring.variants import Variant, grade_variants
+
+    entries = corpus_entries(lesson)
+    plan = plan_audit(lesson)
+    variants = [
+        *(Variant(_CORPUS + e.name, e.code) for e in entries),
+        *(replace(v, name=_AUDIT + v.name) for v in plan.variants),
+        Variant(_SOLUTION, "", notebook=lesson.solution),
+        Variant(_NOTEBOOK, "", notebook=lesson.notebook),
+    ]
+    started = time.monotonic()
+    rows = grade_variants(lesson, variants, lessons_root=lesson.root.parent)
+    audit = judge_audit(
+        lesson, plan, {v.name: rows[_AUDIT + v.name] for v in plan.variants}, time.monotonic() - started
+    )
+    corpus = {e.name: rows[_CORPUS + e.name] for e in entries}
+    return GradedLesson(entries, corpus, audit, rows[_SOLUTION], rows[_NOTEBOOK])
 
 
 def nbgrader_disagreements(

@@ -7,12 +7,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from grader.lessons import load_lesson, load_outline
-from tests.conftest import REPO, run_grade
+from tests.conftest import CLASS_STEP, REPO, run_grade
 
 CLASS = REPO / "examples" / "class"
 #: Canvas's download names: <sortable name>[_LATE]_<user id>_<submission id>_<file name>.
@@ -43,10 +44,14 @@ def test_the_class_folder_has_what_the_readme_says() -> None:
 
 
 @pytest.mark.slow
-def test_grade_class_grades_the_bundled_chapter_class(tmp_path: Path) -> None:
-    out = tmp_path / "results"
-    done = run_grade("class", str(CLASS), "--out", str(out), timeout=900)  # 20 notebooks, on a loaded machine
+def test_grade_class_grades_the_bundled_chapter_class(
+    tmp_path: Path, graded_class: tuple[subprocess.CompletedProcess[str], Path]
+) -> None:
+    """The README's ``grade class`` (run once a session, the ``graded_class`` fixture: the README's block reads it
+    too), its gradebook held to what the README says of it."""
+    done, where = graded_class
     assert done.returncode == 0, done.stderr
+    out = where / CLASS_STEP.split("--out ")[1]
     with open(out / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
         table = {r["lms_id"]: r for r in csv.DictReader(f)}
     lessons = sorted(p.name for p in CLASS.iterdir())

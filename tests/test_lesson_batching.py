@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from grader.lessons import load_lesson
+from grader.model import Lesson
 from grader.suites.session import SuiteSession
 from tests import lesson_support as page
 
@@ -275,9 +276,8 @@ def _answers(numbers: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def batching_suites() -> Iterator[SuiteSession]:
-    with SuiteSession(LESSON) as session:
-        yield session
+def batching_suites(suite_session: Callable[[Lesson], SuiteSession]) -> SuiteSession:
+    return suite_session(LESSON)
 
 
 @pytest.mark.slow

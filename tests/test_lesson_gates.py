@@ -3,10 +3,15 @@
 A lesson is held to them the day it lands, with no test to write: its committed notebooks are a fresh
 ``grade build`` of its source; its mistakes corpus (``<lesson>/mistakes/``, the one wrong-answer corpus every
 test reads) is well formed, has wrong answers for every question and right ones, and passes ``grade corpus``;
-``grade audit`` explains every survivor; the quickstart works for it (``grade`` gives its solution full
-marks and its untouched notebook nothing, every question "not attempted"); nbgrader's test cells score every
-corpus answer as ``grade`` does; and its Gradescope bundle, unzipped as Gradescope does, grades the solution
-full and the untouched notebook zero through ``run_autograder``.
+``grade audit`` explains every survivor; ``grade`` gives its solution full marks and its untouched notebook
+nothing, every question "not attempted"; nbgrader's test cells score every corpus answer as ``grade`` does; and
+its Gradescope bundle carries the very lesson graded here (suites, definition, solution, course secret).
+
+What is graded is graded once per test session, in one batch per lesson (the ``graded`` fixture,
+:func:`tests.lesson_support.graded_lesson`): the corpus, the audit's mutants and controls, the solution and the
+untouched notebook, through ``grade batch``'s path. What is the same code for every lesson is tested once, on
+Decode, elsewhere: ``grade NOTEBOOK`` on its solution and untouched notebook (tests/test_decode.py) and the
+bundle's ``run_autograder`` end to end (tests/test_gradescope.py).
 
 The lessons are those of :func:`grader.config.lessons_root` (``$GRADER_LESSONS``, else the course folder the
 tests run in), so the same gates run on any course: the last test copies the squares fixture into a
@@ -15,8 +20,7 @@ temporary course as a second lesson and checks that every gate here picks it up.
 
 from __future__ import annotations
 
-import functools
-import json
+import inspect
 import os
 import re
 import shutil
@@ -24,17 +28,16 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from grader.authoring.build import artefact_texts, build_lesson, source_path
-from grader.authoring.corpus import Entry, compare, load_corpus
+from grader.authoring.corpus import compare, load_corpus
 from grader.config import lessons_root
-from grader.lessons import available_lessons, load_lesson
+from grader.lessons import available_lessons, load_lesson, suites_fingerprint
 from grader.model import Lesson
-from tests.conftest import FIXTURE_LESSONS, REPO, run_grade
-from tests.lesson_support import graded_corpus, nbgrader_disagreements
+from tests.conftest import FIXTURE_LESSONS, REPO
+from tests.lesson_support import GradedLesson, graded_lesson, nbgrader_disagreements
 
 ROOT = lessons_root()
 LESSONS = available_lessons(ROOT)
@@ -42,7 +45,18 @@ LESSONS = available_lessons(ROOT)
 WRONG_PER_QUESTION = 2
 RIGHT_ANSWERS = 1
 
-by_lesson = pytest.mark.parametrize("lesson_id", LESSONS)
+
+@pytest.fixture(scope="session", params=LESSONS)
+def lesson_id(request: pytest.FixtureRequest) -> str:
+    """Each lesson of the course; session-scoped, so pytest runs one lesson's gates together and the lesson's
+    ``graded`` batch is made once and freed before the next lesson's."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def graded(lesson_id: str) -> GradedLesson:
+    """The lesson's corpus, audit variants, solution and untouched notebook, graded in one batch for every gate."""
+    return graded_lesson(_lesson(lesson_id))
 
 
 def _lesson(lesson_id: str) -> Lesson:
@@ -53,7 +67,6 @@ def test_the_course_has_lessons() -> None:
     assert LESSONS, f"no lessons in {ROOT}"
 
 
-@by_lesson
 def test_the_committed_notebooks_are_a_fresh_build_of_the_source(lesson_id: str) -> None:
     lesson = _lesson(lesson_id)
     stale = [
@@ -67,7 +80,6 @@ def test_the_committed_notebooks_are_a_fresh_build_of_the_source(lesson_id: str)
     )
 
 
-@by_lesson
 def test_the_corpus_has_wrong_answers_for_every_question_and_right_ones(lesson_id: str) -> None:
     """Cheap guard for authors: every header is well formed (load_corpus raises otherwise), and the corpus tests
     every question with at least WRONG_PER_QUESTION mistakes."""
@@ -83,81 +95,62 @@ def test_the_corpus_has_wrong_answers_for_every_question_and_right_ones(lesson_i
     assert sum(e.kind == "correct" for e in entries) >= RIGHT_ANSWERS, "the corpus has no correct answer"
 
 
-@functools.cache
-def _graded_corpus(lesson_id: str) -> tuple[tuple[Entry, ...], dict[str, dict[str, Any]]]:
-    """The lesson's corpus and what ``grade`` gives each answer, graded once for the two gates that read it."""
-    return graded_corpus(_lesson(lesson_id))
-
-
 @pytest.mark.slow
-@by_lesson
-def test_the_corpus_is_caught_and_named_and_its_right_answers_keep_full_marks(lesson_id: str) -> None:
-    report = compare(_lesson(lesson_id), *_graded_corpus(lesson_id))
+def test_the_corpus_is_caught_and_named_and_its_right_answers_keep_full_marks(
+    lesson_id: str, graded: GradedLesson
+) -> None:
+    report = compare(_lesson(lesson_id), graded.entries, graded.corpus)
     assert report.ok, "\n" + "\n".join(report.lines())
 
 
 @pytest.mark.slow
-@by_lesson
-def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: str) -> None:
+def test_nbgrader_test_cells_and_grade_agree_on_every_corpus_answer(lesson_id: str, graded: GradedLesson) -> None:
     """What an nbgrader test cell scores (in the kernel's namespace, ``cell_result``) is what ``grade`` scores
     (in the isolated worker), question by question, for every answer of the corpus."""
-    assert nbgrader_disagreements(_lesson(lesson_id), _graded_corpus(lesson_id)) == []
+    assert nbgrader_disagreements(_lesson(lesson_id), (graded.entries, graded.corpus)) == []
 
 
 @pytest.mark.slow
-@by_lesson
-def test_the_audit_explains_every_survivor(lesson_id: str) -> None:
-    from grader.authoring.audit import audit_lesson
+def test_the_audit_explains_every_survivor(graded: GradedLesson) -> None:
     from grader.authoring.audit.report import format_text
 
-    report = audit_lesson(_lesson(lesson_id))
+    report = graded.audit
     assert sum(f.graded for f in report.functions) > 0, format_text(report)
     assert not report.stale, format_text(report)
     assert report.ok, format_text(report)
 
 
 @pytest.mark.slow
-@by_lesson
-def test_grade_gives_the_solution_full_marks_and_the_untouched_notebook_nothing(lesson_id: str) -> None:
-    lesson = _lesson(lesson_id)
-    reports = {}
-    for name, path in (("solution", lesson.solution), ("notebook", lesson.notebook)):
-        result = run_grade(str(path), "--json", "--lessons", str(ROOT))
-        assert result.returncode == 0, result.stderr
-        reports[name] = json.loads(result.stdout)
-    assert reports["solution"]["score"] == reports["solution"]["max_score"] == lesson.max_score, reports["solution"]
-    assert reports["notebook"]["score"] == 0
-    assert {q["status"] for q in reports["notebook"]["questions"]} == {"not-attempted"}
-
-
-@pytest.mark.slow
-@by_lesson
-def test_the_gradescope_bundle_grades_the_solution_full_and_the_untouched_notebook_zero(
-    lesson_id: str, tmp_path: Path
+def test_grade_gives_the_solution_full_marks_and_the_untouched_notebook_nothing(
+    lesson_id: str, graded: GradedLesson
 ) -> None:
-    """The bundle end to end, as cheaply as it can be: unzipped as Gradescope does, its ``run_autograder`` (with
-    no virtual environment: this Python) grades a submission folder twice, the solution then the notebook."""
-    from grader.integrations.gradescope_bundle import VENV_ENV, build_bundle
+    lesson = _lesson(lesson_id)
+    questions = sorted(q.id for q in lesson.questions)
+    for row in (graded.solution, graded.notebook):
+        assert row["status"] == "graded" and sorted(q["id"] for q in row["questions"]) == questions, row
+    assert graded.solution["score"] == graded.solution["max_score"] == lesson.max_score, graded.solution
+    assert graded.notebook["score"] == 0
+    assert {q["status"] for q in graded.notebook["questions"]} == {"not-attempted"}
+
+
+def test_the_gradescope_bundle_carries_the_lesson_graded_here(lesson_id: str, tmp_path: Path) -> None:
+    """Unzipped as Gradescope does, the bundle holds this lesson as graded here (its suites, definition and
+    solution: the same fingerprint; its course secret) and ``run_autograder`` grades it: what differs from lesson
+    to lesson. The scripts grading end to end is the same code for every lesson (tests/test_gradescope.py)."""
+    from grader.integrations.gradescope_bundle import build_bundle
+    from grader.params import course_secret
 
     lesson = _lesson(lesson_id)
-    root = tmp_path / "autograder"
     build_bundle(lesson, tmp_path / "bundle.zip")
     with zipfile.ZipFile(tmp_path / "bundle.zip") as zf:
-        zf.extractall(root / "source")
-    (root / "source" / "run_autograder").chmod(0o755)  # zipfile does not restore permissions; Gradescope does
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_LESSONS"}
-    env |= {"AUTOGRADER_ROOT": str(root), VENV_ENV: str(tmp_path / "no-venv"), "GRADER_DAEMON": "off"}
-    for path, expected in ((lesson.solution, lesson.max_score), (lesson.notebook, 0.0)):
-        shutil.rmtree(root / "submission", ignore_errors=True)
-        (root / "submission").mkdir()
-        shutil.copy(path, root / "submission" / path.name)
-        run = subprocess.run(
-            [str(root / "source" / "run_autograder")], capture_output=True, text=True, env=env, timeout=600
-        )
-        assert run.returncode == 0, run.stderr
-        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-        assert results["score"] == pytest.approx(expected), (path.name, results["output"])
-        assert len(results["tests"]) == len(lesson.questions)
+        zf.extractall(tmp_path / "source")
+    bundled = load_lesson(lesson.id, tmp_path / "source" / "exercises")
+    assert suites_fingerprint(bundled) == suites_fingerprint(lesson)
+    assert bundled.questions == lesson.questions and bundled.max_score == lesson.max_score
+    if lesson.params:
+        assert course_secret(bundled.root.parent) == course_secret(lesson.root.parent)
+    script = (tmp_path / "source" / "run_autograder").read_text(encoding="utf-8")
+    assert f"--lesson {lesson.id} " in script
 
 
 # -- a new lesson is held to every gate ----------------------------------------------------------------------------
@@ -197,7 +190,7 @@ answer_even = "B"
 
 
 def _by_lesson(test: object) -> bool:
-    return any(m.name == "parametrize" and m.args[0] == "lesson_id" for m in getattr(test, "pytestmark", ()))
+    return callable(test) and bool({"lesson_id", "graded"} & set(inspect.signature(test).parameters))
 
 
 def _gates() -> list[str]:

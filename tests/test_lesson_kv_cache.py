@@ -10,7 +10,7 @@ import importlib.util
 import inspect
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from grader.lessons import load_lesson
+from grader.model import Lesson
 from grader.suites.session import SuiteSession
 from tests import lesson_support as page
 from tests.conftest import REPO
@@ -277,9 +278,8 @@ def _answers(numbers: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def kv_suites() -> Iterator[SuiteSession]:
-    with SuiteSession(LESSON) as session:
-        yield session
+def kv_suites(suite_session: Callable[[Lesson], SuiteSession]) -> SuiteSession:
+    return suite_session(LESSON)
 
 
 @pytest.mark.slow

@@ -9,13 +9,16 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from grader.lessons import load_lesson
+from grader.model import Lesson
 from grader.params import as_dict, default_params, every_params
+from grader.suites.session import SuiteSession
 from tests.lesson_support import (
     Claim,
     choice_options,
@@ -265,58 +268,61 @@ def _answers(numbers: dict[str, Any], slip: float = 1.0) -> dict[str, object]:
     return {**right, "ttft_ms": right["ttft_ms"] * slip}
 
 
-def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
     from grader.params import draw
     from grader.suites.namespace import NamespaceTarget
-    from grader.suites.session import SuiteSession
 
     secret = b"a-course-secret-for-this-test-only"
     ada, bob = draw(LESSON, "ada", secret), draw(LESSON, "bob", secret)
     assert as_dict(ada)["model"] != as_dict(bob)["model"] and as_dict(ada)["prompt_len"] != as_dict(bob)["prompt_len"]
-    with SuiteSession(LESSON) as suites:
-        for mine, theirs in ((ada, bob), (bob, ada)):
-            own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
-            assert {o.status for o in own} == {"passed"}, own
-            copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
-            assert {o.status for o in copied} == {"failed"}, copied
+    suites = suite_session(LESSON)
+    for mine, theirs in ((ada, bob), (bob, ada)):
+        own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
+        assert {o.status for o in copied} == {"failed"}, copied
 
 
-def test_a_part1_copied_from_any_other_set_of_numbers_earns_nothing_not_even_carried_forward() -> None:
+def test_a_part1_copied_from_any_other_set_of_numbers_earns_nothing_not_even_carried_forward(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
     """A TTFT that follows from FLOPs handed in from another set of numbers (a classmate's on the same
     accelerator, say) is a copy, not a slip carried forward: it earns nothing, on every other set."""
     from grader.params import every_params
     from grader.suites.namespace import NamespaceTarget
-    from grader.suites.session import SuiteSession
 
     mine, *others = every_params(LESSON)
     own = _answers(as_dict(mine))
     tried = 0
-    with SuiteSession(LESSON) as suites:
-        for theirs in others:
-            handed_in = _answers(as_dict(theirs))
-            if abs(handed_in["prompt_flops"] - own["prompt_flops"]) <= 1e-3 * own["prompt_flops"]:
-                continue  # the same model and prompt: the same FLOPs are right, not copied
-            tried += 1
-            (ttft,) = suites.run(NamespaceTarget(handed_in), frozenset({"ttft_ms"}), mine)
-            assert ttft.status == "failed" and not ttft.carried, (theirs, ttft)
+    suites = suite_session(LESSON)
+    for theirs in others:
+        handed_in = _answers(as_dict(theirs))
+        if abs(handed_in["prompt_flops"] - own["prompt_flops"]) <= 1e-3 * own["prompt_flops"]:
+            continue  # the same model and prompt: the same FLOPs are right, not copied
+        tried += 1
+        (ttft,) = suites.run(NamespaceTarget(handed_in), frozenset({"ttft_ms"}), mine)
+        assert ttft.status == "failed" and not ttft.carried, (theirs, ttft)
     assert tried >= 10
 
 
-def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_numbers() -> None:
+def test_a_1000x_slip_and_the_sparse_headline_are_named_on_every_learners_numbers(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
     """ttft_ms in seconds is told so, and the sparse headline used as is names the learner's own datasheet figure,
     whatever the model, prompt and accelerator."""
     from grader.params import spread
     from grader.suites.namespace import NamespaceTarget
-    from grader.suites.session import SuiteSession
 
-    with SuiteSession(LESSON) as suites:
-        for params in spread(LESSON):
-            numbers = as_dict(params)
-            (seconds,) = suites.run(NamespaceTarget(_answers(numbers, 1e-3)), frozenset({"ttft_ms"}), params)
-            assert seconds.status == "failed" and "time in seconds" in seconds.message, (params, seconds.message)
-            (sparse,) = suites.run(NamespaceTarget(_answers(numbers, 0.5)), frozenset({"ttft_ms"}), params)
-            assert sparse.status == "failed" and "used as is" in sparse.message, (params, sparse.message)
-            assert f"{numbers['sparse_tflops']:,} teraFLOPS" in sparse.message, sparse.message
+    suites = suite_session(LESSON)
+    for params in spread(LESSON):
+        numbers = as_dict(params)
+        (seconds,) = suites.run(NamespaceTarget(_answers(numbers, 1e-3)), frozenset({"ttft_ms"}), params)
+        assert seconds.status == "failed" and "time in seconds" in seconds.message, (params, seconds.message)
+        (sparse,) = suites.run(NamespaceTarget(_answers(numbers, 0.5)), frozenset({"ttft_ms"}), params)
+        assert sparse.status == "failed" and "used as is" in sparse.message, (params, sparse.message)
+        assert f"{numbers['sparse_tflops']:,} teraFLOPS" in sparse.message, sparse.message
 
 
 @pytest.mark.slow
@@ -365,26 +371,27 @@ def test_a_roster_release_gives_each_learner_their_own_numbers_and_marks_only_th
     assert part1 == {"ada": dict.fromkeys(PART1, True), "bob": dict.fromkeys(PART1, False)}, part1
 
 
-def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only() -> None:
+def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
     """One bug costs once: on every learner's numbers, a TTFT worked right from the learner's own wrong FLOPs
     passes (the FLOPs fail with their slip named); a TTFT wrong on the learner's own FLOPs too still fails, its
     slip named from the right inputs; and right FLOPs carry nothing (a TTFT off by the slip's factor fails)."""
     from grader.params import spread
     from grader.suites.namespace import NamespaceTarget
-    from grader.suites.session import SuiteSession
 
     both = frozenset({"prompt_flops", "ttft_ms"})
-    with SuiteSession(LESSON) as suites:
-        for params in spread(LESSON):
-            right = _answers(as_dict(params))
-            slipped = right["prompt_flops"] / 2  # 1 FLOP per parameter per token
-            carried = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 2}
-            flops, ttft = suites.run(NamespaceTarget(carried), both, params)
-            assert flops.status == "failed" and "1 FLOP per parameter" in flops.message, (params, flops.message)
-            assert ttft.status == "passed", (params, ttft.message)
-            seconds = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 1e3}
-            _, ttft = suites.run(NamespaceTarget(seconds), both, params)
-            assert ttft.status == "failed" and "time in seconds" in ttft.message, (params, ttft.message)
-            alone = {"prompt_flops": right["prompt_flops"], "ttft_ms": right["ttft_ms"] / 2}
-            flops, ttft = suites.run(NamespaceTarget(alone), both, params)
-            assert flops.status == "passed" and ttft.status == "failed", (params, ttft.message)
+    suites = suite_session(LESSON)
+    for params in spread(LESSON):
+        right = _answers(as_dict(params))
+        slipped = right["prompt_flops"] / 2  # 1 FLOP per parameter per token
+        carried = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 2}
+        flops, ttft = suites.run(NamespaceTarget(carried), both, params)
+        assert flops.status == "failed" and "1 FLOP per parameter" in flops.message, (params, flops.message)
+        assert ttft.status == "passed", (params, ttft.message)
+        seconds = {"prompt_flops": slipped, "ttft_ms": right["ttft_ms"] / 1e3}
+        _, ttft = suites.run(NamespaceTarget(seconds), both, params)
+        assert ttft.status == "failed" and "time in seconds" in ttft.message, (params, ttft.message)
+        alone = {"prompt_flops": right["prompt_flops"], "ttft_ms": right["ttft_ms"] / 2}
+        flops, ttft = suites.run(NamespaceTarget(alone), both, params)
+        assert flops.status == "passed" and ttft.status == "failed", (params, ttft.message)

@@ -10,6 +10,7 @@ import json
 import math
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ import nbformat
 import pytest
 
 from grader.lessons import load_lesson
+from grader.model import Lesson
+from grader.suites.session import SuiteSession
 from tests.lesson_support import suite_module
 
 LESSON = load_lesson("request")
@@ -310,11 +313,8 @@ def test_every_learners_notebook_states_their_numbers_and_none_of_their_answers(
 
 
 @pytest.fixture(scope="module")
-def request_suites() -> Any:
-    from grader.suites.session import SuiteSession
-
-    with SuiteSession(LESSON) as session:
-        yield session
+def request_suites(suite_session: Callable[[Lesson], SuiteSession]) -> SuiteSession:
+    return suite_session(LESSON)
 
 
 def test_two_learners_each_get_full_marks_only_for_their_own_numbers(request_suites: Any) -> None:

@@ -17,12 +17,15 @@ import io
 import itertools
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from grader.lessons import load_lesson
+from grader.model import Lesson
 from grader.params import as_dict, default_params, every_params
+from grader.suites.session import SuiteSession
 from tests.lesson_support import (
     Claim,
     choice_options,
@@ -335,24 +338,25 @@ def _answers(numbers: dict[str, Any]) -> dict[str, object]:
     }
 
 
-def test_two_learners_each_get_full_marks_only_for_their_own_numbers() -> None:
+def test_two_learners_each_get_full_marks_only_for_their_own_numbers(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
     """Learners drawn onto a different H100, model, prompt and batch: each one's own answers pass on their numbers,
     and every Part 1 answer worked on the other's numbers fails (none coincides)."""
     from grader.params import draw
     from grader.suites.namespace import NamespaceTarget
-    from grader.suites.session import SuiteSession
 
     secret = b"a-course-secret-for-this-test-only"
     drawn = {who: draw(LESSON, who, secret) for who in ("ada", "bob", "cy", "dee", "eve", "fay", "gus", "hal")}
     fields = ("gpu", "params_b", "prompt_len", "batch")
     apart = [(a, b) for a in drawn for b in drawn if all(as_dict(drawn[a])[f] != as_dict(drawn[b])[f] for f in fields)]
     ada, bob = apart[0]
-    with SuiteSession(LESSON) as suites:
-        for mine, theirs in ((drawn[ada], drawn[bob]), (drawn[bob], drawn[ada])):
-            own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
-            assert {o.status for o in own} == {"passed"}, own
-            copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
-            assert {o.status for o in copied} == {"failed"}, copied
+    suites = suite_session(LESSON)
+    for mine, theirs in ((drawn[ada], drawn[bob]), (drawn[bob], drawn[ada])):
+        own = suites.run(NamespaceTarget(_answers(as_dict(mine))), frozenset(PART1), mine)
+        assert {o.status for o in own} == {"passed"}, own
+        copied = suites.run(NamespaceTarget(_answers(as_dict(theirs))), frozenset(PART1), mine)
+        assert {o.status for o in copied} == {"failed"}, copied
 
 
 def test_a_slip_is_named_only_when_the_panel_shows_it_too() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from grader.config import DEFAULT_LIMITS, DEFAULT_MODE
 from grader.errors import LessonError
 from grader.execute.runner import Workers
 from grader.lessons import load_lesson
-from grader.model import QuestionResult, Report
+from grader.model import Lesson, QuestionResult, Report
 from grader.params import spread
 from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
@@ -89,16 +89,18 @@ def note(name: str, how: str = "which is wrong") -> str:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
+def reports(
+    tmp_path_factory: pytest.TempPathFactory, suite_session: Callable[[Lesson], SuiteSession]
+) -> dict[str, Report]:
     folder = tmp_path_factory.mktemp("one-bug")
     graded = {}
-    with SuiteSession(LESSON) as suites:
-        for name, code in {"solution": "", **VARIANTS}.items():
-            path = folder / f"{name}.ipynb"
-            path.write_text(json.dumps(variant_notebook(LESSON.solution, code)), encoding="utf-8")
-            graded[name] = grade_submission(
-                read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(LESSON)
-            )
+    suites = suite_session(LESSON)
+    for name, code in {"solution": "", **VARIANTS}.items():
+        path = folder / f"{name}.ipynb"
+        path.write_text(json.dumps(variant_notebook(LESSON.solution, code)), encoding="utf-8")
+        graded[name] = grade_submission(
+            read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(LESSON)
+        )
     return graded
 
 
@@ -199,9 +201,8 @@ def part1(numbers: Any, gb: Any = None, ms: Any = None, tokens: Any = None) -> d
 
 
 @pytest.fixture(scope="module")
-def suites() -> Iterator[SuiteSession]:
-    with SuiteSession(LESSON) as session:
-        yield session
+def suites(suite_session: Callable[[Lesson], SuiteSession]) -> SuiteSession:
+    return suite_session(LESSON)
 
 
 def chain(suites: SuiteSession, answers: dict[str, Any], params: Any) -> dict[str, QuestionResult]:

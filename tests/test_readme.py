@@ -22,9 +22,7 @@ Blocks without a marker (install steps, the test command itself, examples with p
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import CLASS_STEP, REPO, scratch
+from tests.conftest import run_in as run
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -86,19 +85,6 @@ def test_the_readme_marks_its_runnable_blocks() -> None:
     assert not unknown, f"unknown markers (see tests/test_readme.py for the ones there are): {unknown}"
 
 
-def scratch(tmp_path: Path) -> Path:
-    """A folder that sees the repository's files (read through symbolic links) and keeps what commands write."""
-    for entry in REPO.iterdir():
-        if entry.name not in (".git", "results") and not entry.name.startswith(".pytest"):
-            (tmp_path / entry.name).symlink_to(entry)
-    return tmp_path
-
-
-def run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GRADER_DAEMON": "off"}
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
-
-
 def extras() -> set[str]:
     with open(REPO / "pyproject.toml", "rb") as f:
         return set(tomllib.load(f)["project"]["optional-dependencies"])
@@ -142,7 +128,7 @@ def results_files() -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("run"))
-def test_a_runnable_block_runs(block: Block, tmp_path: Path) -> None:
+def test_a_runnable_block_runs(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     where = scratch(tmp_path)
     if block.lang == "python":
         result = run([sys.executable, "-c", block.body], where)
@@ -150,7 +136,10 @@ def test_a_runnable_block_runs(block: Block, tmp_path: Path) -> None:
         return
     assert block.lang in ("bash", "sh", "console", ""), f"cannot run a {block.lang} block"
     for step in shell_steps(block.body):
-        result = run(["bash", "-c", step], where)
+        if step == CLASS_STEP:  # run once a session, for tests/test_chapter_examples.py too
+            result, where = request.getfixturevalue("graded_class")
+        else:
+            result = run(["bash", "-c", step], where)
         assert result.returncode == 0, (
             f"`{step}` exited {result.returncode}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
         )

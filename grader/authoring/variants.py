@@ -45,6 +45,9 @@ class Variant:
     name: str
     code: str
     params: Params = ()
+    notebook: Path | None = None
+    """A whole notebook graded as it is, instead of the solution with ``code`` appended (``code`` unused): the
+    lesson's own notebooks graded in the batch of its variants (the lesson gates grade the untouched one so)."""
 
 
 def variant_notebook(solution: Path | dict[str, Any], code: str) -> dict[str, Any]:
@@ -76,7 +79,10 @@ def write_variants(lesson: Lesson, variants: Sequence[Variant], folder: Path) ->
                 solutions[variant.params] = _solution_on(lesson, variant.params)
             base = solutions[variant.params]
         path = folder / f"{stem}.ipynb"
-        path.write_text(json.dumps(variant_notebook(base, variant.code)), encoding="utf-8")
+        if variant.notebook is not None:
+            path.write_bytes(variant.notebook.read_bytes())
+        else:
+            path.write_text(json.dumps(variant_notebook(base, variant.code)), encoding="utf-8")
         paths.append(path)
     return paths
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,7 @@ from grader.authoring.audit.mutants import Mutant, diff, function_source, genera
 from grader.authoring.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
 from grader.authoring.variants import Variant, grade_variants
 from grader.errors import LessonError
-from grader.model import Lesson
+from grader.model import Lesson, Params
 from grader.params import describe, spread
 from grader.read import read_submission
 
@@ -136,6 +136,46 @@ class _Plan:
     slips: int
 
 
+@dataclass(frozen=True)
+class AuditPlan:
+    """What an audit grades, before grading: each function's mutants, the solution as the control (and on each
+    further set of numbers), as the variants of one batch. Made apart from the grading so that a caller can grade
+    them in a larger batch of its own (the lesson gates grade a lesson's corpus in the same one)."""
+
+    spec: AuditSpec
+    plans: tuple[_Plan, ...]
+    controls: tuple[Variant, ...]
+    numbers: tuple[Params, ...]
+    variants: tuple[Variant, ...]
+
+
+def plan_audit(lesson: Lesson) -> AuditPlan:
+    """The mutants and controls :func:`audit_lesson` grades (cosmic-ray's and the audit file's)."""
+    spec = read_spec(lesson)
+    cells = read_submission(lesson.solution).cells
+    plans = tuple(_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function")
+    control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
+    numbers = tuple(spread(lesson)[1:]) if lesson.params else ()
+    controls = tuple(Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1))
+    mutants = tuple(Variant(_variant_name(m), m.code) for p in plans for m in p.mutants)
+    return AuditPlan(spec, plans, controls, numbers, (control, *controls, *mutants))
+
+
+def judge_audit(lesson: Lesson, plan: AuditPlan, rows: Mapping[str, dict[str, Any]], seconds: float) -> AuditReport:
+    """The audit's verdicts from the graded rows of ``plan.variants`` (each variant's name to its result row)."""
+    on_numbers = tuple((describe(n), _not_full(rows[c.name])) for c, n in zip(plan.controls, plan.numbers, strict=True))
+    reasons = {(e.function, e.mutant): e.reason for e in plan.spec.equivalents}
+    functions = tuple(_judge(p, rows, reasons) for p in plan.plans)
+    return AuditReport(
+        lesson=lesson.id,
+        suites=f"{lesson.suites} ({_suites_hash(lesson.suites)})",
+        functions=functions,
+        stale=_stale(plan.spec, plan.plans, functions),
+        seconds=seconds,
+        on_numbers=on_numbers,
+    )
+
+
 def audit_lesson(
     lesson: Lesson,
     *,
@@ -144,25 +184,9 @@ def audit_lesson(
 ) -> AuditReport:
     """Mutation-test the lesson's hidden suites (``lesson.suites``): every function question's mutants, in one batch."""
     started = time.monotonic()
-    spec = read_spec(lesson)
-    cells = read_submission(lesson.solution).cells
-    plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function"]
-    control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
-    numbers = spread(lesson)[1:] if lesson.params else []
-    controls = [Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1)]
-    variants = [control, *controls] + [Variant(_variant_name(m), m.code) for p in plans for m in p.mutants]
-    rows = grade_variants(lesson, variants, lessons_root=lesson.root.parent, jobs=jobs, progress=progress)
-    on_numbers = tuple((describe(n), _not_full(rows[c.name])) for c, n in zip(controls, numbers, strict=True))
-    reasons = {(e.function, e.mutant): e.reason for e in spec.equivalents}
-    functions = tuple(_judge(p, rows, reasons) for p in plans)
-    return AuditReport(
-        lesson=lesson.id,
-        suites=f"{lesson.suites} ({_suites_hash(lesson.suites)})",
-        functions=functions,
-        stale=_stale(spec, plans, functions),
-        seconds=time.monotonic() - started,
-        on_numbers=on_numbers,
-    )
+    plan = plan_audit(lesson)
+    rows = grade_variants(lesson, plan.variants, lessons_root=lesson.root.parent, jobs=jobs, progress=progress)
+    return judge_audit(lesson, plan, rows, time.monotonic() - started)
 
 
 def _not_full(row: dict[str, Any]) -> str | None:
@@ -228,7 +252,7 @@ def _control_failure(row: dict[str, Any], function: str) -> str | None:
     )
 
 
-def _judge(plan: _Plan, rows: dict[str, dict[str, Any]], reasons: dict[tuple[str, str], str]) -> FunctionAudit:
+def _judge(plan: _Plan, rows: Mapping[str, dict[str, Any]], reasons: dict[tuple[str, str], str]) -> FunctionAudit:
     failure = _control_failure(rows[_CONTROL], plan.function)
     if failure:
         return FunctionAudit(plan.function, (), (), plan.uncompilable, plan.unchanged, plan.slips, failure)
