@@ -24,13 +24,13 @@ from grader.batch.choose import Read, choose, read_entry
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.late import submitted_at
 from grader.batch.layouts import Entry, find_submissions, open_submissions
+from grader.batch.model import Row
 from grader.batch.names import is_safe_id, lms_names, safe_id, same_id
 from grader.batch.outputs import write_outputs
 from grader.batch.similar import MAX_COMPARED_CELL_CHARS, answer_cells, code_chars
 from grader.errors import NotebookUnreadable
 from grader.model import Cell, Report, Submission
 from grader.read import MAX_JSON_VALUES, parse_submission, read_submission
-from grader.report.rows import Row
 from tests.batch_support import LESSONS, SQUARES_SOLVED, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 
 NB = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'

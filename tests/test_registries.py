@@ -81,7 +81,7 @@ def test_each_lms_reads_its_file_as_written(to: str) -> None:
     """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
     unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
     from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
-    from grader.report.rows import Identity
+    from grader.batch.model import Identity
     from tests.lms_rules import READ
 
     assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
@@ -101,8 +101,8 @@ def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> N
     """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
     from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
     from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
+    from grader.batch.model import Identity, Row
     from grader.model import QuestionResult, Report
-    from grader.report.rows import Identity, Row
 
     assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
     for to in CHAPTER_EXPORTS:
@@ -239,3 +239,24 @@ def test_a_workers_cpu_limit_is_the_budgets(tmp_path: Path) -> None:
     worker, _ = start_worker(read_submission(path), limits, WorkerMode(isolation="process"))
     with worker:
         assert worker.value("cpu") == limits.budget.cpu_seconds == 7 + 10 * 1.5 + 30
+
+
+# A batch's data model: one module (grader/batch/model.py), which report/ renders and every batch module reads.
+
+
+def test_a_batchs_data_model_is_defined_once() -> None:
+    """Row, Identity, Lateness and BatchSummary are classes of grader/batch/model.py and of no other module."""
+    import ast
+
+    from grader.batch import model
+
+    names = {"Row", "Identity", "Lateness", "BatchSummary"}
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = {
+        f"{path.relative_to(package)}:{node.name}"
+        for path in sorted(package.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and node.name in names
+    }
+    assert found == {f"batch/model.py:{name}" for name in names}
+    assert all(getattr(model, name).__module__ == "grader.batch.model" for name in names)

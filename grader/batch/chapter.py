@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.model import Identity, Row, integrity_flags
 from grader.batch.names import lms_rule, same_id
 from grader.report.class_report import misconceptions
-from grader.report.rows import Identity, Row, integrity_flags
 from grader.text import for_csv, num
 
 #: How many misconceptions the chapter report names per lesson.

@@ -16,7 +16,7 @@ A time without an offset (``--due 2024-03-01T09:00``, an extension, a Blackboard
 of the machine running ``grade`` (``$TZ``); write ``2024-03-01T09:00+01:00`` or ``...Z`` to say which.
 
 The penalty is taken from the score of a graded row only (an ungradable row has no score to lower), never
-below 0, and the raw score is kept beside it (:attr:`grader.report.rows.Row.final_score`).
+below 0, and the raw score is kept beside it (:attr:`grader.batch.model.Row.final_score`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.batch.model import Lateness, Row
 from grader.batch.names import same_id
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.report.rows import Lateness, Row
 from grader.text import num
 
 #: Where a results folder keeps the late policy its last batch was given, so reruns and ``grade export`` apply it.

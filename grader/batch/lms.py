@@ -1,6 +1,6 @@
 """Grades a course's LMS imports as they are: each LMS's documented grade-import CSV layout.
 
-Each file is keyed on the learner's LMS identity (:class:`grader.report.rows.Identity`, read from the LMS
+Each file is keyed on the learner's LMS identity (:class:`grader.batch.model.Identity`, read from the LMS
 download's file names), never on the display name, and holds one score per learner, the batch's total after
 any late penalty (:mod:`grader.batch.late`). The README's "Grades your LMS imports" cites each rule's source.
 
@@ -43,15 +43,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from grader.batch.model import row_reason
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.report.rows import row_reason
 from grader.text import for_csv, num, plain
 
 if TYPE_CHECKING:  # only their attributes are read: ``grade --help`` imports this module for the table below
+    from grader.batch.model import Identity, Row
     from grader.model import Lesson
-    from grader.report.rows import Identity, Row
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.report.rows import Identity
+from grader.batch.model import Identity
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

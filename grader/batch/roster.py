@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from grader.batch.model import Identity
 from grader.batch.names import LMS_PATTERNS, lms_rule, safe_id, same_id
 from grader.errors import UsageError
-from grader.report.rows import Identity
 
 #: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
