@@ -14,8 +14,8 @@ from grader.model import KINDS, REVEAL_POLICIES, QuestionKind, Reveal
 
 def test_question_kinds_are_one_table() -> None:
     """The loader's kinds, their reveal defaults and the type the pipeline passes around are the same set."""
-    assert set(KINDS) == set(get_args(QuestionKind))
-    assert set(KINDS.values()) <= set(REVEAL_POLICIES) == set(get_args(Reveal))
+    assert set(KINDS) == set(get_args(QuestionKind)) and all(name == kind.name for name, kind in KINDS.items())
+    assert {kind.reveal for kind in KINDS.values()} <= set(REVEAL_POLICIES) == set(get_args(Reveal))
 
 
 def _lesson(tmp_path: Path, kinds: list[str]) -> Path:
@@ -30,12 +30,42 @@ def _lesson(tmp_path: Path, kinds: list[str]) -> Path:
 
 def test_each_kind_gets_its_default_reveal(tmp_path: Path) -> None:
     lesson = load_lesson("tiny", _lesson(tmp_path, list(KINDS)))
-    assert {q.kind: q.reveal for q in lesson.questions} == KINDS
+    assert {q.kind: q.reveal for q in lesson.questions} == {name: kind.reveal for name, kind in KINDS.items()}
 
 
 def test_a_kind_outside_the_table_is_refused_with_the_table(tmp_path: Path) -> None:
     with pytest.raises(LessonError, match="function"):
         load_lesson("tiny", _lesson(tmp_path, ["value", "essay"]))
+
+
+def _compared_kinds(package: Path) -> list[str]:
+    """Where a module of ``package`` compares a question's kind with a kind's name (``q.kind == "function"``,
+    ``kind in ("value", "choice")``)."""
+    import ast
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            parts = list(ast.walk(node))
+            kind = any(
+                (isinstance(p, ast.Attribute) and p.attr == "kind") or (isinstance(p, ast.Name) and p.id == "kind")
+                for p in parts
+            )
+            if kind and any(isinstance(p, ast.Constant) and p.value in KINDS for p in parts):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+    return found
+
+
+def test_no_module_compares_a_question_kinds_name(tmp_path: Path) -> None:
+    """What a kind does is its row's flags (``KINDS[q.kind].is_called``, ``.audited``): a name compared anywhere
+    would miss a new kind (the old code tested ``q.kind == "function"`` in five modules)."""
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = _compared_kinds(package)
+    assert not found, f"read the kind's row (grader.model.KINDS), not its name: {found}"
+    (tmp_path / "m.py").write_text('functions = [q for q in qs if q.kind == "function"]\n', encoding="utf-8")
+    assert _compared_kinds(tmp_path) == ["m.py:1"]  # the check can fail
 
 
 # LMS formats: one row of grader.batch.lms.FORMATS each; what the commands, the chapter and the docs offer is derived.

@@ -19,7 +19,7 @@ from grader.authoring.audit.mutants import Mutant, diff, function_source, genera
 from grader.authoring.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
 from grader.authoring.variants import Variant, grade_variants
 from grader.errors import LessonError
-from grader.model import Lesson
+from grader.model import KINDS, Lesson
 from grader.params import describe, spread
 from grader.read import read_submission
 
@@ -146,7 +146,7 @@ def audit_lesson(
     started = time.monotonic()
     spec = read_spec(lesson)
     cells = read_submission(lesson.solution).cells
-    plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function"]
+    plans = [_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if KINDS[q.kind].audited]
     control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
     numbers = spread(lesson)[1:] if lesson.params else []
     controls = [Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1)]
