@@ -68,7 +68,8 @@ def test_no_module_compares_a_question_kinds_name(tmp_path: Path) -> None:
     assert _compared_kinds(tmp_path) == ["m.py:1"]  # the check can fail
 
 
-# LMS formats: one row of grader.batch.lms.FORMATS each; what the commands, the chapter and the docs offer is derived.
+# LMS formats: one row of grader.batch.lms_table.FORMATS each (an LMS's, of its row of LMSES); what the commands,
+# the chapter and the docs offer is derived.
 
 
 def _choices(command: str, option: str) -> list[str]:
@@ -82,7 +83,7 @@ def _choices(command: str, option: str) -> list[str]:
 
 
 def test_the_commands_offer_each_lms_format_of_the_table() -> None:
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
 
     assert _choices("batch", "export") == _choices("export", "to") == _choices("chapter", "export") == list(FORMATS)
 
@@ -90,8 +91,7 @@ def test_the_commands_offer_each_lms_format_of_the_table() -> None:
 def test_each_lms_format_names_a_download_and_is_documented() -> None:
     """A format matches the learners one LMS's download names (grader/batch/names.py reads those names), and the
     README's table of imports has its row."""
-    from grader.batch.lms import FORMATS
-    from grader.batch.names import LMS_PATTERNS
+    from grader.batch.lms_table import FORMATS, LMS_PATTERNS
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     for name, form in FORMATS.items():
@@ -101,7 +101,7 @@ def test_each_lms_format_names_a_download_and_is_documented() -> None:
 
 
 def _lms_formats() -> list[str]:
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
 
     return [name for name, form in FORMATS.items() if form.lms]
 
@@ -110,8 +110,10 @@ def _lms_formats() -> list[str]:
 def test_each_lms_reads_its_file_as_written(to: str) -> None:
     """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
     unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
-    from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
+    from grader.batch.lms import sheet_text
+    from grader.batch.lms_table import FORMATS
     from grader.batch.model import Identity
+    from grader.batch.sheet import Column, Line, Sheet
     from tests.lms_rules import READ
 
     assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
@@ -130,8 +132,10 @@ def test_each_lms_reads_its_file_as_written(to: str) -> None:
 def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> None:
     """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
     from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
-    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
+    from grader.batch.lms import export_text
+    from grader.batch.lms_table import CHAPTER_EXPORTS, FORMATS
     from grader.batch.model import Identity, Row
+    from grader.batch.sheet import Column
     from grader.model import QuestionResult, Report
 
     assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
@@ -141,6 +145,57 @@ def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> N
         rows = [Row("ada", "a.ipynb", "graded", "", report, identity=who)]
         chapter = chapter_of([(LessonColumn("decode", "Decode", 35), rows)])
         assert chapter_export(chapter, to)[0] == export_text(rows, Column("Decode", 35), to)
+
+
+#: What marks one LMS's download in a file name: a rule of that LMS, written only in its row of the table.
+_MARKERS = ("assignsubmission", "_attempt_", "attempt_\\d", "LATE_")
+
+#: Modules that may write an LMS's name in code, and why each is no second copy of the table.
+LMS_NAMES_ALLOWED = {
+    # the table itself
+    "batch/lms_table.py",
+}
+
+
+def _lms_rules_outside(package: Path) -> list[str]:
+    """Where a module of ``package`` writes an LMS's name (``"Canvas"``, ``"moodle"``: any case) or a download's
+    marker as a constant in code (docstrings are prose; an f-string's parts are prose too unless they are a name
+    alone), outside :data:`LMS_NAMES_ALLOWED`."""
+    import ast
+
+    from grader.batch.lms_table import LMSES
+
+    names = {n.casefold() for lms in LMSES.values() for n in (lms.name, lms.export.name)}
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package).as_posix()
+        if where in LMS_NAMES_ALLOWED:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+                if node.value.casefold() in names or any(m in node.value for m in _MARKERS):
+                    found.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
+    return found
+
+
+def test_every_lms_rule_is_in_the_lms_table(tmp_path: Path) -> None:
+    """Each LMS's rules (its download's names and markers, its hand-in time, its import file, its roster export)
+    are fields of its row of grader.batch.lms_table.LMSES, which every module reads: an LMS's name compared or a
+    download's marker matched anywhere else is a second copy (the old code had them in five places)."""
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = _lms_rules_outside(package)
+    assert not found, f"read the LMS's row (grader.batch.lms_table.LMSES), not its name: {found}"
+    (tmp_path / "late.py").write_text('def f(lms):\n    return lms == "Canvas"\n', encoding="utf-8")
+    (tmp_path / "names.py").write_text('import re\nMARK = re.compile(r"_\\d+_assignsubmission_")\n', encoding="utf-8")
+    assert len(_lms_rules_outside(tmp_path)) == 2  # the check can fail
 
 
 # Isolation levels: one row of grader.execute.sandbox.LEVELS each, whose capabilities the rest of execute/ reads.
@@ -161,6 +216,67 @@ def test_no_module_compares_an_isolation_levels_name() -> None:
                 names = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in LEVELS]
                 found += [f"{path.relative_to(package)}:{node.lineno}" for _ in names[:1]]
     assert not found, f"compare the level's capabilities (sandbox.LEVELS), not its name: {found}"
+
+
+#: Where a hostile test may name an isolation level: a test of that backend's own machinery, not of a promise
+#: every level keeps (``file: the constant`` and why).
+HOSTILE_LEVEL_NAMES = {
+    # bubblewrap's own mask of the course folders (``bubblewrap._visible_dirs``), which no other level has
+    ("test_hostile.py", "bubblewrap"),
+}
+
+
+def _named_levels(tests: Path) -> set[tuple[str, str]]:
+    """Each (hostile test file, level name) where the file names a level in code (docstrings are prose)."""
+    import ast
+
+    from grader.execute.sandbox import LEVELS
+
+    found = set()
+    for path in sorted(tests.glob("test_hostile*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        found |= {
+            (path.name, node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in LEVELS and id(node) not in prose
+        }
+    return found
+
+
+def test_the_hostile_tests_run_every_isolation_level(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The hostile tests' levels are sandbox.LEVELS' rows (tests/test_hostile.py's ``level_params``, which every
+    hostile module reads): a row added there is exercised, skipped only where it cannot run, with why; and no
+    hostile test names a level in its code but where :data:`HOSTILE_LEVEL_NAMES` says why."""
+    from grader.execute.levels import Level, Wrapping
+    from grader.execute.sandbox import LEVELS
+    from tests import test_hostile, test_hostile_restarts, test_hostile_signals
+
+    for module in (test_hostile, test_hostile_restarts, test_hostile_signals):
+        assert [p.values[0] for p in module.LEVELS] == list(LEVELS), module.__name__
+    zygote = {f"{name}+zygote" for name, level in LEVELS.items() if level.zygote}
+    worker_levels = [p.values[0] for p in test_hostile.WORKER_LEVELS]
+    assert set(worker_levels) == {*LEVELS, *zygote} and len(worker_levels) == len(LEVELS) + len(zygote)
+
+    def wrap(*args: object) -> Wrapping:
+        raise AssertionError("not started here")
+
+    missing = Level("container", lambda: "no container runtime here", wrap, False, False, False, False, True, True)
+    monkeypatch.setitem(LEVELS, "container", missing)
+    added = {p.values[0]: p.marks for p in test_hostile.level_params(zygotes=True)}
+    assert set(added) == {*LEVELS, *zygote, "container", "container+zygote"}
+    assert [m.kwargs["reason"] for m in added["container"]] == ["container: no container runtime here"]
+
+    tests = Path(__file__).resolve().parent
+    assert _named_levels(tests) <= HOSTILE_LEVEL_NAMES
+    (tmp_path / "test_hostile_x.py").write_text('MODE = WorkerMode(isolation="process")\n', encoding="utf-8")
+    assert _named_levels(tmp_path) == {("test_hostile_x.py", "process")}  # the check can fail
 
 
 def test_auto_takes_the_strongest_level_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
 from grader.batch.chapter_links import link
-from grader.batch.lms import CHAPTER_EXPORTS
+from grader.batch.lms_table import CHAPTER_EXPORTS
 from grader.batch.model import BatchSummary, Row
 from grader.batch.progress import ClassProgress, Progress
 from grader.batch.run import BatchOptions, run_batch

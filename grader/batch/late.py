@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.batch.lms_table import LMSES
 from grader.batch.model import Lateness, Row
 from grader.batch.names import same_id
 from grader.errors import UsageError
@@ -40,8 +41,6 @@ from grader.text import num
 POLICY_FILE = "late-policy.json"
 #: The penalty rules ``--late-penalty`` accepts.
 PENALTY_FORMS = "none, per-day:<percent of the maximum per day or part of one>, zero"
-
-_BLACKBOARD_TIME = re.compile(r"_attempt_(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -184,19 +183,11 @@ def read_extensions(path: Path) -> tuple[tuple[str, datetime], ...]:
 def submitted_at(path: Path, name: str, lms: str) -> str:
     """When the notebook at ``path`` (``name``: its file name in the download) was handed in, ISO 8601 with its
     offset, as its layout says (see the module's docstring); empty when the layout carries no time."""
-    if lms == "Canvas":
-        return ""
-    if lms == "Blackboard":
-        found = _BLACKBOARD_TIME.search(name)
-        if found is None:
-            return ""
-        year, month, day, hour, minute, second = map(int, found.groups())
-        try:
-            return datetime(year, month, day, hour, minute, second).astimezone().isoformat()
-        except ValueError:  # not a real time (month 13): no time rather than a guess
-            return ""
+    rule = LMSES.get(lms)
+    if rule is not None and rule.handed_in is not None:
+        return rule.handed_in(name)
     stamp = path.parent / "timestamp.txt"
-    if lms == "" and stamp.is_file():  # nbgrader's exchange writes it; in an LMS download a learner could
+    if not lms and stamp.is_file():  # nbgrader's exchange writes it; in an LMS download a learner could
         parsed = _nbgrader_time(stamp)
         if parsed is not None:
             return parsed.isoformat()
