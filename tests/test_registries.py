@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import get_args
 
+import click
 import pytest
 
 from grader.errors import LessonError
@@ -72,12 +73,14 @@ def test_no_module_compares_a_question_kinds_name(tmp_path: Path) -> None:
 # the chapter and the docs offer is derived.
 
 
-def _choices(command: str, option: str) -> list[str]:
-    import click
-
+def _command(command: str) -> click.Command:
     from grader.cli import main
 
-    found = next(p for p in main.commands[command].params if p.name == option)
+    return main.commands[command]
+
+
+def _choices(command: str, option: str) -> list[str]:
+    found = next(p for p in _command(command).params if p.name == option)
     assert isinstance(found.type, click.Choice)
     return list(found.type.choices)
 
@@ -98,6 +101,19 @@ def test_each_lms_format_names_a_download_and_is_documented() -> None:
         assert form.file_name == f"{name}-import.csv"
         assert not form.lms or form.lms in {p.name for p in LMS_PATTERNS}, name
         assert not form.lms or f"| `{name}` |" in readme, f"README's LMS table has no row for {name}"
+
+
+def test_each_lms_row_agrees_with_itself_and_the_commands_read_it() -> None:
+    """A row's parts name its LMS once: its import file and its folder names are that LMS's; ``grade roster --lms``
+    and ``grade export``'s header-words option come from the rows."""
+    from grader.batch.lms_table import HEADER_WORDS, LMSES, ROSTER_EXPORTS
+    from grader.batch.roster import EXPORTS
+
+    for name, lms in LMSES.items():
+        assert name == lms.name == lms.export.lms and (lms.folders is None or lms.folders.name == name)
+    assert _choices("roster", "lms") == list(ROSTER_EXPORTS) == list(EXPORTS)
+    assert ROSTER_EXPORTS == tuple(lms.export.name for lms in LMSES.values() if lms.roster)
+    assert HEADER_WORDS in {o for p in _command("export").params for o in p.opts}
 
 
 def _lms_formats() -> list[str]:

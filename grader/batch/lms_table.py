@@ -157,7 +157,7 @@ def _blackboard_note(columns: Sequence[Column]) -> str:
 
 
 def _grades(sheet: Sheet) -> Table:
-    """``grades.csv``'s layout: everything the batch knows of each row (:func:`grades_csv`)."""
+    """``grades.csv``'s layout: everything the batch knows of each row (:func:`grader.batch.lms.grades_csv`)."""
     rows, ungradable = sheet.rows, sheet.ungradable
     questions: list[str] = []
     for row in rows:
