@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from grader import __version__
-from grader.batch.lms import CHAPTER_EXPORTS, EXPORTS
+from grader.batch.lms_table import CHAPTER_EXPORTS, EXPORTS, HEADER_WORDS, ROSTER_EXPORTS
 from grader.config import (
     DEFAULT_FEEDBACK,
     DEFAULT_LIMITS,
@@ -503,7 +503,7 @@ def batch_command(
         options = _batch_options_of(grading, **shared)
         options = replace(options, assignment=assignment, nbgrader_db=nbgrader_db, only=_names(only))
         if export_name is not None:
-            from grader.batch.lms import header_word
+            from grader.batch.sheet import header_word
 
             header_word(export_name, "--export-name")
             options = replace(options, export_name=export_name)
@@ -579,7 +579,8 @@ def _names(given: tuple[str, ...]) -> tuple[str, ...]:
     "(default: what the batch that wrote RESULTS was given).",
 )
 @click.option(
-    "--moodle-words",
+    HEADER_WORDS,
+    "moodle_words",
     metavar="WORDS",
     help="A Moodle site in another language: its worksheet's words for Identifier|Participant |Grade|"
     "Last modified (grade), copied from one worksheet it downloads.",
@@ -600,7 +601,8 @@ def export_command(
     Example:
       grade export results --to canvas --assignment "Decode (123456)"
     """
-    from grader.batch.lms import MoodleWords, export_results, header_word
+    from grader.batch.lms import export_results
+    from grader.batch.sheet import MoodleWords, header_word
 
     with _reported():
         if assignment is not None:
@@ -671,7 +673,7 @@ def _lesson_header(given: str, option: str = "--assignment") -> tuple[str, str]:
     lesson, sep, header = given.partition("=")
     if not sep or not lesson.strip() or not header.strip():
         raise click.UsageError(f"{option} {given!r} should be LESSON=HEADER, e.g. 'decode=Decode (123456)'.")
-    from grader.batch.lms import header_word
+    from grader.batch.sheet import header_word
 
     return lesson.strip(), header_word(header.strip(), f"{option} {lesson.strip()}=")
 
@@ -942,7 +944,7 @@ def build_command(
 
 @main.command("roster")
 @click.argument("export", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option("--lms", type=click.Choice(["canvas", "moodle"]), required=True, help="Whose roster export EXPORT is.")
+@click.option("--lms", type=click.Choice(ROSTER_EXPORTS), required=True, help="Whose roster export EXPORT is.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True, help="The roster CSV to write.")
 def roster_command(export: Path, lms: str, out: Path) -> None:
     """Write the course roster from the LMS's own roster export, so nobody predicts learner ids by hand.

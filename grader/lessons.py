@@ -55,7 +55,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
                 hint=str(q.get("hint", "")),
                 title=str(q.get("title", "")),
                 uses=tuple(str(u) for u in q.get("uses", ())),
-                reveal=q.get("reveal", KINDS.get(q["kind"], "never")),
+                reveal=q.get("reveal", KINDS[q["kind"]].reveal if q["kind"] in KINDS else "never"),
             )
             for q in data["questions"]
         )
@@ -80,7 +80,7 @@ def _lesson_from_data(data: dict[str, Any], folder: Path, suites: Path | None) -
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise LessonError(f"In {where}, question ids must be unique; got {ids}.")
-    functions = {q.id for q in questions if q.kind == "function"}
+    functions = {q.id for q in questions if q.is_called}
     unknown = sorted({u for q in questions for u in q.uses} - functions)
     if unknown:
         raise LessonError(f"In {where}, `uses` names {unknown}, which are not function questions of this lesson.")

@@ -17,11 +17,33 @@ Reveal = Literal["never", "expected"]
 ``expected`` results of the checks. The teaching assistant's views always show them."""
 REVEAL_POLICIES: tuple[Reveal, ...] = get_args(Reveal)
 
-#: Every kind of question, with what its feedback reveals to learners by default (lesson.toml's ``reveal``
-#: overrides it per question): the answer of a by-hand value or a choice never; a function's checks may show
-#: their expected results, which are the lesson's to compute, not to copy. The one table of kinds: the lesson
-#: loader accepts exactly these, and ``tests/test_types.py`` checks it against :data:`QuestionKind`.
-KINDS: dict[QuestionKind, Reveal] = {"value": "never", "choice": "never", "function": "expected"}
+
+@dataclass(frozen=True)
+class Kind:
+    """What one kind of question is, as every module that treats kinds differently reads it (never its name)."""
+
+    name: QuestionKind
+    reveal: Reveal
+    """What its feedback reveals to learners by default (lesson.toml's ``reveal`` overrides it per question): the
+    answer of a by-hand value or a choice never; a function's checks may show their expected results, which are
+    the lesson's to compute, not to copy."""
+    is_called: bool
+    """The learner writes a function the hidden tests call: its reference stands in for it while later questions
+    are tested (:meth:`Lesson.stand_ins`), lesson.toml's ``uses`` may name it, and self-check warms up for it."""
+    audited: bool
+    """The lesson's audit mutates its solution to see whether the hidden suites notice (``grade audit``)."""
+
+
+#: Every kind of question, by name: the one table of kinds. The lesson loader accepts exactly these, and
+#: ``tests/test_registries.py`` checks it against :data:`QuestionKind` and that no module compares a kind's name.
+KINDS: dict[QuestionKind, Kind] = {
+    kind.name: kind
+    for kind in (
+        Kind("value", reveal="never", is_called=False, audited=False),
+        Kind("choice", reveal="never", is_called=False, audited=False),
+        Kind("function", reveal="expected", is_called=True, audited=True),
+    )
+}
 TestStatus = Literal["passed", "failed", "not-attempted", "missing", "error"]
 QuestionStatus = Literal["passed", "partial", "failed", "not-attempted", "missing", "error"]
 ReportStatus = Literal["graded", "timed-out", "crashed", "unreadable"]
@@ -65,6 +87,11 @@ class Question:
     reveal: Reveal = "never"
     """See :data:`Reveal`; the lesson loader gives each kind its default (:data:`KINDS`)."""
 
+    @property
+    def is_called(self) -> bool:
+        """See :attr:`Kind.is_called`."""
+        return KINDS[self.kind].is_called
+
 
 @dataclass(frozen=True)
 class Lesson:
@@ -101,7 +128,7 @@ class Lesson:
         lent: dict[str, tuple[str, ...]] = {}
         earlier: tuple[str, ...] = ()
         for q in self.questions:
-            if q.kind == "function":
+            if q.is_called:
                 lent[q.id] = earlier
                 earlier += (q.id,)
         return lent

@@ -120,7 +120,7 @@ def _warm_up(lesson: Lesson, session: SuiteSession) -> None:
     register its random generator, strategy caches); paying that here keeps it out of the learner's first
     ``check``. Once per session; a failure here is left for the real check to report.
     """
-    question = next((q.id for q in lesson.questions if q.kind == "function"), None)
+    question = next((q.id for q in lesson.questions if q.is_called), None)
     if question is None or id(session) in _warmed:
         return
     _warmed.add(id(session))

@@ -12,7 +12,8 @@ import pytest
 from grader.batch import archive
 from grader.batch.choose import read_entry
 from grader.batch.layouts import find_submissions, open_submissions
-from grader.batch.names import LMS_PATTERNS, lms_names, safe_id
+from grader.batch.lms_table import LMS_PATTERNS, lms_names
+from grader.batch.names import safe_id
 from grader.errors import UsageError
 
 NB = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'

@@ -13,12 +13,13 @@ import pytest
 
 from grader.batch.fingerprint import suites_fingerprint
 from grader.batch.gradebook import Gradebook
+from grader.batch.model import Row
 from grader.batch.outputs import grades_csv, write_outputs
 from grader.lessons import load_lesson
 from grader.model import QuestionResult, Report
 from grader.report import report_to_dict
 from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
-from grader.report.rows import Row, row_from_dict, row_to_dict
+from grader.report.rows import row_from_dict, row_to_dict
 from grader.report.summary import summary_html
 from tests.conftest import FIXTURE_LESSONS
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from grader.batch.chapter import Chapter, LessonColumn, chapter_csv, chapter_of, reteach_first, reteach_markdown
+from grader.batch.model import Identity, Row
 from grader.errors import LessonError
 from grader.lessons import load_outline
 from grader.model import QuestionResult, Report
-from grader.report.rows import Identity, Row
 from tests.batch_support import UNTOUCHED, WRONG_SQUARE, batch, write_nb
 from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
 

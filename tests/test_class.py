@@ -11,10 +11,10 @@ import pytest
 
 from grader.batch.chapter import EXPORT_FILE, LessonColumn, write_chapter_view
 from grader.batch.classes import count_notebooks, lesson_folders
+from grader.batch.model import Identity, Row
 from grader.batch.progress import ClassProgress, Eta, duration
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report
-from grader.report.rows import Identity, Row
 from tests.batch_support import WRONG_SQUARE, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade
 from tests.test_chapter import _two_lessons

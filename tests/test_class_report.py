@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.model import BatchSummary, Row
 from grader.batch.progress import format_summary
 from grader.model import QuestionResult, Report
 from grader.report.class_report import misconceptions, normal_form, slip, stuck_learners
 from grader.report.feedback import feedback_html, feedback_view
-from grader.report.rows import BatchSummary, Row
 from grader.report.summary import summary_html
 from grader.testing import describe_call
 from grader.text import num

@@ -246,10 +246,10 @@ def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSes
 def test_the_class_report_counts_one_misconception_across_everyones_numbers(decode_suites: SuiteSession) -> None:
     """The same slip on six learners' different models and accelerators is one row of the class report, with
     six learners, for each of Part 1's known mistakes that names the learner's own numbers."""
+    from grader.batch.model import Row
     from grader.model import Report
     from grader.params import spread
     from grader.report.class_report import misconceptions
-    from grader.report.rows import Row
     from grader.score import score_question
     from grader.suites.namespace import NamespaceTarget
 

@@ -4,10 +4,10 @@ assistant's full copy is asked for, and that copy says what it is at its top (is
 from __future__ import annotations
 
 from grader.batch import BatchOptions
+from grader.batch.model import Row
 from grader.config import DEFAULT_FEEDBACK
 from grader.model import QuestionResult, Report
 from grader.report.feedback import STAFF_COPY, feedback_html, feedback_markdown, feedback_view
-from grader.report.rows import Row
 
 ANSWER = "(The right letter is A.)"
 PICK = QuestionResult("pick", 0.0, 1.0, "failed", ("Not the right choice.",), staff_feedback=("Not right.", ANSWER))

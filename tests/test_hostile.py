@@ -1,7 +1,8 @@
 """Hostile and broken submissions: the sandbox holds, nothing is lost, every learner gets a clear result.
 
-Attacks whose outcome depends on the isolation level run under both levels: ``bubblewrap`` (namespaces)
-and ``process`` (forced, as ``GRADER_ISOLATION=process`` would). What a level promises is read from the
+Attacks whose outcome depends on the isolation level run under every level of ``sandbox.LEVELS`` that runs
+here (:func:`level_params`: today ``bubblewrap``, namespaces, and ``process``, forced as
+``GRADER_ISOLATION=process`` would). What a level promises is read from the
 same code that chooses it (:func:`grader.execute.sandbox.launch`), so each test asserts the exact outcome
 for the level in use: the attack fails where the level defends against it, and where it does not (the
 process level when the grader cannot drop to an unprivileged user) the report says so, as SECURITY.md
@@ -48,11 +49,32 @@ HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
 ANSWER, SQUARE, SUM = SQUARES_SOLVED
 BWRAP_PROBLEM = sandbox.bwrap_problem()
-NEEDS_BWRAP = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
-LEVELS = [pytest.param("bubblewrap", marks=NEEDS_BWRAP), "process"]
-#: How workers can be started: the levels above, each spawning a new interpreter per learner, and "zygote":
-#: bubblewrap with every worker forked from one warm zygote in turn, as a batch's grading processes do.
-WORKER_LEVELS = [*LEVELS, pytest.param("zygote", marks=NEEDS_BWRAP)]
+#: What a worker level's name adds to an isolation level's for workers forked from one warm zygote in turn.
+ZYGOTE = "+zygote"
+
+
+def level_params(zygotes: bool = False) -> list[Any]:
+    """Every isolation level of :data:`grader.execute.sandbox.LEVELS` (the one table: a level added there is
+    exercised here without a word changed), each skipped, with the reason, where it cannot run here; with
+    ``zygotes``, also each level that can fork workers from a zygote, as ``<level>+zygote``: every worker forked
+    from one warm zygote in turn, as a batch's grading processes do (the others spawn an interpreter each)."""
+    params = []
+    for name, row in sandbox.LEVELS.items():
+        problem = row.problem()
+        skip = pytest.mark.skipif(problem is not None, reason=f"{name}: {problem}")
+        params.append(pytest.param(name, marks=skip, id=name))
+        if zygotes and row.zygote:
+            params.append(pytest.param(name + ZYGOTE, marks=skip, id=name + ZYGOTE))
+    return params
+
+
+LEVELS = level_params()
+#: How workers can be started: the levels above, and each that forks its workers from a zygote.
+WORKER_LEVELS = level_params(zygotes=True)
+#: Those of them whose workers are forked from a zygote.
+ZYGOTE_LEVELS = [p for p in WORKER_LEVELS if p.values[0].endswith(ZYGOTE)]
+#: The level that runs anywhere (sandbox.LEVELS's last resort), for tests whose outcome is the same at every level.
+ANY_LEVEL = list(sandbox.LEVELS)[-1]
 
 
 @dataclass(frozen=True)
@@ -76,17 +98,18 @@ class Defences:
 
 
 def isolation_of(level: str) -> str:
-    return "bubblewrap" if level == "zygote" else level
+    """The isolation level of a worker level (``bubblewrap+zygote``: ``bubblewrap``)."""
+    return level.removesuffix(ZYGOTE)
 
 
 def mode_of(level: str) -> WorkerMode:
-    """How workers run at a test's ``level`` (``zygote``: bubblewrap, forked from zygotes)."""
+    """How workers run at a test's ``level`` (``<level>+zygote``: that level, forked from zygotes)."""
     return WorkerMode(isolation=isolation_of(level))
 
 
 def zygotes(level: str, count: int, limits: Limits) -> list[Zygote]:
-    """``count`` warm zygotes for the "zygote" level (each grades one learner at a time), else none."""
-    if level != "zygote":
+    """``count`` warm zygotes for a ``<level>+zygote`` level (each grades one learner at a time), else none."""
+    if not level.endswith(ZYGOTE):
         return []
     started = [Zygote.start(limits, mode_of(level)) for _ in range(count)]
     assert all(started), "bubblewrap works here, so a zygote must start"
@@ -96,7 +119,7 @@ def zygotes(level: str, count: int, limits: Limits) -> list[Zygote]:
 def defences(level: str) -> Defences:
     level = isolation_of(level)
     spec = sandbox.launch(Path(tempfile.gettempdir()) / "grader-worker-probe", Limits(), WorkerMode(isolation=level))
-    return Defences(level, spec.isolation, spec.level == "bubblewrap", spec.drop != DROP_NONE)
+    return Defences(level, spec.isolation, sandbox.LEVELS[spec.level].sandbox, spec.drop != DROP_NONE)
 
 
 @pytest.fixture(scope="module", params=LEVELS)
@@ -372,8 +395,12 @@ def test_grades_and_other_submissions_cannot_be_written(probe: Probe) -> None:
 
 
 def test_the_grader_cannot_be_signalled(probe: Probe) -> None:
-    expected = {"bubblewrap": "ProcessLookupError"}.get(
-        probe.defences.level, "PermissionError" if probe.defences.own_uid else "allowed"
+    expected = (
+        "ProcessLookupError"  # the grader is in no namespace the learner can see
+        if probe.defences.namespaces
+        else "PermissionError"
+        if probe.defences.own_uid
+        else "allowed"
     )
     assert probe.values["signal_grader"] == expected
 
@@ -787,7 +814,7 @@ def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monk
         lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"),
     )
     worker = LearnerProcess(
-        read_submission(write_nb(shared_tmp, "any", [ANSWER])), DEFAULT_LIMITS, WorkerMode(isolation="process")
+        read_submission(write_nb(shared_tmp, "any", [ANSWER])), DEFAULT_LIMITS, WorkerMode(isolation=ANY_LEVEL)
     )
     with pytest.raises(WorkerCrashed) as err:
         worker.run_notebook()

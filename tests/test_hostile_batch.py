@@ -24,13 +24,14 @@ from grader.batch.choose import Read, choose, read_entry
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.late import submitted_at
 from grader.batch.layouts import Entry, find_submissions, open_submissions
-from grader.batch.names import is_safe_id, lms_names, safe_id, same_id
+from grader.batch.lms_table import lms_names
+from grader.batch.model import Row
+from grader.batch.names import is_safe_id, safe_id, same_id
 from grader.batch.outputs import write_outputs
 from grader.batch.similar import MAX_COMPARED_CELL_CHARS, answer_cells, code_chars
 from grader.errors import NotebookUnreadable
 from grader.model import Cell, Report, Submission
 from grader.read import MAX_JSON_VALUES, parse_submission, read_submission
-from grader.report.rows import Row
 from tests.batch_support import LESSONS, SQUARES_SOLVED, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 
 NB = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
@@ -434,7 +435,7 @@ def test_every_moodle_name_round_trips(name: str, participant: int) -> None:
         (f"{name}_{participant}_assignsubmission_file_decode", None),
         (f"{name}_{participant}_assignsubmission_file_", "folders"),
     ):
-        from grader.batch.names import LMS_FOLDER_PATTERNS, LMS_PATTERNS
+        from grader.batch.lms_table import LMS_FOLDER_PATTERNS, LMS_PATTERNS
 
         parsed = lms_names([stem], LMS_FOLDER_PATTERNS if patterns else LMS_PATTERNS)
         assert parsed is not None and parsed[1][0] is not None

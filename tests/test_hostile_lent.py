@@ -32,7 +32,7 @@ from grader.lessons import load_lesson
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import REPO
-from tests.test_hostile import LEVELS, mode_of
+from tests.test_hostile import ANY_LEVEL, LEVELS, mode_of
 
 FIXTURE_LESSONS = Path(__file__).resolve().parent / "fixtures" / "lent_lessons"
 LESSON = FIXTURE_LESSONS / "lent"
@@ -301,7 +301,7 @@ def generate_outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     nothing aliased: what a patched worker says) and "dirty" (every argument changed, the result is argument 0)."""
     folder = tmp_path_factory.mktemp("reports")
     lesson = load_lesson("decode")
-    limits, mode = replace(DEFAULT_LIMITS, call_timeout=2.0), mode_of("process")
+    limits, mode = replace(DEFAULT_LIMITS, call_timeout=2.0), mode_of(ANY_LEVEL)
     reports = {"own": None, "clean": ((), None), "dirty": (("0", "1", "2", "prompt", "n"), "argument 0")}
     outcomes: dict[tuple[str, str], dict[str, bool]] = {}
     with SuiteSession(lesson) as suites:

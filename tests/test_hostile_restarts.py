@@ -19,18 +19,15 @@ from pathlib import Path
 import pytest
 
 from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, WorkerMode
-from grader.execute import sandbox
 from grader.execute.protocol import CallsBudgetSpent, WorkerEnded
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess
 from grader.read import read_submission
 from tests.batch_support import LESSONS, SOLVED_SCORES, batch, question_scores, results, write_nb
 from tests.conftest import SQUARES_SOLVED
+from tests.test_hostile import level_params
 
-LEVELS = [
-    pytest.param(name, marks=pytest.mark.skipif(level.problem() is not None, reason=f"{name}: {level.problem()}"))
-    for name, level in sandbox.LEVELS.items()
-]
+LEVELS = level_params()
 
 SLEEP = 1.0
 """What the hostile last cell sleeps: each run of the notebook takes at least this."""

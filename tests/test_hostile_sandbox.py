@@ -1,8 +1,9 @@
 """Hostile round 2, the learner's process environment (issue 15, items 7, 10, 11 and 14).
 
 Each test grades a hostile notebook and asserts the invariant it attacks, at every level it applies to
-(``process``, ``bubblewrap`` spawned, and ``zygote``: bubblewrap with workers forked from one warm zygote in
-turn, as a batch's grading processes and the daemon do):
+(each of ``sandbox.LEVELS`` spawned, and ``<level>+zygote`` for each level with a zygote, today
+``bubblewrap+zygote``: workers forked from one warm zygote in turn, as a batch's grading processes and the
+daemon do):
 
 - shared memory (System V segments, message queues, semaphores, memfd) cannot hold memory beyond the
   learner's limit, and nothing of it outlives the learner;
@@ -42,8 +43,8 @@ from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED
 from tests.test_batch_resume import group_alive
 from tests.test_daemon import Daemons, daemons  # noqa: F401 - a fixture
 from tests.test_hostile import (  # noqa: F401 - level, worker_level and shared_tmp are fixtures
-    BWRAP_PROBLEM,
     LESSONS,
+    ZYGOTE_LEVELS,
     defences,
     isolation_of,
     kill_marked,
@@ -57,12 +58,12 @@ from tests.test_hostile import (  # noqa: F401 - level, worker_level and shared_
     zygotes,
 )
 
-NEEDS_BWRAP = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
 NOTHING: dict[str, list[int]] = {"shm": [], "msg": [], "sem": []}
 
 
 def in_turn(worker_level: str, limits: Limits, *learners: tuple[Path, tuple[str, ...]]) -> list[dict[str, Any]]:
-    """Run each learner's notebook in turn (all through one zygote at the "zygote" level) and read the names given."""
+    """Run each learner's notebook in turn (all through one zygote at a ``<level>+zygote`` level) and read the
+    names given."""
     seen = []
     started = zygotes(worker_level, 1, limits)
     try:
@@ -305,14 +306,18 @@ def test_a_squatter_changes_no_later_score_in_a_batch(level: str, shared_tmp: Pa
 
 
 @pytest.mark.slow  # more than 2 s (issue 21: the quick loop leaves out what takes longer)
-@NEEDS_BWRAP
-def test_a_squatter_changes_no_later_score_in_the_daemon(daemons: Daemons, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("zygote_level", ZYGOTE_LEVELS)
+def test_a_squatter_changes_no_later_score_in_the_daemon(
+    daemons: Daemons,  # noqa: F811
+    tmp_path: Path,
+    zygote_level: str,
+) -> None:
     squatter = write_nb(tmp_path, "squatter", [SQUAT, *SQUARES_SOLVED])
     honest = write_nb(tmp_path, "honest", list(SQUARES_SOLVED))
-    daemons.grade(str(squatter), *LESSONS, GRADER_ISOLATION="bubblewrap")  # cold; starts the daemon
+    daemons.grade(str(squatter), *LESSONS, GRADER_ISOLATION=isolation_of(zygote_level))  # cold; starts the daemon
     daemons.wait_until_ready()
     for path in (squatter, honest, honest):
-        result = daemons.grade(str(path), *LESSONS, "--json", GRADER_ISOLATION="bubblewrap")
+        result = daemons.grade(str(path), *LESSONS, "--json", GRADER_ISOLATION=isolation_of(zygote_level))
         assert result.returncode == 0 and json.loads(result.stdout)["score"] == 5.0, result.stdout
     assert daemons.log().count(": answered in ") == 3
 

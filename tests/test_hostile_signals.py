@@ -26,18 +26,14 @@ import pytest
 
 from grader.batch.gradebook import FILE_NAME
 from grader.config import ISOLATION_ENV
-from grader.execute import sandbox
 from tests.batch_support import LESSONS, SOLVED_SCORES, batch, question_scores, results, write_nb
 from tests.conftest import SQUARES_SOLVED
 from tests.test_batch_resume import group_alive
-from tests.test_hostile import shared_tmp  # noqa: F401  (fixture)
+from tests.test_hostile import level_params, shared_tmp  # noqa: F401  (fixture)
 from tests.test_hostile_sandbox import OURS, working_in
 from tests.waiting import wait_until
 
-LEVELS = [
-    pytest.param(name, marks=pytest.mark.skipif(level.problem() is not None, reason=f"{name}: {level.problem()}"))
-    for name, level in sandbox.LEVELS.items()
-]
+LEVELS = level_params()
 LEARNERS = ("ada", "bob", "cy", "dee", "eve", "fay")
 SLOW = "import time\ntime.sleep(1.5)"
 """A first cell that keeps each notebook's worker alive a while, so that grading is under way when signals come."""

@@ -24,11 +24,11 @@ from grader.batch.late import (
     submitted_at,
 )
 from grader.batch.lms import Column, export_text, grades_csv
+from grader.batch.model import BatchSummary, Identity, Row
 from grader.batch.progress import format_summary
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report, ReportStatus
 from grader.report.feedback import feedback_markdown, feedback_view
-from grader.report.rows import BatchSummary, Identity, Row
 from grader.report.summary import summary_html
 
 DUE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)

@@ -14,13 +14,13 @@ from packaging.utils import canonicalize_name
 
 from grader.batch.fingerprint import grading_fingerprint
 from grader.batch.gradebook import Latest
+from grader.batch.model import Row
 from grader.batch.regrade import why_regrade
 from grader.batch.run import _missing_packages
 from grader.config import LEARNER_MODULES
 from grader.grader import grade_notebook
 from grader.model import CellError, Execution, TestOutcome
 from grader.pipeline import MISSING_PACKAGE, GradeOptions, missing_on_machine
-from grader.report.rows import Row
 from grader.staleness import PACKAGES, importable_packages
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED
 

@@ -410,10 +410,10 @@ def test_the_class_report_counts_one_misconception_across_everyones_numbers(requ
     """The ITL taken in milliseconds, made by four learners on four different sets of numbers, is one row of the
     class report with four learners: only numbers differ between their feedback (the learner's own ITL, in
     parentheses), and the report leaves numbers and parentheses out."""
+    from grader.batch.model import Row
     from grader.model import Report
     from grader.params import spread
     from grader.report.class_report import misconceptions
-    from grader.report.rows import Row
     from grader.score import score_question
     from grader.suites.namespace import NamespaceTarget
 

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.lms import Column, MoodleWords, check_export, export_text, grades_csv, header_word, write_export
-from grader.batch.names import lms_names
+from grader.batch.lms import check_export, export_text, grades_csv, write_export
+from grader.batch.lms_table import lms_names
+from grader.batch.model import Identity, Row, row_reason
+from grader.batch.sheet import Column, MoodleWords, header_word
 from grader.errors import UsageError
 from grader.model import QuestionResult, Report, ReportStatus
-from grader.report.rows import Identity, Row, row_reason
 from tests import lms_rules
 from tests.batch_support import LESSONS, UNTOUCHED, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import SQUARES_SOLVED, run_grade

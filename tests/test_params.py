@@ -637,9 +637,10 @@ def test_feedback_pages_fill_a_hint_with_the_numbers_it_was_graded_on(course: Pa
     text unchanged rather than failing."""
     from dataclasses import replace
 
+    from grader.batch.model import Row
     from grader.model import QuestionResult, Report
     from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
-    from grader.report.rows import Row, row_from_dict, row_to_dict
+    from grader.report.rows import row_from_dict, row_to_dict
 
     lesson = _lesson(course)
     total = replace(lesson.question("total"), hint="Multiply the {items} items by {price} each, not {basket}.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import get_args
 
+import click
 import pytest
 
 from grader.errors import LessonError
@@ -14,8 +15,8 @@ from grader.model import KINDS, REVEAL_POLICIES, QuestionKind, Reveal
 
 def test_question_kinds_are_one_table() -> None:
     """The loader's kinds, their reveal defaults and the type the pipeline passes around are the same set."""
-    assert set(KINDS) == set(get_args(QuestionKind))
-    assert set(KINDS.values()) <= set(REVEAL_POLICIES) == set(get_args(Reveal))
+    assert set(KINDS) == set(get_args(QuestionKind)) and all(name == kind.name for name, kind in KINDS.items())
+    assert {kind.reveal for kind in KINDS.values()} <= set(REVEAL_POLICIES) == set(get_args(Reveal))
 
 
 def _lesson(tmp_path: Path, kinds: list[str]) -> Path:
@@ -30,7 +31,7 @@ def _lesson(tmp_path: Path, kinds: list[str]) -> Path:
 
 def test_each_kind_gets_its_default_reveal(tmp_path: Path) -> None:
     lesson = load_lesson("tiny", _lesson(tmp_path, list(KINDS)))
-    assert {q.kind: q.reveal for q in lesson.questions} == KINDS
+    assert {q.kind: q.reveal for q in lesson.questions} == {name: kind.reveal for name, kind in KINDS.items()}
 
 
 def test_a_kind_outside_the_table_is_refused_with_the_table(tmp_path: Path) -> None:
@@ -38,21 +39,54 @@ def test_a_kind_outside_the_table_is_refused_with_the_table(tmp_path: Path) -> N
         load_lesson("tiny", _lesson(tmp_path, ["value", "essay"]))
 
 
-# LMS formats: one row of grader.batch.lms.FORMATS each; what the commands, the chapter and the docs offer is derived.
+def _compared_kinds(package: Path) -> list[str]:
+    """Where a module of ``package`` compares a question's kind with a kind's name (``q.kind == "function"``,
+    ``kind in ("value", "choice")``)."""
+    import ast
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            parts = list(ast.walk(node))
+            kind = any(
+                (isinstance(p, ast.Attribute) and p.attr == "kind") or (isinstance(p, ast.Name) and p.id == "kind")
+                for p in parts
+            )
+            if kind and any(isinstance(p, ast.Constant) and p.value in KINDS for p in parts):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+    return found
+
+
+def test_no_module_compares_a_question_kinds_name(tmp_path: Path) -> None:
+    """What a kind does is its row's flags (``KINDS[q.kind].is_called``, ``.audited``): a name compared anywhere
+    would miss a new kind (the old code tested ``q.kind == "function"`` in five modules)."""
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = _compared_kinds(package)
+    assert not found, f"read the kind's row (grader.model.KINDS), not its name: {found}"
+    (tmp_path / "m.py").write_text('functions = [q for q in qs if q.kind == "function"]\n', encoding="utf-8")
+    assert _compared_kinds(tmp_path) == ["m.py:1"]  # the check can fail
+
+
+# LMS formats: one row of grader.batch.lms_table.FORMATS each (an LMS's, of its row of LMSES); what the commands,
+# the chapter and the docs offer is derived.
+
+
+def _command(command: str) -> click.Command:
+    from grader.cli import main
+
+    return main.commands[command]
 
 
 def _choices(command: str, option: str) -> list[str]:
-    import click
-
-    from grader.cli import main
-
-    found = next(p for p in main.commands[command].params if p.name == option)
+    found = next(p for p in _command(command).params if p.name == option)
     assert isinstance(found.type, click.Choice)
     return list(found.type.choices)
 
 
 def test_the_commands_offer_each_lms_format_of_the_table() -> None:
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
 
     assert _choices("batch", "export") == _choices("export", "to") == _choices("chapter", "export") == list(FORMATS)
 
@@ -60,8 +94,7 @@ def test_the_commands_offer_each_lms_format_of_the_table() -> None:
 def test_each_lms_format_names_a_download_and_is_documented() -> None:
     """A format matches the learners one LMS's download names (grader/batch/names.py reads those names), and the
     README's table of imports has its row."""
-    from grader.batch.lms import FORMATS
-    from grader.batch.names import LMS_PATTERNS
+    from grader.batch.lms_table import FORMATS, LMS_PATTERNS
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     for name, form in FORMATS.items():
@@ -70,8 +103,21 @@ def test_each_lms_format_names_a_download_and_is_documented() -> None:
         assert not form.lms or f"| `{name}` |" in readme, f"README's LMS table has no row for {name}"
 
 
+def test_each_lms_row_agrees_with_itself_and_the_commands_read_it() -> None:
+    """A row's parts name its LMS once: its import file and its folder names are that LMS's; ``grade roster --lms``
+    and ``grade export``'s header-words option come from the rows."""
+    from grader.batch.lms_table import HEADER_WORDS, LMSES, ROSTER_EXPORTS
+    from grader.batch.roster import EXPORTS
+
+    for name, lms in LMSES.items():
+        assert name == lms.name == lms.export.lms and (lms.folders is None or lms.folders.name == name)
+    assert _choices("roster", "lms") == list(ROSTER_EXPORTS) == list(EXPORTS)
+    assert ROSTER_EXPORTS == tuple(lms.export.name for lms in LMSES.values() if lms.roster)
+    assert HEADER_WORDS in {o for p in _command("export").params for o in p.opts}
+
+
 def _lms_formats() -> list[str]:
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
 
     return [name for name, form in FORMATS.items() if form.lms]
 
@@ -80,8 +126,10 @@ def _lms_formats() -> list[str]:
 def test_each_lms_reads_its_file_as_written(to: str) -> None:
     """Every column the format holds (a chapter's one per lesson) reaches the right learner, blank cells
     unchanged, as the LMS's own rules (tests/lms_rules.py) read the file."""
-    from grader.batch.lms import FORMATS, Column, Line, Sheet, sheet_text
-    from grader.report.rows import Identity
+    from grader.batch.lms import sheet_text
+    from grader.batch.lms_table import FORMATS
+    from grader.batch.model import Identity
+    from grader.batch.sheet import Column, Line, Sheet
     from tests.lms_rules import READ
 
     assert to in READ, f"tests/lms_rules.py has no rules for {to}: write how that LMS reads an import file"
@@ -100,9 +148,11 @@ def test_each_lms_reads_its_file_as_written(to: str) -> None:
 def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> None:
     """One writer per LMS: a chapter of one lesson writes the file that lesson's batch export writes."""
     from grader.batch.chapter import LessonColumn, chapter_export, chapter_of
-    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, export_text
+    from grader.batch.lms import export_text
+    from grader.batch.lms_table import CHAPTER_EXPORTS, FORMATS
+    from grader.batch.model import Identity, Row
+    from grader.batch.sheet import Column
     from grader.model import QuestionResult, Report
-    from grader.report.rows import Identity, Row
 
     assert CHAPTER_EXPORTS == tuple(name for name, form in FORMATS.items() if form.chapter)
     for to in CHAPTER_EXPORTS:
@@ -111,6 +161,57 @@ def test_a_chapter_export_is_the_batch_export_of_each_lesson_side_by_side() -> N
         rows = [Row("ada", "a.ipynb", "graded", "", report, identity=who)]
         chapter = chapter_of([(LessonColumn("decode", "Decode", 35), rows)])
         assert chapter_export(chapter, to)[0] == export_text(rows, Column("Decode", 35), to)
+
+
+#: What marks one LMS's download in a file name: a rule of that LMS, written only in its row of the table.
+_MARKERS = ("assignsubmission", "_attempt_", "attempt_\\d", "LATE_")
+
+#: Modules that may write an LMS's name in code, and why each is no second copy of the table.
+LMS_NAMES_ALLOWED = {
+    # the table itself
+    "batch/lms_table.py",
+}
+
+
+def _lms_rules_outside(package: Path) -> list[str]:
+    """Where a module of ``package`` writes an LMS's name (``"Canvas"``, ``"moodle"``: any case) or a download's
+    marker as a constant in code (docstrings are prose; an f-string's parts are prose too unless they are a name
+    alone), outside :data:`LMS_NAMES_ALLOWED`."""
+    import ast
+
+    from grader.batch.lms_table import LMSES
+
+    names = {n.casefold() for lms in LMSES.values() for n in (lms.name, lms.export.name)}
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package).as_posix()
+        if where in LMS_NAMES_ALLOWED:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+                if node.value.casefold() in names or any(m in node.value for m in _MARKERS):
+                    found.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
+    return found
+
+
+def test_every_lms_rule_is_in_the_lms_table(tmp_path: Path) -> None:
+    """Each LMS's rules (its download's names and markers, its hand-in time, its import file, its roster export)
+    are fields of its row of grader.batch.lms_table.LMSES, which every module reads: an LMS's name compared or a
+    download's marker matched anywhere else is a second copy (the old code had them in five places)."""
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = _lms_rules_outside(package)
+    assert not found, f"read the LMS's row (grader.batch.lms_table.LMSES), not its name: {found}"
+    (tmp_path / "late.py").write_text('def f(lms):\n    return lms == "Canvas"\n', encoding="utf-8")
+    (tmp_path / "names.py").write_text('import re\nMARK = re.compile(r"_\\d+_assignsubmission_")\n', encoding="utf-8")
+    assert len(_lms_rules_outside(tmp_path)) == 2  # the check can fail
 
 
 # Isolation levels: one row of grader.execute.sandbox.LEVELS each, whose capabilities the rest of execute/ reads.
@@ -131,6 +232,67 @@ def test_no_module_compares_an_isolation_levels_name() -> None:
                 names = [c for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in LEVELS]
                 found += [f"{path.relative_to(package)}:{node.lineno}" for _ in names[:1]]
     assert not found, f"compare the level's capabilities (sandbox.LEVELS), not its name: {found}"
+
+
+#: Where a hostile test may name an isolation level: a test of that backend's own machinery, not of a promise
+#: every level keeps (``file: the constant`` and why).
+HOSTILE_LEVEL_NAMES = {
+    # bubblewrap's own mask of the course folders (``bubblewrap._visible_dirs``), which no other level has
+    ("test_hostile.py", "bubblewrap"),
+}
+
+
+def _named_levels(tests: Path) -> set[tuple[str, str]]:
+    """Each (hostile test file, level name) where the file names a level in code (docstrings are prose)."""
+    import ast
+
+    from grader.execute.sandbox import LEVELS
+
+    found = set()
+    for path in sorted(tests.glob("test_hostile*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        found |= {
+            (path.name, node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in LEVELS and id(node) not in prose
+        }
+    return found
+
+
+def test_the_hostile_tests_run_every_isolation_level(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The hostile tests' levels are sandbox.LEVELS' rows (tests/test_hostile.py's ``level_params``, which every
+    hostile module reads): a row added there is exercised, skipped only where it cannot run, with why; and no
+    hostile test names a level in its code but where :data:`HOSTILE_LEVEL_NAMES` says why."""
+    from grader.execute.levels import Level, Wrapping
+    from grader.execute.sandbox import LEVELS
+    from tests import test_hostile, test_hostile_restarts, test_hostile_signals
+
+    for module in (test_hostile, test_hostile_restarts, test_hostile_signals):
+        assert [p.values[0] for p in module.LEVELS] == list(LEVELS), module.__name__
+    zygote = {f"{name}+zygote" for name, level in LEVELS.items() if level.zygote}
+    worker_levels = [p.values[0] for p in test_hostile.WORKER_LEVELS]
+    assert set(worker_levels) == {*LEVELS, *zygote} and len(worker_levels) == len(LEVELS) + len(zygote)
+
+    def wrap(*args: object) -> Wrapping:
+        raise AssertionError("not started here")
+
+    missing = Level("container", lambda: "no container runtime here", wrap, False, False, False, False, True, True)
+    monkeypatch.setitem(LEVELS, "container", missing)
+    added = {p.values[0]: p.marks for p in test_hostile.level_params(zygotes=True)}
+    assert set(added) == {*LEVELS, *zygote, "container", "container+zygote"}
+    assert [m.kwargs["reason"] for m in added["container"]] == ["container: no container runtime here"]
+
+    tests = Path(__file__).resolve().parent
+    assert _named_levels(tests) <= HOSTILE_LEVEL_NAMES
+    (tmp_path / "test_hostile_x.py").write_text('MODE = WorkerMode(isolation="process")\n', encoding="utf-8")
+    assert _named_levels(tmp_path) == {("test_hostile_x.py", "process")}  # the check can fail
 
 
 def test_auto_takes_the_strongest_level_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -239,3 +401,26 @@ def test_a_workers_cpu_limit_is_the_budgets(tmp_path: Path) -> None:
     worker, _ = start_worker(read_submission(path), limits, WorkerMode(isolation="process"))
     with worker:
         assert worker.value("cpu") == limits.budget.cpu_seconds == 7 + 10 * 1.5 + 30
+
+
+# A batch's data model: one module (grader/batch/model.py), which report/ renders and every batch module reads.
+
+
+def test_a_batchs_data_model_is_defined_once() -> None:
+    """Row, Identity, Lateness and BatchSummary are classes of grader/batch/model.py and of no other module of the
+    batch or of report/ (service/tokens.py's ``Identity`` is a token's, another thing)."""
+    import ast
+
+    from grader.batch import model
+
+    names = {"Row", "Identity", "Lateness", "BatchSummary"}
+    package = Path(__file__).resolve().parent.parent / "grader"
+    found = {
+        f"{path.relative_to(package)}:{node.name}"
+        for folder in ("batch", "report")
+        for path in sorted((package / folder).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and node.name in names
+    }
+    assert found == {f"batch/model.py:{name}" for name in names}
+    assert all(getattr(model, name).__module__ == "grader.batch.model" for name in names)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.model import Identity
 from grader.batch.roster import check_released, from_lms_export, map_learners, read_roster
 from grader.errors import UsageError
-from grader.report.rows import Identity
 
 
 def _write(path: Path, text: str) -> Path:

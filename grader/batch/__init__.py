@@ -4,7 +4,8 @@
 ``concurrent.futures`` executor, such as a Dask cluster's), records every result in an SQLite gradebook
 as it arrives, and regenerates grades.csv, results.jsonl, per-learner feedback and a class summary from it.
 
-Modules, one concern each: ``layouts``/``names``/``archive`` find submissions and their learners, and
+Modules, one concern each: ``model`` is a row; ``lms_table`` holds every rule that differs by LMS (read by
+the rest); ``layouts``/``names``/``archive`` find submissions and their learners, and
 ``choose`` reads each once and picks one notebook per learner;
 ``fingerprint`` and ``gradebook`` decide what to skip and keep results; ``work`` and ``dispatch`` grade;
 ``outputs`` writes what :mod:`grader.report` renders from the rows; ``run`` is the recipe.

@@ -23,9 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.batch.names import lms_rule, same_id
+from grader.batch.lms_table import lms_rule
+from grader.batch.model import Identity, Row, integrity_flags
+from grader.batch.names import same_id
 from grader.report.class_report import misconceptions
-from grader.report.rows import Identity, Row, integrity_flags
 from grader.text import for_csv, num
 
 #: How many misconceptions the chapter report names per lesson.
@@ -311,7 +312,7 @@ def write_chapter_view(
     than ``chapter.csv``."""
     import json
 
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
     from grader.errors import UsageError
     from grader.files import write_atomic
 
@@ -348,7 +349,7 @@ def _remembered_export(out: Path) -> tuple[str, dict[str, str]] | None:
     """The import an earlier command wrote into this chapter folder (:data:`EXPORT_FILE`), or None."""
     import json
 
-    from grader.batch.lms import FORMATS
+    from grader.batch.lms_table import FORMATS
     from grader.errors import UsageError
 
     path = out / EXPORT_FILE
@@ -385,7 +386,9 @@ def chapter_export(chapter: Chapter, to: str, names: Mapping[str, str] | None = 
     (:func:`grader.batch.lms.importable`); a lesson a learner has no grade for is a blank cell, which the LMS
     reads as "no change".
     """
-    from grader.batch.lms import CHAPTER_EXPORTS, FORMATS, Column, Line, Sheet, importable, sheet_text
+    from grader.batch.lms import importable, sheet_text
+    from grader.batch.lms_table import CHAPTER_EXPORTS, FORMATS
+    from grader.batch.sheet import Column, Line, Sheet
     from grader.errors import UsageError
 
     if to not in CHAPTER_EXPORTS:

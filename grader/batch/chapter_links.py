@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
+from grader.batch.model import Row
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.report.rows import Row
 
 #: In a chapter's folder: its lessons in order, each with the results folder its column is read from (or none).
 SOURCES_FILE = "chapter-sources.json"

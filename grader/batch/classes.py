@@ -19,11 +19,11 @@ from pathlib import Path
 
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
 from grader.batch.chapter_links import link
-from grader.batch.lms import CHAPTER_EXPORTS
+from grader.batch.lms_table import CHAPTER_EXPORTS
+from grader.batch.model import BatchSummary, Row
 from grader.batch.progress import ClassProgress, Progress
 from grader.batch.run import BatchOptions, run_batch
 from grader.errors import UsageError
-from grader.report.rows import BatchSummary, Row
 
 #: The file ending of a lesson's download packed as one archive.
 ZIP = ".zip"

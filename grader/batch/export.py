@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from grader.batch.model import Row
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import GraderError, UsageError
 from grader.model import Lesson
-from grader.report.rows import Row
 
 Exporter = Callable[..., None]
 

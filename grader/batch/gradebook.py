@@ -19,9 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import __version__
+from grader.batch.model import STATUSES, Row
 from grader.batch.names import is_safe_id
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
-from grader.report.rows import STATUSES, Row, row_from_dict, row_to_dict
+from grader.report.rows import row_from_dict, row_to_dict
 from grader.text import plain
 
 FILE_NAME = "gradebook.sqlite"

@@ -16,7 +16,7 @@ A time without an offset (``--due 2024-03-01T09:00``, an extension, a Blackboard
 of the machine running ``grade`` (``$TZ``); write ``2024-03-01T09:00+01:00`` or ``...Z`` to say which.
 
 The penalty is taken from the score of a graded row only (an ungradable row has no score to lower), never
-below 0, and the raw score is kept beside it (:attr:`grader.report.rows.Row.final_score`).
+below 0, and the raw score is kept beside it (:attr:`grader.batch.model.Row.final_score`).
 """
 
 from __future__ import annotations
@@ -30,18 +30,17 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.batch.lms_table import LMSES
+from grader.batch.model import Lateness, Row
 from grader.batch.names import same_id
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.report.rows import Lateness, Row
 from grader.text import num
 
 #: Where a results folder keeps the late policy its last batch was given, so reruns and ``grade export`` apply it.
 POLICY_FILE = "late-policy.json"
 #: The penalty rules ``--late-penalty`` accepts.
 PENALTY_FORMS = "none, per-day:<percent of the maximum per day or part of one>, zero"
-
-_BLACKBOARD_TIME = re.compile(r"_attempt_(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -184,19 +183,11 @@ def read_extensions(path: Path) -> tuple[tuple[str, datetime], ...]:
 def submitted_at(path: Path, name: str, lms: str) -> str:
     """When the notebook at ``path`` (``name``: its file name in the download) was handed in, ISO 8601 with its
     offset, as its layout says (see the module's docstring); empty when the layout carries no time."""
-    if lms == "Canvas":
-        return ""
-    if lms == "Blackboard":
-        found = _BLACKBOARD_TIME.search(name)
-        if found is None:
-            return ""
-        year, month, day, hour, minute, second = map(int, found.groups())
-        try:
-            return datetime(year, month, day, hour, minute, second).astimezone().isoformat()
-        except ValueError:  # not a real time (month 13): no time rather than a guess
-            return ""
+    rule = LMSES.get(lms)
+    if rule is not None and rule.handed_in is not None:
+        return rule.handed_in(name)
     stamp = path.parent / "timestamp.txt"
-    if lms == "" and stamp.is_file():  # nbgrader's exchange writes it; in an LMS download a learner could
+    if not lms and stamp.is_file():  # nbgrader's exchange writes it; in an LMS download a learner could
         parsed = _nbgrader_time(stamp)
         if parsed is not None:
             return parsed.isoformat()

@@ -30,9 +30,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.archive import MAX_DEPTH, unpack_zip
-from grader.batch.names import LMS_FOLDER_PATTERNS, LmsName, lms_names, safe_id, same_id
+from grader.batch.lms_table import LMS_FOLDER_PATTERNS, lms_names
+from grader.batch.model import Identity
+from grader.batch.names import LmsName, safe_id, same_id
 from grader.errors import UsageError
-from grader.report.rows import Identity
 from grader.text import plain
 
 _IGNORED_DIRS = {".ipynb_checkpoints", "__MACOSX"}

@@ -1,6 +1,6 @@
 """Grades a course's LMS imports as they are: each LMS's documented grade-import CSV layout.
 
-Each file is keyed on the learner's LMS identity (:class:`grader.report.rows.Identity`, read from the LMS
+Each file is keyed on the learner's LMS identity (:class:`grader.batch.model.Identity`, read from the LMS
 download's file names), never on the display name, and holds one score per learner, the batch's total after
 any late penalty (:mod:`grader.batch.late`). The README's "Grades your LMS imports" cites each rule's source.
 
@@ -22,8 +22,9 @@ any late penalty (:mod:`grader.batch.late`). The README's "Grades your LMS impor
   0 points, outside the totals, which the export's note says.
 - ``csv``: the batch's own ``grades.csv`` layout, for any other gradebook.
 
-Each layout is one row of :data:`FORMATS` (its LMS, its writer, whether it takes a chapter's column per lesson,
-what its note must say); the commands' choices and the chapter export are derived from it.
+Each layout is one row of :data:`grader.batch.lms_table.FORMATS` (its LMS, its writer, whether it takes a
+chapter's column per lesson, what its note must say), an LMS's part of that LMS's row of the one table of LMSes
+(:data:`grader.batch.lms_table.LMSES`); the commands' choices and the chapter export are derived from it.
 
 What each row gets: a graded learner their (late-penalised) total; a learner whose notebook could not be
 graded (``unreadable``, ``timed-out``: status not ``graded``) a blank cell, which every one of these LMSs reads
@@ -39,86 +40,20 @@ import csv
 import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from grader.batch.lms_table import FORMATS
+from grader.batch.model import row_reason
+from grader.batch.sheet import Column, MoodleWords, Sheet, score_cell
 from grader.config import DEFAULT_UNGRADABLE, Ungradable
 from grader.errors import UsageError
 from grader.files import write_atomic
-from grader.report.rows import row_reason
-from grader.text import for_csv, num, plain
+from grader.text import for_csv
 
-if TYPE_CHECKING:  # only their attributes are read: ``grade --help`` imports this module for the table below
-    from grader.model import Lesson
-    from grader.report.rows import Identity, Row
-
-
-@dataclass(frozen=True)
-class Column:
-    """An assignment column an import file fills (a batch's one, a chapter's one per lesson): its header and points."""
-
-    name: str
-    max_score: float
-
-    @classmethod
-    def of(cls, lesson: Lesson, name: str | None = None) -> Column:
-        return cls(name or lesson.title, lesson.max_score)
-
-
-def header_word(text: str, option: str) -> str:
-    """``text`` (a column header or a word an LMS finds its columns by, given as ``option``) if it is one line
-    of printable text: a newline, a carriage return or another control character would break the import's
-    header row (``Decode\nInjected,Row``) or hide what the header says (bidi overrides), so it is refused."""
-    if not text.strip():
-        raise UsageError(f"{option} is empty: give the header's text, e.g. {option} 'Decode (123456)'.")
-    if text != plain(text, None) or any(c in "\n\t\u2028\u2029" for c in text):
-        raise UsageError(
-            f"{option} {plain(text, 80)!r} holds a newline or another control character, which would break the "
-            "import's header row: give it on one line, as the LMS's own export writes it."
-        )
-    return text
-
-
-@dataclass(frozen=True)
-class MoodleWords:
-    """The header words of Moodle's grading worksheet, which its importer finds its columns by, in the Moodle
-    site's language (``get_string``): English by default. For a site in another language, copy them from one
-    worksheet that site downloads (``grade export --moodle-words``)."""
-
-    identifier: str = "Identifier"
-    """``get_string('recordid', 'assign')``."""
-    participant: str = "Participant "
-    """``get_string('hiddenuser', 'assign')``: stripped from each identifier, trailing space included."""
-    full_name: str = "Full name"
-    grade: str = "Grade"
-    """``get_string('grade')``."""
-    maximum: str = "Maximum Grade"
-    modified: str = "Last modified (grade)"
-    """``get_string('lastmodifiedgrade', 'assign')``."""
-
-    @classmethod
-    def parse(cls, text: str) -> MoodleWords:
-        """``Identifier|Participant |Grade|Last modified (grade)``: the four words the importer reads."""
-        parts = text.split("|")
-        if len(parts) != 4 or not all(p.strip() for p in parts):
-            raise UsageError(
-                "--moodle-words takes four words separated by |: identifier, participant prefix, grade, "
-                "last modified (grade), e.g. 'Identifier|Participant |Grade|Last modified (grade)'."
-            )
-        for part in parts:
-            header_word(part, "--moodle-words")
-        identifier, participant, grade, modified = parts
-        words = cls(identifier.strip(), participant.lstrip(), grade=grade.strip(), modified=modified.strip())
-        columns = [words.identifier, words.full_name, words.grade, words.maximum, words.modified]
-        twice = sorted({w for w in columns if [c.casefold() for c in columns].count(w.casefold()) > 1})
-        if twice:
-            raise UsageError(
-                f"--moodle-words gives the worksheet two columns named {', '.join(map(repr, twice))} (its columns "
-                f"are {', '.join(map(repr, columns))}): Moodle's importer would read the wrong one; copy the four "
-                "words from one worksheet the site downloads."
-            )
-        return words
+if TYPE_CHECKING:  # only their attributes are read
+    from grader.batch.model import Identity, Row
 
 
 @dataclass(frozen=True)
@@ -126,155 +61,6 @@ class Export:
     path: Path
     note: str
     """What was written, for the end-of-batch summary: who was left blank or left out, and why."""
-
-
-@dataclass(frozen=True)
-class Line:
-    """One learner's line of an import file: who the LMS matches, and a grade cell per column (blank: no change)."""
-
-    identity: Identity
-    grades: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Sheet:
-    """What one import file holds, whatever its LMS: its grade columns and a line per learner the LMS can match.
-
-    A batch's sheet has one column (its lesson), a chapter's one per lesson (:mod:`grader.batch.chapter`), so
-    both are written by the same writers. ``rows`` are the batch rows the lines come from, for the plain ``csv``
-    layout, which writes all of each (``grades.csv``)."""
-
-    columns: tuple[Column, ...]
-    lines: tuple[Line, ...]
-    rows: tuple[Row, ...] = ()
-    ungradable: Ungradable = DEFAULT_UNGRADABLE
-    stamp: str = ""
-    """When the file was written (UTC, ISO 8601): Moodle's ``Last modified (grade)``."""
-    words: MoodleWords = MoodleWords()
-
-    @classmethod
-    def of_rows(
-        cls,
-        rows: Sequence[Row],
-        column: Column,
-        ungradable: Ungradable = DEFAULT_UNGRADABLE,
-        now: datetime | None = None,
-        words: MoodleWords = MoodleWords(),
-    ) -> Sheet:
-        """One lesson's rows in one column: each learner's total as :func:`score_cell` writes it."""
-        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
-        lines = tuple(Line(row.identity, (score_cell(row, ungradable),)) for row in rows)
-        return cls((column,), lines, tuple(rows), ungradable, stamp, words)
-
-
-Table = list[list[str]]
-
-
-def _canvas(sheet: Sheet) -> Table:
-    lead = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    table = [[*lead, *(for_csv(c.name) for c in sheet.columns)]]
-    table.append(["Points Possible", "", "", "", "", *(num(c.max_score) for c in sheet.columns)])
-    return table + [
-        [for_csv(line.identity.name), line.identity.lms_id, "", "", "", *line.grades] for line in sheet.lines
-    ]
-
-
-def _moodle(sheet: Sheet) -> Table:
-    """One assignment's worksheet: its first column (:data:`FORMATS` says Moodle's is not a chapter's)."""
-    words, column = sheet.words, sheet.columns[0]
-    table = [[words.identifier, words.full_name, words.grade, words.maximum, words.modified]]
-    for line in sheet.lines:
-        who = line.identity
-        table.append([f"{words.participant}{who.lms_id}", for_csv(who.name), line.grades[0]])
-        table[-1] += [num(column.max_score), sheet.stamp]
-    return table
-
-
-def _blackboard_header(column: Column) -> str:
-    return column.name if "|" in column.name else f"{column.name} [Total Pts: {num(column.max_score)} Score]"
-
-
-def _blackboard(sheet: Sheet) -> Table:
-    table = [["Last Name", "First Name", "Username", *(for_csv(_blackboard_header(c)) for c in sheet.columns)]]
-    return table + [["", "", line.identity.lms_id, *line.grades] for line in sheet.lines]
-
-
-def _blackboard_note(columns: Sequence[Column]) -> str:
-    if all("|" in c.name for c in columns):
-        return ""
-    return (
-        "; a column has no |<column id>, so Blackboard will create it as a text column worth 0 points, outside "
-        "the totals: create the column in Grade Center, download it once and give its header with --export-name "
-        "(grade export, grade chapter: --assignment)"
-    )
-
-
-def _grades(sheet: Sheet) -> Table:
-    """``grades.csv``'s layout: everything the batch knows of each row (:func:`grades_csv`)."""
-    rows, ungradable = sheet.rows, sheet.ungradable
-    questions: list[str] = []
-    for row in rows:
-        for q in row.report.questions if row.report else ():
-            if q.id not in questions:
-                questions.append(q.id)
-    head = ["learner", "name", "lms", "lms_id", "score", "max_score", "late", "status", "reason"]
-    head += ["raw_score", "late_days", "late_penalty", "due", "submitted"]
-    table = [[*head, *map(for_csv, questions)]]
-    for row in rows:
-        scores = {q.id: num(q.score) for q in row.report.questions} if row.report else {}
-        who, late = row.identity, row.lateness
-        cells = [for_csv(row.learner), for_csv(who.name), who.lms, for_csv(who.lms_id)]
-        cells += [score_cell(row, ungradable), num(row.max_score)]
-        cells += ["yes" if row.late else "no", row.status, for_csv(row_reason(row))]
-        cells += [num(row.score) if row.report else ""]
-        cells += [str(late.days), num(late.points_off), late.due] if late else ["", "", ""]
-        cells += [row.submitted]
-        table.append([*cells, *(scores.get(q, "") for q in questions)])
-    return table
-
-
-def _no_note(columns: Sequence[Column]) -> str:
-    return ""
-
-
-@dataclass(frozen=True)
-class LmsFormat:
-    """One grade-import layout. Adding an LMS is one of these in :data:`FORMATS` (with its download's file names
-    in :data:`grader.batch.names.LMS_PATTERNS` and its acceptance rules in ``tests/lms_rules.py``): the CLI's
-    choices, the file's name, which learners it can hold and the chapter export are derived from it."""
-
-    name: str
-    """What ``--export``, ``grade export --to`` and ``grade chapter --export`` take."""
-    lms: str
-    """The LMS whose download names the learners it can match (:attr:`Identity.lms`); empty: anyone."""
-    write: Callable[[Sheet], Table]
-    """The file's rows, header first."""
-    chapter: bool
-    """One file takes a column per lesson, so a chapter's grades go in one (``grade chapter --export``)."""
-    quote_all: bool = False
-    """Every value inside quotes (Blackboard requires it of a comma file); else only where a cell needs it."""
-    note: Callable[[Sequence[Column]], str] = _no_note
-    """What the LMS will do with these columns that the teaching assistant must hear (``""``: nothing)."""
-
-    @property
-    def file_name(self) -> str:
-        return f"{self.name}-import.csv"
-
-
-#: The grade-import layouts, by the name the commands take.
-FORMATS: dict[str, LmsFormat] = {
-    f.name: f
-    for f in (
-        LmsFormat("canvas", "Canvas", _canvas, chapter=True),
-        LmsFormat("moodle", "Moodle", _moodle, chapter=False),  # Moodle's worksheet is one assignment's
-        LmsFormat("blackboard", "Blackboard", _blackboard, chapter=True, quote_all=True, note=_blackboard_note),
-        LmsFormat("csv", "", _grades, chapter=False),  # grades.csv; a chapter has its chapter.csv
-    )
-}
-#: What ``grade batch --export`` and ``grade export --to`` take.
-EXPORTS = tuple(FORMATS)
-#: What ``grade chapter --export`` takes.
-CHAPTER_EXPORTS = tuple(name for name, f in FORMATS.items() if f.chapter)
 
 
 def sheet_text(sheet: Sheet, to: str) -> str:
@@ -409,16 +195,6 @@ def write_export(
         )
     parts.append(FORMATS[to].note((column,)))
     return Export(path, "".join(parts) + ")")
-
-
-def score_cell(row: Row, ungradable: Ungradable = DEFAULT_UNGRADABLE) -> str:
-    """The total as people write it (two decimals at most), after any late penalty; blank for a row that was not
-    graded (``0`` with ``ungradable="zero"``) and always for a crashed grading, which may be the machine's fault."""
-    if row.status == "crashed":
-        return ""
-    if row.status != "graded" or row.report is None:
-        return "0" if ungradable == "zero" else ""
-    return num(row.final_score)
 
 
 def grades_csv(rows: Sequence[Row], ungradable: Ungradable = DEFAULT_UNGRADABLE) -> str:

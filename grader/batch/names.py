@@ -1,7 +1,8 @@
 """Who submitted a file: learner ids from file names, including the names LMS downloads give files.
 
 An LMS "download all submissions" archive encodes the learner in each file name. The patterns are data
-(:data:`LMS_PATTERNS`); a folder is read with one pattern only if most notebooks in it match, so a plain
+(:class:`LmsPattern`, one per LMS in :data:`grader.batch.lms_table.LMSES`, whose :func:`lms_names` reads a
+download with them); a folder is read with one pattern only if most notebooks in it match, so a plain
 folder whose names happen to contain underscores keeps its file stems as learner ids. A name in an LMS
 download that does not follow the pattern is never guessed: it is reported by name and keeps no LMS identity.
 """
@@ -13,7 +14,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.report.rows import Identity
+from grader.batch.model import Identity
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -55,144 +56,6 @@ class LmsPattern:
     def parse_all(self, stems: Sequence[str], assignments: Sequence[str] = ()) -> list[LmsName | None]:
         """What each of a download's names says (None: it does not follow this LMS's pattern)."""
         return [self.parse(stem) for stem in stems]
-
-
-#: Blackboard's ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``. The head ends at the
-#: *first* ``_attempt_<time>``: the file name after it is the learner's own and may hold another (``x_attempt_
-#: 2024-02-28-09-00-00_``), which must not change whose it is (nor, in :mod:`grader.batch.late`, when it came).
-_ATTEMPT = r"attempt_\d{4}(?:-\d{2}){5}"
-_BLACKBOARD = re.compile(rf"(?P<head>.+?)_{_ATTEMPT}(?:_.*)?", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class BlackboardPattern(LmsPattern):
-    """Blackboard joins the assignment's name and the username with ``_``, and either may hold ``_``.
-
-    The part before ``_attempt_<timestamp>`` is ``<assignment>_<username>``, and every file of one download
-    has the same assignment. So the assignment is a prefix (ending before a ``_``) of every file's head:
-    the known assignment name (the lesson's title or id, or ``--export-name``) when one fits, else the one
-    prefix all the heads share. Where several prefixes remain (one file, or usernames that all begin
-    alike), the name is ambiguous, and is never guessed: :meth:`parse_all` gives None for it.
-    """
-
-    def parse(self, stem: str) -> LmsName | None:
-        return self.parse_all([stem])[0]
-
-    def parse_all(self, stems: Sequence[str], assignments: Sequence[str] = ()) -> list[LmsName | None]:
-        heads = [m.group("head") if (m := self.regex.fullmatch(stem)) else None for stem in stems]
-        options = [_prefixes(head) if head is not None else set() for head in heads]
-        shared = set.intersection(*(o for o in options if o)) if any(options) else set()
-        known = {_fold(name) for name in assignments if name}
-        out: list[LmsName | None] = []
-        for head, prefixes in zip(heads, options, strict=True):
-            named = {p for p in prefixes if _fold(p) in known}
-            choice = named or (prefixes & shared if shared else prefixes)
-            if head is None or len(choice) != 1:
-                out.append(None)
-                continue
-            username = head[len(next(iter(choice))) + 1 :]
-            out.append(LmsName(safe_id(username), identity=Identity(self.name, username, username)))
-        return out
-
-
-def _prefixes(head: str) -> set[str]:
-    """Every way to cut ``head`` at a ``_`` into a non-empty assignment and a non-empty username."""
-    return {head[:i] for i, char in enumerate(head) if char == "_" and 0 < i < len(head) - 1}
-
-
-#: Moodle's marker between a participant's name and id and the file's own name.
-_MOODLE_MARKER = re.compile(r"_\d+_assignsubmission_")
-
-
-@dataclass(frozen=True)
-class MoodlePattern(LmsPattern):
-    """Moodle writes ``<full name>_<participant id>_assignsubmission_file_<file name>``, and the learner may
-    choose both the full name (a profile field) and the file's name: a name that holds the marker itself
-    (``Eve_12345_assignsubmission_file_x``) would read as participant 12345. A name with the marker more than
-    once does not say which participant it is, so it does not follow the pattern: it is graded under its file
-    name, reported, and left out of the import, never guessed onto someone."""
-
-    def parse(self, stem: str) -> LmsName | None:
-        if len(_MOODLE_MARKER.findall(stem)) > 1:
-            return None
-        return super().parse(stem)
-
-
-def _fold(name: str) -> str:
-    """An assignment name as compared with a file name's: case, spaces and underscores alike."""
-    return unicodedata.normalize("NFC", name).casefold().replace(" ", "_")
-
-
-LMS_PATTERNS: tuple[LmsPattern, ...] = (
-    # Canvas: lovelaceada_12345_67890_decode.ipynb, lovelaceada_LATE_12345_67890_decode-1.ipynb; the name is
-    # the learner's sortable name with punctuation and spaces dropped, but not underscores ("Lee, Min_Jun" is
-    # leemin_jun_104349_9000404_request.ipynb), so the name is whatever comes before the first
-    # ``_[LATE_]<user id>_<submission id>_``: read from the numeric ids, never from the name's own characters
-    # (never a name with Moodle's own marker in it: ``X_0_1_assignsubmission_file_`` is Moodle's; nor one with
-    # Blackboard's attempt marker: ``Lab_1_0_0_attempt_<time>_x`` is Blackboard's, whose usernames hold digits)
-    LmsPattern(
-        "Canvas",
-        roster_column="canvas_id",
-        carries="the Canvas user id",
-        regex=re.compile(
-            rf"(?!.*_assignsubmission_)(?!.*_{_ATTEMPT})(?P<learner>.+?)_(?P<late>LATE_)?(?P<id>\d+)_\d+_.+",
-            re.DOTALL,
-        ),
-    ),
-    # Moodle: Ada Lovelace_12345_assignsubmission_file_decode.ipynb
-    MoodlePattern(
-        "Moodle",
-        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_file_.+", re.DOTALL),
-        roster_column="moodle_name",
-        carries="the full name and a participant id that changes from assignment to assignment",
-        per_assignment=True,
-    ),
-    # Blackboard: Decode_alovelace_attempt_2024-03-01-09-30-00_decode.ipynb, Decode_j_nunez_attempt_...
-    BlackboardPattern("Blackboard", _BLACKBOARD, roster_column="blackboard_username", carries="the username"),
-)
-
-
-#: LMS downloads with a folder per learner, read from the folder's name (the files inside keep their names).
-LMS_FOLDER_PATTERNS: tuple[LmsPattern, ...] = (
-    # Moodle, "download submissions in folders" (its default): Ada Lovelace_12345_assignsubmission_file_/decode.ipynb,
-    # beside a folder per other submission plugin (Ada Lovelace_12345_assignsubmission_onlinetext_/)
-    LmsPattern(
-        "Moodle",
-        re.compile(r"(?P<learner>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?", re.DOTALL),
-        roster_column="moodle_name",
-        per_assignment=True,
-    ),
-)
-
-
-def lms_rule(lms: str) -> LmsPattern | None:
-    """The pattern (and so the identity rule) of the LMS named ``lms`` (``Canvas``, ``Moodle``...), or None."""
-    return next((p for p in LMS_PATTERNS if p.name == lms), None)
-
-
-def identity_value(identity: Identity) -> str:
-    """What of ``identity`` names the learner across assignments: the LMS id, or for an LMS whose id is per
-    assignment (Moodle) the display name; empty when it has no LMS."""
-    rule = lms_rule(identity.lms)
-    if rule is None:
-        return ""
-    return identity.name if rule.per_assignment else identity.lms_id
-
-
-def lms_names(
-    stems: Sequence[str], patterns: tuple[LmsPattern, ...] = LMS_PATTERNS, assignments: Sequence[str] = ()
-) -> tuple[str, list[LmsName | None]] | None:
-    """The first LMS pattern that more than half of the stems (or folder names) match, with what each says:
-    None for a name that does not match (it is reported by name and keeps no LMS identity, never guessed);
-    ``None`` overall if no pattern fits most of them (a plain folder). ``assignments``: the names the
-    assignment may have in the download (Blackboard's file names begin with it)."""
-    if not stems:
-        return None
-    for pattern in patterns:
-        parsed = pattern.parse_all(stems, assignments)
-        if 2 * sum(p is not None for p in parsed) > len(stems):
-            return pattern.name, parsed
-    return None
 
 
 #: The longest learner id :func:`safe_id` makes (a file name, with ``.html`` and a suffix that tells two apart).

@@ -14,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grader.batch.lms import grades_csv as lms_grades_csv
+from grader.batch.model import Row
 from grader.batch.names import is_safe_id
 from grader.config import FeedbackMode
 from grader.files import write_atomic
 from grader.model import Lesson
 from grader.report.class_report import Pair, class_report, integrity_html, report_html, report_json
 from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
-from grader.report.rows import Row, row_to_dict
+from grader.report.rows import row_to_dict
 from grader.report.summary import summary_html
 from grader.text import plain
 

@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from typing import IO, Protocol
 
-from grader.report.rows import STATUSES, BatchSummary, Row
+from grader.batch.model import STATUSES, BatchSummary, Row
 from grader.text import num, plain
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.late import apply_late, remember
+from grader.batch.model import Row
 from grader.config import Ungradable
 from grader.errors import UsageError
-from grader.report.rows import Row
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ each LMS, so every lesson and every LMS tool agrees on whose numbers a notebook 
 A roster is a CSV with a header line. ``learner`` (required) is the id a batch gives the learner (it names their
 feedback page and their folder of released notebooks); ``identity`` (optional; else ``learner``) is what
 :func:`grader.params.draw` draws their numbers from; ``name`` is for people. The LMS columns say who the learner
-is in each LMS's download names (:data:`grader.batch.names.LMS_PATTERNS`' ``roster_column``):
+is in each LMS's download names (:data:`grader.batch.lms_table.LMS_PATTERNS`' ``roster_column``):
 
 - ``canvas_id``: the Canvas user id (Canvas's download names end ``_<user id>_<submission id>_<file>``);
 - ``blackboard_username``: the Blackboard username (``<assignment>_<username>_attempt_<time>``);
@@ -28,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.batch.names import LMS_PATTERNS, lms_rule, safe_id, same_id
+from grader.batch.lms_table import LMS_PATTERNS, LMSES, ROSTER_EXPORTS, lms_rule
+from grader.batch.model import Identity
+from grader.batch.names import safe_id, same_id
 from grader.errors import UsageError
-from grader.report.rows import Identity
 
 #: A learner id a roster may hold: a safe file name (it names the learner's folder) that a batch keeps as it is.
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
@@ -110,8 +111,8 @@ def roster_csv(rows: Sequence[RosterRow]) -> str:
 # -- from the LMS's own roster export ---------------------------------------------------------------------
 
 
-#: The LMS exports ``grade roster`` reads.
-EXPORTS = ("canvas", "moodle")
+#: The LMS exports ``grade roster`` reads: each LMS whose row of the table can read its roster export.
+EXPORTS = ROSTER_EXPORTS
 
 
 def from_lms_export(path: Path, lms: str) -> tuple[list[RosterRow], tuple[str, ...]]:
@@ -135,7 +136,7 @@ def from_lms_export(path: Path, lms: str) -> tuple[list[RosterRow], tuple[str, .
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"{path} cannot be read ({err}); give the LMS's CSV export as it downloaded it.") from None
     records = list(csv.DictReader(text.splitlines()))
-    people = _canvas_people(path, records) if lms == "canvas" else _moodle_people(path, records)
+    people = next(rule.roster for rule in LMSES.values() if rule.export.name == lms and rule.roster)(path, records)
     if not people:
         raise UsageError(f"{path} lists no learners: is it {lms}'s roster export (see grade roster --help)?")
     counts = Counter(same_id(base) for base, *_ in people)
@@ -146,71 +147,20 @@ def from_lms_export(path: Path, lms: str) -> tuple[list[RosterRow], tuple[str, .
         for base, identity, name, lms_ids in people
     ]
     notes: tuple[str, ...] = ()
-    shared = sorted({n for n, k in Counter(_fold(r.lms_value("moodle_name")) for r in rows).items() if n and k > 1})
-    if shared:
-        names = [r.lms_value("moodle_name") for r in rows if _fold(r.lms_value("moodle_name")) in shared]
-        notes += (
-            f"{len(names)} learners share a full name ({', '.join(sorted(set(names))[:5])}): a Moodle download "
-            "names them only by it, so grade batch --roster cannot tell their notebooks apart and grades neither on "
-            "a guess; rename each one's notebook to their learner id (e.g. nguyen_an_jdoe.ipynb) in a folder of "
-            "its own and grade it with --roster",
-        )
+    for rule in LMS_PATTERNS:
+        if not rule.per_assignment:
+            continue  # a learner is their id there, not their full name
+        column = rule.roster_column
+        shared = sorted({n for n, k in Counter(_fold(r.lms_value(column)) for r in rows).items() if n and k > 1})
+        if shared:
+            names = [r.lms_value(column) for r in rows if _fold(r.lms_value(column)) in shared]
+            notes += (
+                f"{len(names)} learners share a full name ({', '.join(sorted(set(names))[:5])}): a {rule.name} "
+                "download names them only by it, so grade batch --roster cannot tell their notebooks apart and grades "
+                "neither on a guess; rename each one's notebook to their learner id (e.g. nguyen_an_jdoe.ipynb) in a "
+                "folder of its own and grade it with --roster",
+            )
     return rows, notes
-
-
-def _columns(path: Path, records: list[dict[str, str]], wanted: Mapping[str, bool]) -> dict[str, str]:
-    """The export's header for each wanted column (case and spaces ignored); :class:`UsageError` for a required one
-    that is missing."""
-    header = {" ".join(str(k).split()).casefold(): str(k) for k in (records[0] if records else {}) if k is not None}
-    found = {want: header[want.casefold()] for want in wanted if want.casefold() in header}
-    missing = [want for want, required in wanted.items() if required and want not in found]
-    if missing:
-        raise UsageError(
-            f"{path} has no {', '.join(repr(m) for m in missing)} column: give the LMS's roster export as it "
-            f"downloaded it (its columns: {', '.join(header.values()) or 'none'})."
-        )
-    return found
-
-
-#: One learner of an LMS export: their base learner id, identity, full name and LMS columns.
-_Person = tuple[str, str, str, tuple[tuple[str, str], ...]]
-
-
-def _canvas_people(path: Path, records: list[dict[str, str]]) -> list[_Person]:
-    columns = _columns(path, records, {"Student": True, "ID": True})
-    people: list[_Person] = []
-    for record in records:
-        student, user = ((record.get(columns[c]) or "").strip() for c in ("Student", "ID"))
-        if not user.isdigit():
-            continue  # the "Points Possible" row, a blank line
-        last, _, first = student.partition(",")
-        base = safe_id(f"{last} {first}".strip() or user).lower()
-        people.append((base, user, " ".join(f"{first} {last}".split()), (("canvas_id", user),)))
-    return people
-
-
-def _moodle_people(
-    path: Path, records: list[dict[str, str]]
-) -> list[tuple[str, str, str, tuple[tuple[str, str], ...]]]:
-    wanted = {"First name": True, "Last name": True, "Email address": False, "Username": False, "ID number": False}
-    columns = _columns(path, records, wanted)
-    keys = [c for c in ("Username", "ID number", "Email address") if c in columns]
-    if not keys:
-        raise UsageError(
-            f"{path} has no Username, ID number or Email address column, so nothing names a learner the same way in "
-            "every assignment: show one of them on Moodle's Participants page and download it again."
-        )
-    people: list[_Person] = []
-    for record in records:
-        first, last = ((record.get(columns[c]) or "").strip() for c in ("First name", "Last name"))
-        identity = next((v for k in keys if (v := (record.get(columns[k]) or "").strip())), "")
-        if not identity:
-            continue
-        full = " ".join(f"{first} {last}".split())
-        people.append(
-            (safe_id(f"{last} {first}".strip() or identity).lower(), identity, full, (("moodle_name", full),))
-        )
-    return people
 
 
 # -- a batch's learners, mapped onto the roster ------------------------------------------------------------
@@ -236,7 +186,7 @@ def map_learners(
     """Each download learner (``keys``: their layout key -> their batch learner id and LMS identity) mapped to
     their roster row, and a note on those it does not map (empty if none).
 
-    A learner with an LMS identity is looked up in that LMS's column (:func:`grader.batch.names.identity_value`:
+    A learner with an LMS identity is looked up in that LMS's column (:func:`grader.batch.lms_table.identity_value`:
     the id, or Moodle's full name); one without (a flat folder, nbgrader) by their learner id. Never a guess: a
     value two roster rows hold, or a row two learners of the download fit, maps nobody and says so."""
     index: dict[tuple[str, str], list[RosterRow]] = defaultdict(list)

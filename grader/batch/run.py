@@ -23,11 +23,14 @@ from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
 from grader.batch.late import LatePolicy, apply_late, extension_notes, remember, submitted_at
 from grader.batch.layouts import ONE_NOTEBOOK, Entry, Found, open_submissions
-from grader.batch.lms import Column, check_export, import_path, write_export
+from grader.batch.lms import check_export, import_path, write_export
+from grader.batch.model import BatchSummary as BatchSummary  # what run_batch returns
+from grader.batch.model import Row
 from grader.batch.outputs import SUMMARY_JSON, write_outputs
 from grader.batch.progress import NoProgress, Progress
 from grader.batch.regrade import RegradePlan
 from grader.batch.roster import check_released, map_learners, read_roster
+from grader.batch.sheet import Column
 from grader.batch.similar import find_similar
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_FEEDBACK, DEFAULT_UNGRADABLE, FeedbackMode, Ungradable
@@ -47,8 +50,6 @@ from grader.params import (
 )
 from grader.pipeline import MISSING_PACKAGE, GradeOptions, batch_lesson_id, failed_report
 from grader.report.class_report import previous_similar
-from grader.report.rows import BatchSummary as BatchSummary  # what run_batch returns
-from grader.report.rows import Row
 
 
 @dataclass(frozen=True)

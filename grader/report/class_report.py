@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader.batch.model import Row, error_reason, integrity_flags
 from grader.config import SIMILAR_SHOWN
 from grader.report.markup import inline_html
-from grader.report.rows import Row, error_reason, integrity_flags
 from grader.text import for_html
 
 #: Question statuses whose feedback names a mistake (not "not attempted", not "no evidence").
@@ -107,7 +107,7 @@ def normal_form(text: str) -> str:
 
 def misconceptions(rows: Sequence[Row]) -> tuple[Misconception, ...]:
     """Every slip the feedback named, per question, with the learners who made it; most learners first. Notebooks
-    with an integrity flag (:func:`grader.report.rows.integrity_flags`) are left out: their answers are someone
+    with an integrity flag (:func:`grader.batch.model.integrity_flags`) are left out: their answers are someone
     else's numbers' or work, not this learner's misconception."""
     learners: dict[tuple[str, str], set[str]] = defaultdict(set)
     wordings: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)

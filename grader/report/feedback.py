@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grader.batch.model import Row, integrity_flags
 from grader.config import FeedbackMode
 from grader.model import Lesson, Params, Question, QuestionResult
 from grader.params import render
 from grader.report.markup import inline_html
 from grader.report.page import html_page
-from grader.report.rows import Row, integrity_flags
 from grader.text import for_html, for_markdown, num
 
 _GENERIC = {
@@ -63,7 +63,7 @@ class FeedbackView:
     late: str = ""
     """What the late policy made of the submission (:func:`late_line`); ``score`` is then after its penalty."""
     integrity: tuple[str, ...] = ()
-    """Its integrity flags (:func:`grader.report.rows.integrity_flags`), shown at the top of the page."""
+    """Its integrity flags (:func:`grader.batch.model.integrity_flags`), shown at the top of the page."""
 
 
 def feedback_view(row: Row, lesson: Lesson | None, mode: FeedbackMode) -> FeedbackView:

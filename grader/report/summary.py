@@ -11,11 +11,11 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from grader.batch.model import STATUSES, Row
 from grader.model import Lesson
 from grader.report.charts import bars_svg, histogram_svg
 from grader.report.markup import inline_html
 from grader.report.page import html_page
-from grader.report.rows import STATUSES, Row
 from grader.text import for_html, num
 
 _WRONG = ("failed", "partial", "error", "missing")

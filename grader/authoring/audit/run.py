@@ -19,7 +19,7 @@ from grader.authoring.audit.mutants import Mutant, diff, function_source, genera
 from grader.authoring.audit.spec import AUDIT_FILE, AuditSpec, Equivalent, Slip, read_spec
 from grader.authoring.variants import Variant, grade_variants
 from grader.errors import LessonError
-from grader.model import Lesson, Params
+from grader.model import KINDS, Lesson, Params
 from grader.params import describe, spread
 from grader.read import read_submission
 
@@ -153,7 +153,7 @@ def plan_audit(lesson: Lesson) -> AuditPlan:
     """The mutants and controls :func:`audit_lesson` grades (cosmic-ray's and the audit file's)."""
     spec = read_spec(lesson)
     cells = read_submission(lesson.solution).cells
-    plans = tuple(_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if q.kind == "function")
+    plans = tuple(_plan(q.id, function_source(cells, q.id), spec) for q in lesson.questions if KINDS[q.kind].audited)
     control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
     numbers = tuple(spread(lesson)[1:]) if lesson.params else ()
     controls = tuple(Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1))

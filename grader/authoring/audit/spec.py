@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import LessonError
-from grader.model import Lesson
+from grader.model import KINDS, Lesson
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,7 +99,7 @@ def _slip(entry: dict[str, Any]) -> Slip:
 
 
 def _check(spec: AuditSpec, lesson: Lesson, path: Path) -> None:
-    functions = {q.id for q in lesson.questions if q.kind == "function"}
+    functions = {q.id for q in lesson.questions if KINDS[q.kind].audited}
     named = [s.function for s in spec.slips] + [e.function for e in spec.equivalents]
     unknown = sorted(set(named) - functions)
     if unknown:
