@@ -203,8 +203,11 @@ class ServiceSelfCheck:
     notebook. Nothing of the lesson is needed on this machine. A failure prints one line, never a traceback."""
 
     def __init__(self, lesson_id: str, namespace: dict[str, Any], service: Service, hints: dict[str, str]) -> None:
+        from grader.service.kernel import record_runs
+
         self.lesson_id, self.hints = lesson_id, hints
         self._namespace, self._service = namespace, service
+        self._runs = record_runs(namespace)  # each cell's last run, for submit's note on unsaved cells
 
     def check(self, question_id: str) -> None:
         """Send the cells you ran to the course service, have one question checked, and print the result."""
@@ -231,7 +234,7 @@ class ServiceSelfCheck:
             where = f"{found} is not a readable notebook" if found is not None else "this kernel cannot tell its file"
             print(f'Not handed in: {where}; save the notebook and call submit("path/to/notebook.ipynb").')
             return
-        changed = unsaved(self._namespace, notebook)
+        changed = unsaved(self._namespace, notebook, self._runs)
         if changed:
             print(
                 f"Note: this kernel ran {changed} cell(s) that differ from the saved {found.name}: save first "

@@ -11,6 +11,12 @@ step-through's sliders and "next token" button update its text, and ``check_all(
     python3 scripts/screenshots.py --all        # every lesson of exercises/chapter.toml, in its order
     python3 scripts/screenshots.py --notebook released/ada/decode.ipynb --check gb_per_step --out /tmp/shots
 
+    python3 scripts/screenshots.py --service --out /tmp/shots   # a released notebook against grade serve
+
+``--service``: the course service as a course and a learner use it (``run_service``): ``grade serve`` on
+loopback, a notebook released with ``--service``, opened in the JupyterLab of the wheel alone in a fresh virtual
+environment (no lessons); an answer checked wrong then right, the notebook saved and handed in.
+
 ``--check QUESTION`` (repeatable) also shoots the cell ``check("QUESTION")`` with the text above it and prints
 what it shows: on a notebook of ``grade build --roster``, the text and the verdicts must be that learner's numbers.
 
@@ -34,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -55,7 +62,11 @@ def free_port() -> int:
 PAGE_CONFIG = {"disabledExtensions": {"@jupyter/nbgrader": True}}
 
 
-def start_lab(folder: Path, settings: Path, port: int, token: str, log: Path) -> subprocess.Popen[bytes]:
+def start_lab(
+    folder: Path, settings: Path, port: int, token: str, log: Path, python: str = sys.executable, learner: bool = False
+) -> subprocess.Popen[bytes]:
+    """JupyterLab on ``folder``, run by ``python`` (its kernel is that interpreter). ``learner``: a learner's
+    machine, whose kernel must find no lesson: no checkout on its path, no lessons folder or course secret named."""
     for name, value in LAB_SETTINGS.items():
         path = settings / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,11 +75,15 @@ def start_lab(folder: Path, settings: Path, port: int, token: str, log: Path) ->
     (config / "labconfig").mkdir(parents=True, exist_ok=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+        # `-m jupyter lab` would run the first jupyter-lab on PATH, whatever its interpreter
+        python, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
         f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}", f"--LabApp.user_settings_dir={settings}",
         "--LabApp.expose_app_in_browser=True",
     ] + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    if learner:
+        path = os.pathsep.join([str(Path(python).parent), env.get("PATH", "")])
+        env = without_course(env) | {"JUPYTER_CONFIG_DIR": str(config), "PATH": path}
     lab = subprocess.Popen(command, cwd=folder, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -270,6 +285,179 @@ def use_sliders(page, out: Path, name: str) -> list[str]:  # type: ignore[no-unt
     return [] if "Token 3 of 5" in text and "uses the 2 tokens already produced" in text else [f"step-through text: {text[:300]!r}"]
 
 
+#: What a learner's machine does not have: the checkout on its path, the course's lessons and its secret.
+COURSE_ONLY = frozenset({"PYTHONPATH", "GRADER_LESSONS", "GRADER_COURSE_SECRET", "VIRTUAL_ENV"})
+def without_course(env: os._Environ[str] | dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k not in COURSE_ONLY}
+
+
+#: The answer ``--service`` fills in, first wrong (the ratio upside down), then right.
+SERVICE_QUESTION = "decode_step_seconds"
+SERVICE_ANSWERS = {
+    "wrong": "def decode_step_seconds(param_bytes, bandwidth):\n    return bandwidth / param_bytes\n",
+    "right": "def decode_step_seconds(param_bytes, bandwidth):\n    return param_bytes / bandwidth\n",
+}
+
+
+def run_service(out: Path, chromium: str) -> list[str]:
+    """The course service as the README walks it: ``grade serve`` on loopback with a fresh course secret, ada's
+    decode notebook released with ``grade build --roster --service``, and that notebook opened in JupyterLab run
+    by the package's wheel alone in a fresh virtual environment (no lesson, solution, suite or secret), where an
+    answer is checked wrong, then right, and the notebook is saved and handed in."""
+    sys.path.insert(0, str(REPO))
+    from tests.package_support import install
+
+    out.mkdir(parents=True, exist_ok=True)
+    grade = str(Path(sys.executable).with_name("grade"))
+    with tempfile.TemporaryDirectory(prefix="service-") as tmp:
+        work = Path(tmp)
+        roster = work / "roster.csv"
+        roster.write_text("learner,identity\nada,ada@example.edu\n", encoding="utf-8")
+        env = {**os.environ, "GRADER_COURSE_SECRET": secrets.token_urlsafe(32)}
+        url = f"http://127.0.0.1:{free_port()}"
+        lessons = REPO / "exercises"
+        release = [grade, "build", lessons / "decode", "--roster", roster, "--out", work / "released", "--service", url]
+        subprocess.run([str(a) for a in release], check=True, env=env, cwd=work)
+        serve = [grade, "serve", "--lessons", lessons, "--roster", roster, "--database", work / "service.sqlite",
+                 "--port", url.rsplit(":", 1)[1], "--jobs", "1"]  # fmt: skip
+        with (out / "service.log").open("wb") as log:
+            service = subprocess.Popen([str(a) for a in serve], env=env, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_service(url, service, out / "service.log")
+            (work / "learner").mkdir()
+            installed = install(work / "learner")  # the wheel alone, as the learner installs it
+            # its own kernel, as installing ipykernel into an environment gives one (not this machine's other)
+            kernel = [installed.python, "-m", "ipykernel", "install", "--sys-prefix"]
+            subprocess.run([str(a) for a in kernel], check=True, capture_output=True, env=without_course(os.environ))
+            home = work / "ada"
+            home.mkdir()
+            notebook = Path(shutil.copy(work / "released" / "ada" / "decode.ipynb", home / "decode.ipynb"))
+            port, token = free_port(), secrets.token_hex(16)
+            lab = start_lab(home, work / "settings", port, token, out / "jupyterlab.log", str(installed.python), True)
+            try:
+                problems = kernel_is_the_learners(port, token, installed.python)
+                with sync_playwright_browser(chromium) as browser:
+                    page = browser.new_page(viewport={"width": 1200, "height": 760})
+                    problems += run_learner(page, notebook, port, token, out)
+            finally:
+                lab.terminate()
+                lab.wait(timeout=30)
+        finally:
+            service.terminate()
+            service.wait(timeout=60)
+    for shot in out.glob("*.png"):
+        compress(shot)
+    return problems
+
+
+def wait_for_service(url: str, service: subprocess.Popen[bytes], log: Path) -> None:
+    """Until ``grade serve`` answers (any HTTP status: its root is a 404), or it exits."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and service.poll() is None:
+        try:
+            urllib.request.urlopen(url + "/", timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(f"grade serve did not start; see {log}")
+
+
+def kernel_is_the_learners(port: int, token: str, python: Path) -> list[str]:
+    """The notebook's kernel runs the learner's environment, not this one (which has the lessons)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/kernelspecs?token={token}", timeout=10) as answer:
+        specs = json.load(answer)
+    argv = specs["kernelspecs"][specs["default"]]["spec"]["argv"]
+    return [] if argv[0] == str(python) else [f"the kernel runs {argv[0]}, not the learner's {python}"]
+
+
+class sync_playwright_browser:  # noqa: N801 - used as a context manager, like playwright's own
+    """Headless Chromium (``chromium``: a path, or "playwright" for playwright's download), closed on exit."""
+
+    def __init__(self, chromium: str) -> None:
+        self.chromium = chromium
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        from playwright.sync_api import sync_playwright
+
+        self.playwright = sync_playwright().start()
+        launch = {} if self.chromium == "playwright" else {"executable_path": self.chromium}
+        self.browser = self.playwright.chromium.launch(headless=True, **launch)
+        return self.browser
+
+    def __exit__(self, *exc: object) -> None:
+        self.browser.close()
+        self.playwright.stop()
+
+
+RUN_CELL = """async (i) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    panel.content.activeCellIndex = i;
+    await window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+SET_SOURCE = """([i, text]) => {
+    window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.setSource(text);
+}"""
+SAVED = "() => !window.jupyterapp.shell.currentWidget.context.model.dirty"
+
+
+def run_learner(page, notebook: Path, port: int, token: str, out: Path) -> list[str]:  # type: ignore[no-untyped-def]
+    """Open the released notebook, run its setup cell, answer one question wrong then right, checking each time,
+    save, hand in: what each check and the hand-in print, shot."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    _SOURCES[:] = ["".join(c["source"]) if c["cell_type"] == "code" else "" for c in cells]
+    page.set_default_timeout(120_000)
+    page.goto(f"http://127.0.0.1:{port}/lab/workspaces/service/tree/{notebook.name}?token={token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_function(f"() => !({BUSY})()", timeout=120_000)
+    page.evaluate("window.jupyterapp.shell.collapseLeft()")  # the file browser: the cells get its width
+    index = {text: i for i, text in enumerate(_SOURCES) if text}
+    check = f'check("{SERVICE_QUESTION}")'
+    answer = next(i for i, text in enumerate(_SOURCES) if text.startswith(f"def {SERVICE_QUESTION}("))
+
+    def run_cells(*numbers: int) -> None:
+        for number in numbers:
+            page.evaluate(RUN_CELL, number)
+            time.sleep(1)
+            page.wait_for_function(f"() => !({BUSY})()", timeout=300_000)
+
+    def shown(text: str) -> str:
+        return str(cell_with(page, text).locator(".jp-Cell-outputArea").inner_text().strip())
+
+    problems = []
+    run_cells(next(i for i, t in enumerate(_SOURCES) if "connect_service(" in t))
+    expected = {"wrong": f"✗ {SERVICE_QUESTION}", "right": f"✓ {SERVICE_QUESTION}: "}
+    for number, (name, source) in enumerate(SERVICE_ANSWERS.items(), start=1):
+        page.evaluate(SET_SOURCE, [answer, source])
+        run_cells(answer, index[check])
+        print(f"{check} ({name} answer): {shown(check)}")
+        if not shown(check).startswith(expected[name]):
+            problems.append(f"{check} on the {name} answer shows {shown(check)!r}")
+        shoot_above(page, out, f"{number:02d}-service-check-{name}", check)
+    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
+    page.wait_for_function(SAVED, timeout=60_000)
+    saved = json.loads(notebook.read_text(encoding="utf-8"))["cells"][answer]["source"]
+    if "".join(saved).strip() != SERVICE_ANSWERS["right"].strip():
+        problems.append(f"the saved notebook's answer cell is {saved!r}")
+    run_cells(index["submit()"])
+    print(f"submit(): {shown('submit()')}")
+    if not shown("submit()").startswith("Handed in: decode by ada, attempt 1,"):
+        problems.append(f"submit() shows {shown('submit()')!r}")
+    shoot_above(page, out, "03-service-submit-receipt", "submit()")
+    return problems
+
+
+def compress(path: Path) -> None:
+    """A screenshot in at most 256 colours (a notebook has few): a fraction of its size, for the README."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=256)
+    small.save(path, optimize=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notebook", type=Path, action="append", help="repeat for several (default: decode's)")
@@ -277,7 +465,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--check", action="append", default=[], metavar="QUESTION", help="also shoot check(QUESTION)")
+    parser.add_argument("--service", action="store_true", help="a released notebook against grade serve, no lessons")
     args = parser.parse_args()
+    if args.service:
+        found = run_service(args.out.resolve(), args.chromium)
+        for problem in found:
+            print(f"PROBLEM: {problem}")
+        print(f"Screenshots in {args.out}")
+        sys.exit(1 if found else 0)
     if args.all:
         sys.path.insert(0, str(REPO))
         from grader.lessons import available_lessons, load_lesson, load_outline

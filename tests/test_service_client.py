@@ -191,6 +191,34 @@ def test_submit_hands_in_the_saved_notebook_and_warns_about_unsaved_cells(
     assert "attempt 2" in out
 
 
+def test_an_answer_run_wrong_then_fixed_run_and_saved_is_not_called_unsaved(
+    shell: Any, fake: Fake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """What a learner does in JupyterLab, which names each cell it runs: answer, check (wrong), fix the same cell,
+    check, save, submit. The kernel ran the wrong version too, but the saved file holds what each cell last ran."""
+    setup = _setup_cell(fake.url)
+    nb = nbformat.v4.new_notebook(metadata={"grader": {"lesson": "decode"}})
+    nb.cells = [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell("x = 2")]
+    answer = nb.cells[1].id
+    nbformat.write(nb, tmp_path / "decode.ipynb")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "decode.ipynb"))
+
+    def run(source: str, cell_id: str) -> str:
+        capsys.readouterr()
+        assert shell.run_cell(source, store_history=True, cell_id=cell_id).success
+        return capsys.readouterr().out
+
+    run(setup, nb.cells[0].id)
+    run("x = 1", answer)  # wrong, checked, then fixed in the same cell
+    run('check("q1")', "a-check-cell")
+    run("x = 2", answer)
+    out = run("submit()", "the-submit-cell")
+    assert out.startswith("Handed in: decode by ada, attempt 1,"), out
+    run("x = 3", answer)  # edited and run again, never saved
+    out = run("submit()", "the-submit-cell")
+    assert out.startswith("Note: this kernel ran 1 cell(s) that differ from the saved decode.ipynb: save first"), out
+
+
 # -- the release, and `grade` on a released notebook -----------------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
 """The course service end to end, as a course runs it: a real ``grade serve`` on loopback, a notebook released
 to one learner with ``grade build --roster --service``, that learner's ``grade NOTEBOOK`` and ``grade submit``
-answered by the service from a folder with no lesson in it, and the service's store exported and graded by
+answered by the service from a folder with no lesson in it, the same notebook run in a real kernel that finds
+no lesson (its check cells and its ``submit()`` answered by the service), and the service's store exported and graded by
 ``grade batch`` on the same roster: the same score either way (one notebook, one score, wherever it is graded).
 """
 
@@ -47,6 +48,24 @@ def _answered(released: Path, out: Path) -> Path:
     return out
 
 
+def _run_in_a_kernel_without_lessons(notebook: Path, empty: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``notebook`` run top to bottom in a real Jupyter kernel (nbclient, as JupyterLab runs it) whose lessons
+    folder is empty and which has no course secret: its checks and its hand-in can only be the service's."""
+    from nbclient import NotebookClient
+
+    empty.mkdir()
+    monkeypatch.setenv("GRADER_LESSONS", str(empty))
+    monkeypatch.delenv("GRADER_COURSE_SECRET")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))  # what Jupyter's server sets in a kernel's environment
+    nb = nbformat.read(notebook, as_version=4)
+    NotebookClient(nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    return nb
+
+
+def _shown(cell: Any) -> str:
+    return "".join(output.get("text", "") for output in cell.outputs)
+
+
 @pytest.mark.slow
 def test_a_released_learner_checks_and_hands_in_through_grade_serve_and_the_batch_agrees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -67,10 +86,19 @@ def test_a_released_learner_checks_and_hands_in_through_grade_serve_and_the_batc
         report: dict[str, Any] = json.loads(checked.stdout)
         handed = _grade(["submit", ada.name, "--service"], ada.parent)
         assert handed.returncode == 0, handed.stderr
+        ran = _run_in_a_kernel_without_lessons(ada, tmp_path / "no-lessons", monkeypatch)
     assert report["isolation"] == "the course service" and report["max_score"] == LESSON.max_score
     functions = [q for q in report["questions"] if LESSON.question(q["id"]).kind == "function"]
     assert functions and all(q["status"] == "passed" for q in functions), functions
     assert "ada" in handed.stdout and "decode" in handed.stdout, handed.stdout
+    # Run All checks faster than a learner's rate (5 at once, then one every 6 s): a check past it says so in one
+    # line; each that was answered agrees with the whole notebook's grade.
+    checks = {c.source[7:-2]: _shown(c) for c in ran.cells if c.source.startswith('check("')}
+    verdicts = {q: shown.startswith(f"✓ {q}:") for q, shown in checks.items() if shown.startswith(("✓", "✗"))}
+    assert len(verdicts) >= 5, checks
+    assert verdicts == {q["id"]: q["status"] == "passed" for q in report["questions"] if q["id"] in verdicts}
+    assert all(shown.startswith("Not now: you checked often") for q, shown in checks.items() if q not in verdicts)
+    assert _shown(ran.cells[-1]).startswith("Handed in: decode by ada, attempt 2,"), _shown(ran.cells[-1])
     # What the learner was told is only the learner-safe feedback: never a by-hand answer worked on their numbers.
     mine = dict(draw(LESSON, "ada@example.edu", SECRET))
     seconds = mine["params_b"] * 1e9 * mine["bytes_per_param"] / (mine["tb_per_s"] * 1e12)

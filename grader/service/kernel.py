@@ -110,8 +110,37 @@ def read_notebook(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("cells"), list) else None
 
 
-def unsaved(namespace: dict[str, Any], notebook: dict[str, Any]) -> int:
+def record_runs(namespace: dict[str, Any]) -> dict[str, str]:
+    """From now on, each notebook cell's last run source, by the cell id the front end sends with each run
+    (JupyterLab and VS Code do; IPython hands it to ``pre_run_cell``): how :func:`unsaved` tells a cell edited,
+    run and saved from one edited and run since the save. Empty where ``namespace`` is not an IPython shell's."""
+    runs: dict[str, str] = {}
+    try:
+        from IPython.core.getipython import get_ipython
+
+        shell = get_ipython()  # type: ignore[no-untyped-call,unused-ignore]  # typed in IPython 9, not 8
+    except ImportError:
+        return runs
+    if shell is None or shell.user_ns is not namespace:
+        return runs
+
+    def seen(info: Any) -> None:
+        cell_id = getattr(info, "cell_id", None)
+        if isinstance(cell_id, str) and isinstance(info.raw_cell, str):
+            runs[cell_id] = info.raw_cell
+
+    shell.events.register("pre_run_cell", seen)
+    return runs
+
+
+def unsaved(namespace: dict[str, Any], notebook: dict[str, Any], runs: dict[str, str] | None = None) -> int:
     """How many cells this kernel ran, self-check calls aside, that the saved ``notebook`` does not hold as
-    they ran (edited or added since the last save)."""
+    they last ran (edited or added since the last save). With ``runs`` (:func:`record_runs`) each cell's last
+    run is compared with the saved cell of its id, so an answer run wrong, then fixed, run and saved, counts
+    for nothing; without them, every run the saved file does not hold counts."""
+    if runs:
+        by_id = {c.get("id"): without_helpers(cell_source(c)).strip() for c in code_cells(notebook)}
+        last = {cell_id: without_helpers(source).strip() for cell_id, source in runs.items()}
+        return sum(1 for cell_id, source in last.items() if source and by_id.get(cell_id) != source)
     saved = {without_helpers(cell_source(c)).strip() for c in code_cells(notebook)}
     return sum(1 for cell in ran_cells(namespace, notebook) if cell.strip() not in saved)
