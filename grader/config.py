@@ -349,8 +349,10 @@ ROSTER_FILE = "roster.csv"
 class ServiceLimits:
     """How much one client may ask of the course service, so that nobody else pays for it."""
 
-    checks_burst: int = 5
-    """Checks a learner may send at once ..."""
+    checks_burst: int = 30
+    """Checks a learner may send at once (more than any lesson's check cells, so that *Run All* on a released
+    notebook is answered in full: a learner's checks are graded one at a time, ``checks_in_flight``, so a burst
+    holds one grading process, never several) ..."""
     check_every: float = 6.0
     """... then one every this many seconds (429 with ``Retry-After`` beyond it)."""
     submits_burst: int = 20

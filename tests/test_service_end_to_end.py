@@ -91,13 +91,12 @@ def test_a_released_learner_checks_and_hands_in_through_grade_serve_and_the_batc
     functions = [q for q in report["questions"] if LESSON.question(q["id"]).kind == "function"]
     assert functions and all(q["status"] == "passed" for q in functions), functions
     assert "ada" in handed.stdout and "decode" in handed.stdout, handed.stdout
-    # Run All checks faster than a learner's rate (5 at once, then one every 6 s): a check past it says so in one
-    # line; each that was answered agrees with the whole notebook's grade.
+    # Run All is within a learner's rate (more checks at once than the notebook has): every check is answered,
+    # and each agrees with the whole notebook's grade.
     checks = {c.source[7:-2]: _shown(c) for c in ran.cells if c.source.startswith('check("')}
     verdicts = {q: shown.startswith(f"✓ {q}:") for q, shown in checks.items() if shown.startswith(("✓", "✗"))}
-    assert len(verdicts) >= 5, checks
+    assert verdicts.keys() == checks.keys(), checks
     assert verdicts == {q["id"]: q["status"] == "passed" for q in report["questions"] if q["id"] in verdicts}
-    assert all(shown.startswith("Not now: you checked often") for q, shown in checks.items() if q not in verdicts)
     assert _shown(ran.cells[-1]).startswith("Handed in: decode by ada, attempt 2,"), _shown(ran.cells[-1])
     # What the learner was told is only the learner-safe feedback: never a by-hand answer worked on their numbers.
     mine = dict(draw(LESSON, "ada@example.edu", SECRET))
