@@ -20,7 +20,7 @@ from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute.runner import Workers
 from grader.lessons import available_lessons, require_solution
 from grader.model import Execution, Lesson, Report, ReportStatus, Submission, TestOutcome
-from grader.params import graded_params, other_numbers_note, self_graded_note, swap_note
+from grader.params import graded_params, other_numbers, self_graded_note, swap_note
 from grader.read import read_submission
 from grader.score import score
 
@@ -143,7 +143,7 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
     params = graded_params(lesson, submission)
     try:
         outcomes = suites.run(target, params=params)
-        copied = other_numbers_note(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
+        copied = other_numbers(lesson, params, outcomes, lambda qs, other: suites.run(target, qs, other))
     finally:
         target.close()
     missing = missing_on_machine(execution, outcomes)
@@ -156,9 +156,15 @@ def grade_submission(submission: Submission, lesson: Lesson, suites: SuiteSessio
         )
         return failed_report(lesson, submission, reason, "crashed", worker.isolation)
     report = score(lesson, submission, execution, outcomes)
-    flags = (swap_note(lesson, submission, params), copied, self_graded_note(lesson, submission, params))
+    if copied is not None:  # each answer says which set it matches, not "I can't tell which slip"
+        report = replace(report, questions=tuple(copied.mark(q) for q in report.questions))
+    flags = (
+        swap_note(lesson, submission, params),
+        copied and copied.note,
+        self_graded_note(lesson, submission, params),
+    )
     notes = tuple(n for n in flags if n)
-    return replace(report, errors=(*report.errors, *notes), params=params)
+    return replace(report, errors=(*notes, *report.errors), params=params)  # the flags first: read before the rest
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'.]+)'")

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from grader.config import DEFAULT_LIMITS, Limits
 from grader.model import Lesson, Params, QuestionResult
-from grader.params import default_params, from_mapping, in_order, is_valid, render
+from grader.params import default_params, from_mapping, in_order, is_integrity_flag, is_valid, render
 from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exported: integrations and tests use it
-from grader.text import plain
+from grader.text import plain, wrapped
 
 if TYPE_CHECKING:
     from grader.service.client import Service
@@ -163,15 +163,23 @@ def question_results(lesson: Lesson, target: Any, ids: list[str], params: Params
 _MARK = {"passed": "✓", "partial": "~", "failed": "✗", "not-attempted": "·", "missing": "✗", "error": "✗"}
 
 
+#: How far a feedback line is indented under its question's line.
+_INDENT = "    "
+
+
 def describe(result: QuestionResult, detail: bool) -> str:
     head = f"{_MARK.get(result.status, '?')} {result.id}: {result.score:g}/{result.max_score:g}"
     if result.status == "passed":
-        return "\n".join([f"{head}, all checks pass. Well done!", *(f"    {line}" for line in result.feedback[1:])])
+        return "\n".join(
+            [f"{head}, all checks pass. Well done!", *(wrapped(line, _INDENT) for line in result.feedback[1:])]
+        )
     if result.status == "not-attempted":
         return f"{head}, not attempted yet: fill in the answer, run its cell, then check again."
     lines = [f"{head}, {result.status}."]
     shown = result.feedback if detail else result.feedback[:1]
-    lines += [f"    {plain(line)}" for line in shown]  # printed in Jupyter, and in nbgrader's kernel by its test cells
+    lines += [
+        wrapped(line, _INDENT) for line in shown
+    ]  # printed in Jupyter, and in nbgrader's kernel by its test cells
     if detail:
         lines.append(f'    Stuck? Try hint("{result.id}").')
     return "\n".join(lines)
@@ -251,10 +259,15 @@ class ServiceSelfCheck:
         if answer is None:
             return
         results = [result_of(q) for q in answer["questions"] if not ids or q["id"] in ids]  # as asked, as locally
+        notes = answer.get("errors", [])
+        flags = [line for line in notes if is_integrity_flag(line)]  # whose numbers: said once, before the answers
+        for line in flags:
+            print(wrapped(f"Note: {line}"))
         for result in results:
             print(describe(result, detail=detail))
-        for line in answer.get("errors", []):
-            print(f"Note: {plain(line)}")
+        for line in notes:
+            if line not in flags:
+                print(wrapped(f"Note: {line}"))
         if not ids:
             print(f"Total: {sum(r.score for r in results):g} / {sum(r.max_score for r in results):g}")
 
