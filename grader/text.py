@@ -47,13 +47,13 @@ def plain(text: str, limit: int | None = MAX_TEXT_CHARS) -> str:
     return text[: max(limit - len(marker), 0)] + marker
 
 
-def wrapped(text: str, indent: str = "", columns: int = FEEDBACK_COLUMNS) -> str:
+def wrapped(text: str, indent: str = "", columns: int | None = FEEDBACK_COLUMNS) -> str:
     """:func:`plain` ``text`` in lines of at most ``columns`` characters, each after ``indent``, broken at spaces
     only: a word (a code span, a number, a URL) longer than a line stays whole on a line of its own, for a
     frontend that breaks a long line anywhere (JupyterLab's output) would cut it mid-word."""
     return textwrap.fill(
         plain(text),
-        width=columns,
+        width=columns or FEEDBACK_COLUMNS,
         initial_indent=indent,
         subsequent_indent=indent,
         break_long_words=False,

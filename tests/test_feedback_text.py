@@ -61,8 +61,17 @@ LONG = (
 )
 
 
-def test_self_check_feedback_is_wrapped_at_spaces_never_mid_word() -> None:
-    shown = describe(QuestionResult("ttft_ms", 0, 1, "failed", (LONG,)), detail=True)
+def test_self_check_feedback_is_wrapped_at_spaces_never_mid_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a Jupyter kernel (whose frontend breaks a long output line anywhere); elsewhere one line a sentence."""
+    import sys
+
+    from grader.selfcheck import _columns
+
+    result = QuestionResult("ttft_ms", 0, 1, "failed", (LONG,))
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert _columns() is None and describe(result, detail=True, columns=_columns()).splitlines()[1] == f"    {LONG}"
+    monkeypatch.setitem(sys.modules, "ipykernel", sys)
+    shown = describe(result, detail=True, columns=_columns())
     lines = shown.splitlines()[1:-1]
     assert len(lines) > 1 and all(line.startswith("    ") for line in lines)
     assert all(len(line) <= 80 for line in lines if " " in line.strip())  # only an unbreakable word is longer
