@@ -127,7 +127,7 @@ def test_fleet_worked_example(learner, rq):
 def test_fleet_no_stream_one_stream_equal_streams(learner, rq):
     rq.check(
         learner, "fleet_tokens_per_second", itls=[],
-        raised="With no request decoding (an empty list) the fleet produces 0.0 tokens/s: nothing to average.",
+        raised="With no request decoding (an empty list) the fleet produces 0.0 tokens/s: the streams' rates add, and a sum of none is 0.",
     )
     rq.check(learner, "fleet_tokens_per_second", itls=[0.0231])
     rq.check(learner, "fleet_tokens_per_second", itls=[0.016] * 7)
