@@ -48,6 +48,7 @@ __all__ = [
     "WhyNot",
     "call_text",
     "call_with",
+    "either",
     "expect_choice",
     "expect_value",
     "explaining",
@@ -251,6 +252,16 @@ def _allowed(expected: float, rel: float, abs_tol: float, cut: bool) -> str:
     )
 
 
+def either(slip: str, got: float, expected: float, rel: float, abs_tol: float = 0.0) -> str:
+    """``slip`` (a known slip's sentence, named because it is within 0.2% of ``got``), or, when ``got`` is also
+    exactly the right value rounded too far (2.3 for 2.332, where a slip gives 2.304), both readings: the one
+    number cannot tell a slip's value typed rounded from the right value rounded, so neither is said alone."""
+    rounding = rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else ""
+    if not rounding:
+        return slip
+    return f"{slip} Or else {rounding[0].lower()}{rounding[1:]}"  # a rounding sentence begins "It is"
+
+
 def rounded_too_far(got: float, expected: float, rel: float, abs_tol: float = 0.0) -> str:
     """The sentence for a wrong by-hand answer that is the right value rounded or cut further than its question
     allows (two significant figures where three are allowed, decimals dropped, a value truncated rather than
@@ -425,7 +436,7 @@ def expect_value(
     if not why and got is not None:
         fits = [sentence for sentence, wrong in known if close(got, wrong, _TYPED)]
         if len(fits) == 1:
-            why = f"That is {fits[0]}."
+            why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol)
         else:
             slip = unit_slip(got, expected, unit, rel=_TYPED)
             why = (

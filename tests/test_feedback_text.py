@@ -124,3 +124,16 @@ def test_each_copied_answer_says_which_numbers_it_is_right_for_and_the_flag_come
     print_report(report, Console(file=out, width=200))
     text = out.getvalue()
     assert text.index(COPY_OPENING) < text.index("nb.ipynb") < text.index("a cell raised")
+
+
+def test_a_number_that_is_a_known_slip_and_the_right_value_rounded_too_far_says_both() -> None:
+    """2.3 for a latency of 2.332, where one gap too few gives 2.304: a slip typed rounded, or the right value
+    rounded to 2 figures. One number cannot tell them apart, so neither is said alone."""
+    known = (("one gap too few", 2.304),)
+    with pytest.raises(Mismatch) as caught:
+        expect_value("latency_s", 2.3, 2.332, meaning="the latency", known=known, rel=1e-6)
+    said = str(caught.value)
+    assert "That is one gap too few." in said and "Or else it is the right value rounded to 2 significant" in said
+    with pytest.raises(Mismatch) as caught:
+        expect_value("latency_s", 2.304, 2.332, meaning="the latency", known=known, rel=1e-6)
+    assert "Or else" not in str(caught.value)  # the slip's own value, not a rounding of the right one

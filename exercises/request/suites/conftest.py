@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
-from grader.checks import Carried, Use, call_with, expect_choice, rounded_too_far, within
+from grader.checks import Carried, Use, call_with, either, expect_choice, rounded_too_far, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
@@ -603,7 +603,7 @@ def expect_value(
     why = ""
     if got is not None:
         matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
-        why = matching[0] if len(matching) == 1 else ""
+        why = either(matching[0], got, expected, REL_TOL, abs_tol) if len(matching) == 1 else ""
     if not why and got is not None and math.isfinite(got):
         why = rounded_too_far(got, expected, REL_TOL, abs_tol)  # the rule of every lesson's by-hand checks
     if not why:
