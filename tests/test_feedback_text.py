@@ -137,3 +137,12 @@ def test_a_number_that_is_a_known_slip_and_the_right_value_rounded_too_far_says_
     with pytest.raises(Mismatch) as caught:
         expect_value("latency_s", 2.304, 2.332, meaning="the latency", known=known, rel=1e-6)
     assert "Or else" not in str(caught.value)  # the slip's own value, not a rounding of the right one
+
+
+def test_a_factor_of_2_guesses_no_cause_the_learners_numbers_may_not_have() -> None:
+    """A learner whose weights are FP8 (1 byte) or 4-bit has no 2 bytes per parameter to forget or apply twice."""
+    from grader.diagnose import unit_slip
+
+    for got in (7.0, 28.0):
+        slip = unit_slip(got, 14.0, "GB")
+        assert slip is not None and "factor of 2" in slip.sentence and "bytes per parameter" not in slip.sentence
