@@ -13,7 +13,7 @@ so each phase's wall time is measured where it happens:
 - ``cells``: the notebook's cells run in the worker (``LearnerProcess.run_notebook``);
 - ``suites``: the hidden tests against the worker (``SuiteSession.run``: test bodies, generated inputs, the
   reference calls, every turn of the channel), of which ``lent`` is the part spent in lent calls
-  (``Lender.call``) and ``rerun`` the other-numbers check (``other_numbers_note``);
+  (``Lender.call``) and ``rerun`` the other-numbers check (``other_numbers``);
 - ``score``: outcomes to a report (``score``);
 - ``close``: the notebook's workers ended and swept (``Workers.close``).
 
@@ -86,7 +86,7 @@ def instrumented(timers: Timers) -> Iterator[None]:
         timers.wrap(worker.LearnerProcess, "run_notebook", "cells"),
         timers.wrap(SuiteSession, "run", "suites"),
         timers.wrap(lender.Lender, "call", "lent"),
-        timers.wrap(params, "other_numbers_note", "rerun"),
+        timers.wrap(params, "other_numbers", "rerun"),
         timers.wrap(pipeline, "score", "score"),
         timers.wrap(runner.Workers, "close", "close"),
     ]

@@ -260,7 +260,7 @@ def page_identity() -> str:
     """An identity whose drawn numbers are the lesson page's (the generated notebooks' answers are worked on
     those): the roster gives it to every learner of the run, so a right answer is right on the learner's own
     numbers, as in a course whose notebooks were released to each learner with their own, and only a wrong one
-    costs the other-numbers rerun (``grader.params.other_numbers_note``)."""
+    costs the other-numbers rerun (``grader.params.other_numbers``)."""
     from grader.lessons import load_lesson
     from grader.params import default_params, draw
 

@@ -67,6 +67,7 @@ __all__ = [
     "call_text",
     "call_with",
     "choice_tests",
+    "either",
     "expect_choice",
     "expect_value",
     "explaining",
@@ -78,6 +79,7 @@ __all__ = [
     "not_right",
     "only_fit",
     "panel_answers",
+    "rounded_too_far",
     "three_figures",
     "within",
 ]
@@ -203,6 +205,98 @@ def within(got: float, right: float, rel: float, abs_tol: float = 0.0) -> bool:
     """Whether a by-hand number is right: within ``abs_tol`` of ``right`` when one is set (an answer asked to a
     number of decimal places), else within ``rel`` relative."""
     return abs(got - right) <= abs_tol if abs_tol else close(got, right, rel)
+
+
+#: The most decimals, and significant figures, a by-hand answer is tried rounded or cut to: past them, it is the
+#: full value typed out.
+_MOST_FIGURES = 7
+
+
+def _figures(n: int) -> str:
+    return f"{n} significant figure{'s' if n > 1 else ''}"
+
+
+def _places(n: int) -> str:
+    return "a whole number (its decimals dropped)" if n == 0 else f"{n} decimal place{'s' if n > 1 else ''}"
+
+
+def _cuts(expected: float, decimals_first: bool) -> list[tuple[str, float]]:
+    """``expected`` rounded and cut (truncated, as ``int()`` and ``//`` do) to each number of decimals and of
+    significant figures, each with what was done in words. The kind the question's allowance is stated in comes
+    first (a whole number always does, and for figures a rounding before a cut: 120.6 given as 120 is read as 2
+    figures, not int()), so a cut that is both (0.0123 is 4 decimals and 3 figures) is said in the question's own
+    terms. A cut is not said to how many figures: "cut to 3 figures
+    where 3 are allowed" would hand over the answer (one more in the last figure). A product like 0.29 x 100 is
+    28.999999999999996 in floating point: it is rounded to 6 decimals before it is cut."""
+    decimals: list[tuple[str, float]] = []
+    for digits in range(_MOST_FIGURES):
+        scale = 10.0**digits
+        cut = "cut to a whole number (its decimals dropped, as int() does)" if digits == 0 else "cut short (truncated)"
+        decimals += [
+            (f"rounded to {_places(digits)}", round(expected, digits)),
+            (f"{cut}, not rounded", math.trunc(round(expected * scale, 6)) / scale),
+            (f"rounded down to {_places(digits)}", math.floor(round(expected * scale, 6)) / scale),
+        ]
+    figures: list[tuple[str, float]] = []
+    lead = math.floor(math.log10(abs(expected)))
+    # A count's "rounding" to a figure or two is likelier a slip landing there: only long ones are tried.
+    if not float(expected).is_integer() or abs(expected) >= 1000:
+        for n in range(1, _MOST_FIGURES + 1):
+            scale = 10.0 ** (lead - n + 1)
+            figures += [
+                (f"rounded to {_figures(n)}", float(f"{expected:.{n - 1}e}")),
+                ("cut short (truncated), not rounded", math.trunc(round(expected / scale, 6)) * scale),
+            ]
+    if decimals_first:
+        return decimals + figures
+    return decimals[:1] + figures[::2] + decimals[1:3] + figures[1::2] + decimals[3:]
+
+
+def _allowed(expected: float, rel: float, abs_tol: float, cut: bool) -> str:
+    """How far the question lets its answer be rounded, as advice: decimals for an answer judged to ``abs_tol``,
+    significant figures for one judged to a relative tolerance wide enough for a few, else (and for a cut, whose
+    count would give the answer away) the full value."""
+    full = "keep the full value (no int(), round(), // or formatting); the grader allows for floating-point error"
+    if cut:
+        return full
+    if abs_tol:
+        places = max(0, round(-math.log10(2 * abs_tol)))
+        return (
+            f"it must be within {abs_tol:g} of the exact value, so keep at least {_places(places)}" if places else full
+        )
+    lead = math.floor(math.log10(abs(expected)))
+    allowed = next((n for n in range(1, 5) if 0.5 * 10.0 ** (lead - n + 1) <= rel * abs(expected) * (1 + 1e-9)), None)
+    if allowed is None:
+        return full
+    return (
+        f"this answer may be rounded to {_figures(allowed)} but no further, so keep at least that many (or the full "
+        "value)"
+    )
+
+
+def either(slip: str, got: float, expected: float, rel: float, abs_tol: float = 0.0) -> str:
+    """``slip`` (a known slip's sentence, named because it is within 0.2% of ``got``), or, when ``got`` is also
+    exactly the right value rounded too far (2.3 for 2.332, where a slip gives 2.304), both readings: the one
+    number cannot tell a slip's value typed rounded from the right value rounded, so neither is said alone."""
+    rounding = rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else ""
+    if not rounding:
+        return slip
+    return f"{slip} Or else {rounding[0].lower()}{rounding[1:]}"  # a rounding sentence begins "It is"
+
+
+def rounded_too_far(got: float, expected: float, rel: float, abs_tol: float = 0.0) -> str:
+    """The sentence for a wrong by-hand answer that is the right value rounded or cut further than its question
+    allows (two significant figures where three are allowed, decimals dropped, a value truncated rather than
+    rounded), else ''. One rule for every lesson's by-hand checks: what was done, in words, and how far this
+    question's tolerance (``rel``, or ``abs_tol`` for an answer asked to a number of decimal places) lets it be
+    rounded. Only an exact rounding is named (a slip rarely lands on one): never 0, never the right value itself,
+    and the answer's own figures are never stated."""
+    if not expected or not math.isfinite(expected) or not math.isfinite(got) or within(got, expected, rel, abs_tol):
+        return ""
+    for what, cut in _cuts(expected, decimals_first=bool(abs_tol)):
+        if cut and cut != expected and close(got, cut, 1e-12):  # a 0 is what many slips return: no rounding
+            return f"It is the right value {what}: {_allowed(expected, rel, abs_tol, what.startswith('cut'))}."
+    return ""
 
 
 @dataclass(frozen=True)
@@ -331,14 +425,14 @@ def expect_value(
     advice: str = "",
     abs_tol: float = 0.0,
     unit: str = "",
-    rounding: bool = False,
     carried: Carried | None = None,
 ) -> None:
     """Check a by-hand number (``meaning`` says in words what it is, never its value); the feedback never states
     the number. Only one number is evidence here, so a slip is named only when it is the one known slip within
-    0.2% of the answer given (a lesson keeps its slips further apart), else a generic slip (``unit`` words a unit
-    factor; ``rounding`` lets a rounded answer be named, for a lesson whose slips include no rounding of their
-    own), else "not sure". ``abs_tol``, when set, judges the answer to that many decimals instead of ``rel``.
+    0.2% of the answer given (a lesson keeps its slips further apart), else the right value rounded or cut
+    further than the question allows (:func:`rounded_too_far`, in every lesson), else a generic slip (``unit``
+    words a unit factor), else "not sure". ``abs_tol``, when set, judges the answer to that many decimals instead
+    of ``rel``.
 
     With ``carried``, an answer worked right from the learner's own earlier answers, one of them wrong, earns
     its points too (see :class:`Carried`); a wrong one keeps the feedback above, its slip named from the right
@@ -364,13 +458,13 @@ def expect_value(
     if not why and got is not None:
         fits = [sentence for sentence, wrong in known if close(got, wrong, _TYPED)]
         if len(fits) == 1:
-            why = f"That is {fits[0]}."
+            why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol)
         else:
             slip = unit_slip(got, expected, unit, rel=_TYPED)
             why = (
-                (slip.sentence if slip else "")
+                (rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else "")
+                or (slip.sentence if slip else "")
                 or reciprocal(got, expected, _TYPED)
-                or (rounded(got, expected) if rounding else "")
                 or near_miss(got, expected, rel)
             )
     why = why or f"{NOT_SURE} gives this number."

@@ -112,6 +112,10 @@ SIMILAR_SHOWN = 200
 #: note (:func:`grader.text.plain`), so one learner cannot flood a gradebook, a page or a terminal.
 MAX_TEXT_CHARS = 4000
 
+#: Columns self-check's printed feedback is wrapped to, at spaces (:func:`grader.text.wrapped`): JupyterLab breaks
+#: an output line wider than its cell anywhere, mid-word ("the ti" / "me in seconds"), so no line may need it.
+FEEDBACK_COLUMNS = 80
+
 #: When the grader runs as root, each worker runs as uid (and gid) ``WORKER_UID_BASE + its pid``: a user of its
 #: own, above the ranges that systems, desktops and containers hand out.
 WORKER_UID_BASE = 1_900_000_000

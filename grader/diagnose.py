@@ -44,8 +44,10 @@ __all__ = [
 FACTORS: tuple[tuple[float, str, str], ...] = (
     (
         2.0,
-        "something counted twice (2 bytes per parameter applied twice, or two steps where one is needed)?",
-        "a factor of 2 left out (the 2 bytes per parameter forgotten?) or something halved?",
+        # No cause of the learner's numbers is guessed here (2 bytes per parameter cannot apply to FP8 weights):
+        # a lesson's own slips, computed from the learner's numbers, name those.
+        "something counted twice (a factor or a term applied twice, or two steps where one is needed)?",
+        "a factor of 2 left out, or something halved?",
     ),
     (8.0, "bits instead of bytes?", "bytes divided by 8, as if they were bits?"),
     (

@@ -34,11 +34,12 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from grader.errors import CourseSecretMissing, LessonError
-from grader.model import Lesson, LessonParam, Params, ParamValue, Submission, TestOutcome
+from grader.model import Lesson, LessonParam, Params, ParamValue, QuestionResult, Submission, TestOutcome
 
 SECRET_ENV = "GRADER_COURSE_SECRET"
 #: The file, in the lessons folder, that holds the course secret when ``$GRADER_COURSE_SECRET`` is not set.
@@ -338,20 +339,22 @@ def on_learner_numbers(
     submission: Submission,
     run: Callable[[frozenset[str] | None, Params], Sequence[TestOutcome]],
     questions: frozenset[str] | None = None,
-) -> tuple[Params, Sequence[TestOutcome], tuple[str, ...]]:
+) -> tuple[Params, Sequence[TestOutcome], OtherNumbers | None, tuple[str, ...]]:
     """All grading asks of learner parameters, in one place: the numbers ``submission`` is graded on
     (:func:`graded_params`), the outcomes ``run`` gives on them (``run(questions, numbers)``: the suites of those
-    questions, None for all, against the learner's worker), and the report's flags (:func:`swap_note`,
-    :func:`other_numbers_note`, which runs some suites again on other numbers, :func:`self_graded_note`).
+    questions, None for all, against the learner's worker), a Part 1 right for another set of numbers
+    (:func:`other_numbers`, which runs some suites again on other numbers; the report marks its answers), and the
+    report's flags in the order it shows them, first (:func:`swap_note`, that one's note, :func:`self_graded_note`).
     ``questions``: only those questions' suites run (None: all)."""
     graded = graded_params(lesson, submission)
     outcomes = run(questions, graded)
+    copied = other_numbers(lesson, graded, outcomes, run)
     flags = (
         swap_note(lesson, submission, graded),
-        other_numbers_note(lesson, graded, outcomes, run),
+        copied and copied.note,
         self_graded_note(lesson, submission, graded),
     )
-    return graded, outcomes, tuple(n for n in flags if n)
+    return graded, outcomes, copied, tuple(n for n in flags if n)
 
 
 def graded_params(lesson: Lesson, submission: Submission) -> Params:
@@ -412,13 +415,38 @@ def self_graded_note(lesson: Lesson, submission: Submission, graded: Params) -> 
 MAX_OTHER_SETS = 64
 
 
-def other_numbers_note(
+@dataclass(frozen=True)
+class OtherNumbers:
+    """A notebook whose answers that tell two sets of numbers apart are all right for another set, not the
+    learner's (:func:`other_numbers`): the integrity flag, said once at the top of the report, and per question
+    which set the answer matches, in place of a slip hunt on the learner's numbers that cannot succeed."""
+
+    note: str
+    questions: frozenset[str]
+    whose: str
+    """"the lesson page's numbers" or "another learner's numbers"."""
+    differ: Params
+    """That set's numbers where they differ from the learner's."""
+
+    def mark(self, result: QuestionResult) -> QuestionResult:
+        """``result`` with its feedback saying which set its answer is right for, when it is one of these
+        questions and wrong (its score is unchanged); the teaching assistant keeps the checks' own lines after."""
+        if result.id not in self.questions or result.status != "failed":
+            return result
+        line = (
+            f"This answer is right for {self.whose} ({describe(self.differ)}), not for yours: see the note at the "
+            "top, and work it on your own numbers."
+        )
+        return replace(result, feedback=(line,), staff_feedback=(line, *result.staff))
+
+
+def other_numbers(
     lesson: Lesson,
     graded: Params,
     outcomes: Sequence[TestOutcome],
     rerun: Callable[[frozenset[str], Params], Sequence[TestOutcome]],
-) -> str | None:
-    """A flag when the answers that depend on where the learner's numbers and one other set the lesson gives
+) -> OtherNumbers | None:
+    """The flag when the answers that depend on where the learner's numbers and one other set the lesson gives
     differ (the page's, or another learner's: a copied or swapped Part 1) are all wrong for the learner's and
     all right for that set, else None.
 
@@ -442,12 +470,24 @@ def other_numbers_note(
         if all(o.status == "passed" for o in rerun(telling, other)):
             whose = "the lesson page's numbers" if other == default_params(lesson) else "another learner's numbers"
             differ = tuple((f, v) for f, v in other if dict(graded).get(f) != v)
-            return (
+            note = (
                 f"{COPY_OPENING} where they differ from {whose} ({', '.join(sorted(telling))}) "
                 f"is right for {whose} ({describe(differ)}), not for yours ({describe(graded)}): work them on your "
                 "own numbers."
             )
+            return OtherNumbers(note, telling, whose, differ)
     return None
+
+
+def other_numbers_note(
+    lesson: Lesson,
+    graded: Params,
+    outcomes: Sequence[TestOutcome],
+    rerun: Callable[[frozenset[str], Params], Sequence[TestOutcome]],
+) -> str | None:
+    """:func:`other_numbers`' flag alone, or None."""
+    found = other_numbers(lesson, graded, outcomes, rerun)
+    return found.note if found else None
 
 
 def _telling(lesson: Lesson, graded: Params, other: Params) -> frozenset[str]:

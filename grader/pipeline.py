@@ -150,7 +150,7 @@ def grade_submission(
         return failed_report(lesson, submission, missing, "crashed", worker.isolation)
     target = workers.target(submission, worker, solution)
     try:
-        params, outcomes, notes = on_learner_numbers(
+        params, outcomes, copied, notes = on_learner_numbers(
             lesson, submission, lambda qs, on: suites.run(target, qs, on), questions
         )
     finally:
@@ -165,7 +165,9 @@ def grade_submission(
         )
         return failed_report(lesson, submission, reason, "crashed", worker.isolation)
     report = score(lesson, submission, execution, tuple(outcomes))
-    return replace(report, errors=(*report.errors, *notes), params=params)
+    if copied is not None:  # each answer says which set it matches, not "I can't tell which slip"
+        report = replace(report, questions=tuple(copied.mark(q) for q in report.questions))
+    return replace(report, errors=(*notes, *report.errors), params=params)  # the flags first: read before the rest
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'.]+)'")

@@ -14,16 +14,17 @@ same helpers, and ``submit``, but nothing of the lesson is in this kernel; each 
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.config import DEFAULT_LIMITS, Limits
+from grader.config import DEFAULT_LIMITS, FEEDBACK_COLUMNS, Limits
 from grader.model import Lesson, Params, QuestionResult
-from grader.params import default_params, from_mapping, in_order, is_valid, render
+from grader.params import default_params, from_mapping, in_order, is_integrity_flag, is_valid, render
 from grader.suites.namespace import NamespaceTarget as NamespaceTarget  # re-exported: integrations and tests use it
-from grader.text import plain
+from grader.text import plain, wrapped
 
 if TYPE_CHECKING:
     from grader.service.client import Service
@@ -66,13 +67,13 @@ class SelfCheck:
         if not self._known(question_id):
             return
         (result,) = self._results([question_id])
-        print(describe(result, detail=True))
+        print(describe(result, detail=True, columns=_columns()))
 
     def check_all(self) -> None:
         """Run every question's checks and print one line each, then your total."""
         results = self._results([q.id for q in self.lesson.questions])
         for result in results:
-            print(describe(result, detail=False))
+            print(describe(result, detail=False, columns=_columns()))
         total = sum(r.score for r in results)
         print(f"Total: {total:g} / {self.lesson.max_score:g}")
 
@@ -163,15 +164,33 @@ def question_results(lesson: Lesson, target: Any, ids: list[str], params: Params
 _MARK = {"passed": "✓", "partial": "~", "failed": "✗", "not-attempted": "·", "missing": "✗", "error": "✗"}
 
 
-def describe(result: QuestionResult, detail: bool) -> str:
+#: How far a feedback line is indented under its question's line.
+_INDENT = "    "
+
+
+def _columns() -> int | None:
+    """The width printed feedback is wrapped to, at spaces: in a Jupyter kernel, whose frontend (JupyterLab)
+    breaks a line wider than the output anywhere, mid-word ("the ti" / "me in seconds"); None (one line per
+    sentence, as the grader wrote it) elsewhere, where the terminal or the page wraps."""
+    return FEEDBACK_COLUMNS if "ipykernel" in sys.modules else None
+
+
+def _line(text: str, indent: str, columns: int | None) -> str:
+    return wrapped(text, indent, columns) if columns else f"{indent}{plain(text)}"
+
+
+def describe(result: QuestionResult, detail: bool, columns: int | None = None) -> str:
+    """One question's result as self-check prints it; each feedback line wrapped to ``columns`` when given."""
     head = f"{_MARK.get(result.status, '?')} {result.id}: {result.score:g}/{result.max_score:g}"
     if result.status == "passed":
-        return "\n".join([f"{head}, all checks pass. Well done!", *(f"    {line}" for line in result.feedback[1:])])
+        return "\n".join(
+            [f"{head}, all checks pass. Well done!", *(_line(line, _INDENT, columns) for line in result.feedback[1:])]
+        )
     if result.status == "not-attempted":
         return f"{head}, not attempted yet: fill in the answer, run its cell, then check again."
     lines = [f"{head}, {result.status}."]
     shown = result.feedback if detail else result.feedback[:1]
-    lines += [f"    {plain(line)}" for line in shown]  # printed in Jupyter, and in nbgrader's kernel by its test cells
+    lines += [_line(line, _INDENT, columns) for line in shown]  # printed in Jupyter, and by nbgrader's test cells
     if detail:
         lines.append(f'    Stuck? Try hint("{result.id}").')
     return "\n".join(lines)
@@ -254,10 +273,15 @@ class ServiceSelfCheck:
         if answer is None:
             return
         results = [result_of(q) for q in answer["questions"] if not ids or q["id"] in ids]  # as asked, as locally
+        notes = answer.get("errors", [])
+        flags = [line for line in notes if is_integrity_flag(line)]  # whose numbers: said once, before the answers
+        for line in flags:
+            print(_line(f"Note: {line}", "", _columns()))
         for result in results:
-            print(describe(result, detail=detail))
-        for line in answer.get("errors", []):
-            print(f"Note: {plain(line)}")
+            print(describe(result, detail=detail, columns=_columns()))
+        for line in notes:
+            if line not in flags:
+                print(_line(f"Note: {line}", "", _columns()))
         if not ids:
             print(f"Total: {sum(r.score for r in results):g} / {sum(r.max_score for r in results):g}")
 

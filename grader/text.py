@@ -19,10 +19,11 @@ so text cleaned when it was stored (the batch's gradebook) is unchanged when it 
 from __future__ import annotations
 
 import re
+import textwrap
 from html import escape
 from typing import TypeVar, cast
 
-from grader.config import MAX_TEXT_CHARS
+from grader.config import FEEDBACK_COLUMNS, MAX_TEXT_CHARS
 
 T = TypeVar("T")
 
@@ -44,6 +45,20 @@ def plain(text: str, limit: int | None = MAX_TEXT_CHARS) -> str:
         return text
     marker = f" … (cut: {len(text)} characters in all)"
     return text[: max(limit - len(marker), 0)] + marker
+
+
+def wrapped(text: str, indent: str = "", columns: int | None = FEEDBACK_COLUMNS) -> str:
+    """:func:`plain` ``text`` in lines of at most ``columns`` characters, each after ``indent``, broken at spaces
+    only: a word (a code span, a number, a URL) longer than a line stays whole on a line of its own, for a
+    frontend that breaks a long line anywhere (JupyterLab's output) would cut it mid-word."""
+    return textwrap.fill(
+        plain(text),
+        width=columns or FEEDBACK_COLUMNS,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _shown(match: re.Match[str]) -> str:

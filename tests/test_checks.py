@@ -199,12 +199,12 @@ def test_a_carried_value_that_is_the_right_one_leaves_only_the_right_answer_righ
     expect_value("y", 5.0, 5.0, meaning="m", known=(), rel=1e-6, carried=carried)
 
 
-def test_the_tolerance_is_absolute_when_given_and_a_rounding_is_named_only_when_asked() -> None:
+def test_the_tolerance_is_absolute_when_given_and_a_rounding_is_named_in_every_lesson() -> None:
+    """No lesson opts in to rounding: every by-hand check names it, with what the question allows."""
     expect_value("t", 257.7, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05)
-    assert "rounded to a whole number" in _fails(
-        lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05, rounding=True)
-    )
-    assert "rounded" not in _fails(lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6))
+    said = _fails(lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6, abs_tol=0.05))
+    assert "rounded to a whole number" in said and "at least 1 decimal place" in said
+    assert "keep the full value" in _fails(lambda: expect_value("t", 258, 257.69, meaning="m", known=(), rel=1e-6))
 
 
 def test_an_earlier_answer_right_on_another_learners_numbers_carries_nothing() -> None:

@@ -22,7 +22,7 @@ from tests.conftest import REPO, grade_json
         (0.014, 14, "ms", "seconds instead of milliseconds"),
         (112, 14, "GB", "bits instead of bytes"),
         (1.75, 14, "GB", "as if they were bits"),
-        (7, 14, "GB", "2 bytes per parameter forgotten"),
+        (7, 14, "GB", "a factor of 2 left out"),
         (28, 14, "GB", "counted twice"),
         (14e9, 14, "GB", "bytes instead of GB"),
         (14e3, 14, "GB", "MB instead of GB"),

@@ -316,6 +316,8 @@ def test_a_batch_grades_each_learner_on_their_own_numbers_and_flags_a_swapped_no
     assert any(f"released to '{cy}'" in e and f"items = {drawn[bob]['items']}" in e for e in rows[bob]["errors"])
     whose = "the lesson page's" if drawn[cy] == dict(default_params(lesson)) else "another learner's"
     assert any(f"right for {whose} numbers" in e for e in rows[bob]["errors"]), rows[bob]["errors"]
+    total = next(q for q in rows[bob]["questions"] if q["id"] == "total")  # the answer says which set it matches
+    assert f"right for {whose} numbers" in total["feedback"][0] and "can't tell" not in str(total["feedback"]), total
     again = _batch(course, submitted, course / "results-again")
     assert {n: r["score"] for n, r in again.items()} == {n: r["score"] for n, r in rows.items()}
     monkeypatch.delenv(SECRET_ENV)

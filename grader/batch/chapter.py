@@ -254,7 +254,7 @@ def reteach_markdown(chapter: Chapter, order: Sequence[Reteach]) -> str:
             lines.append(f"{n}. `{item.lesson}`: no notebook graded yet.")
             continue
         lines.append(f"{n}. `{item.lesson}`: the class lost {item.lost:.0%} of its points ({item.graded} graded).")
-        lines += [f"   - `{q}` ({k} learners): {text}" for q, text, k in item.misconceptions]
+        lines += [f"   - `{q}` ({k} learner{'' if k == 1 else 's'}): {text}" for q, text, k in item.misconceptions]
     if chapter.notes:
         lines += ["", "## Check before you import", ""] + [f"- {note}" for note in chapter.notes]
     return "\n".join(lines) + "\n"

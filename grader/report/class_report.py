@@ -34,6 +34,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
 _NUMBER = re.compile(r"[-+]?\d[\d,_]*(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
 _PARENTHESES = re.compile(r"\([^()]*\)")
+#: The space a parenthesis taken out leaves before a punctuation mark.
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ def normal_form(text: str) -> str:
     text = _QUOTED.sub(" ", text)
     while _PARENTHESES.search(text):  # nested ones too, innermost first
         text = _PARENTHESES.sub(" ", text)
-    return " ".join(_NUMBER.sub("#", text).lower().split())
+    text = " ".join(_NUMBER.sub("#", text).lower().split())
+    return _SPACE_BEFORE_MARK.sub(r"\1", text)  # "factor 2 (yours: 32)." and "factor 2." are one slip
 
 
 def misconceptions(rows: Sequence[Row]) -> tuple[Misconception, ...]:

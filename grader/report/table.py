@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from grader.model import Report
+from grader.params import is_integrity_flag
 from grader.text import num, plain
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ def print_report(report: Report, console: Console) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    flags = [line for line in report.errors if is_integrity_flag(line)]
+    for line in flags:  # whose work this is: read before any answer's feedback, which it explains
+        console.print(Text.assemble(("note:", "yellow"), " ", _text(line)))
     table = Table(title=_text(f"{report.path}  ({report.lesson})"), title_justify="left")
     table.add_column("question")
     table.add_column("score", justify="right")
@@ -50,6 +54,6 @@ def print_report(report: Report, console: Console) -> None:
         first = q.feedback[0] if q.feedback else ""
         table.add_row(_text(q.id), _text(_num(q.score), _STYLE.get(q.status, "")), _num(q.max_score), _text(first))
     console.print(table)
-    for line in report.errors:
+    for line in (e for e in report.errors if e not in flags):
         console.print(Text.assemble(("note:", "yellow"), " ", _text(line)))
     console.print(_text(f"Total: {_num(report.score)} / {_num(report.max_score)}", "bold"))

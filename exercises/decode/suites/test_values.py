@@ -9,8 +9,7 @@ a slip is named on any of them; the worked example's numbers are among the known
 
 from dataclasses import dataclass
 
-from grader.checks import Carried, Use, choice_tests, expect_value
-from grader.diagnose import rounded
+from grader.checks import Carried, Use, choice_tests, expect_value, rounded_too_far
 from grader.testing import question
 
 #: How close each of Part 1's answers must be: the same in its own check and wherever a later answer is worked
@@ -143,7 +142,6 @@ def test_gb_per_step(learner, params):
         known=known(part1.gb_mistakes()),
         rel=GB_REL,
         unit="GB",
-        rounding=True,
     )
 
 
@@ -164,7 +162,6 @@ def test_ms_per_token(learner, params, other_params):
         rel=GB_REL,
         abs_tol=MS_ABS,
         unit="ms",
-        rounding=True,
         carried=Carried((gb,), lambda gb: gb / part1.tb_per_s, learner),  # GB / (TB/s) = ms
     )
 
@@ -176,7 +173,7 @@ def test_max_tokens_per_s(learner, params, other_params):
     value = learner.value("max_tokens_per_s")
     hint = ""
     close = isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - part1.tokens_per_s) < 1
-    if close and not rounded(value, part1.tokens_per_s):  # a rounding named already says what the hint would
+    if close and not rounded_too_far(value, part1.tokens_per_s, GB_REL, TOKENS_ABS):  # a rounding named already says what the hint would
         hint = (
             "Close, but not precise enough: keep at least one correct decimal place, or store the computed value "
             "itself."
@@ -191,7 +188,6 @@ def test_max_tokens_per_s(learner, params, other_params):
         rel=GB_REL,
         abs_tol=TOKENS_ABS,
         unit="tokens/s",
-        rounding=True,
         advice=hint,
         carried=Carried((ms,), lambda ms: 1e3 / ms, learner),
     )

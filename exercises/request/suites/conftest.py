@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Sequence
 
-from grader.checks import Carried, Use, call_with, lesson_fixture, within
+from grader.checks import Carried, Use, call_with, either, lesson_fixture, rounded_too_far, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
 
@@ -600,15 +600,11 @@ def expect_value(
     why = ""
     if got is not None:
         matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
-        why = matching[0] if len(matching) == 1 else ""
+        why = either(matching[0], got, expected, REL_TOL, abs_tol) if len(matching) == 1 else ""
+    if not why and got is not None and math.isfinite(got):
+        why = rounded_too_far(got, expected, REL_TOL, abs_tol)  # the rule of every lesson's by-hand checks
     if not why:
         why = explain(value, expected, unit=unit, rel=2e-3)
-    if why.startswith("It is the right value rounded") and abs_tol:  # this answer may be rounded, not that far
-        places = max(0, round(-math.log10(2 * abs_tol)))
-        why = (
-            f"It is the right value rounded too far: it must be within {abs_tol:g} of the exact value, so keep at "
-            f"least {places} decimal place{'' if places == 1 else 's'}."
-        )
     if not why:
         why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:

@@ -106,7 +106,10 @@ function_tests(globals(), "rq", [
         edges=[Cases("no_stream_one_stream_equal_streams", [
             dict(
                 itls=[],
-                raised="With no request decoding (an empty list) the fleet produces 0.0 tokens/s: nothing to average.",
+                raised=(
+                    "With no request decoding (an empty list) the fleet produces 0.0 tokens/s: the streams' rates add, "
+                    "and a sum of none is 0."
+                ),
             ),
             dict(itls=[0.0231]),
             dict(itls=[0.016] * 7),
