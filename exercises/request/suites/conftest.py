@@ -22,7 +22,7 @@ import pytest
 
 from grader.checks import Carried, Use, call_with, expect_choice, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
-from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
+from grader.testing import REL_TOL, Call, KnownSlip, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
 
@@ -600,7 +600,7 @@ def expect_value(
         + withheld(f" (expected {expected:.6g}, {tolerance})")
         + "."
     )
-    why = ""
+    why, matching = "", []
     if got is not None:
         matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
         why = matching[0] if len(matching) == 1 else ""
@@ -619,7 +619,7 @@ def expect_value(
     if carried is not None and follows is not None and got is not None and math.isfinite(got):
         names = " and ".join(f"`{n}`" for n in carried.wrong)
         why += f" It does not follow from your own {names} either, so look for a slip in this step too."
-    raise Mismatch(f"{text} {why}")
+    raise (KnownSlip if matching else Mismatch)(f"{text} {why}")  # a known slip is never called a copy
 
 
 @pytest.fixture(scope="session")
