@@ -22,7 +22,9 @@ milliseconds and the tokens per second worked from it. Credit needs positive evi
 finite real number of the kind some set of the lesson's numbers gives it (its sign, a whole number where it is
 one, a magnitude within a unit slip's reach: :attr:`Use.plausible`), the carried value finite, non-zero, of the
 right answer's sign and not the right one, and the answer within its own tolerance of it; the report then says
-why it passed (never a right value).
+why it passed (never a right value). An earlier answer that is right on another learner's numbers carries nothing
+(a copy), unless one of its known slips on the learner's own numbers gives it (:attr:`Use.copied`): 13e9
+parameters at 2 bytes per parameter are 26e9 at 1, and that learner slipped, as far as the evidence shows.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from grader.reveal import withheld
 from grader.testing import (
     NO_SHRINK,
     Call,
+    KnownSlip,
     Learner,
     LearnerRaised,
     Mismatch,
@@ -310,6 +313,11 @@ class Use:
     ``other_params`` fixture), for a lesson with some. An earlier answer that is right on another set is a copied
     (or swapped) Part 1, not a slip, and earns a later answer nothing: a classmate's Part 1 handed in whole would
     otherwise be credited wherever the two learners share a number.
+
+    ``known``: the earlier answer's own known slips on the learner's own numbers (what its own check names it
+    from). An answer one of them gives is evidence of that slip, even when it is also right on another set (13e9
+    parameters at 2 bytes are 26e9 at 1 byte): it carries, as any slip does. Only a match with another set that
+    no slip on the learner's own numbers explains is a copy (:attr:`copied`).
     """
 
     name: str
@@ -319,6 +327,7 @@ class Use:
     rel: float = REL_TOL
     abs_tol: float = 0.0
     others: Sequence[float] = ()
+    known: Known = ()
 
     @classmethod
     def of(
@@ -330,6 +339,7 @@ class Use:
         rel: float = REL_TOL,
         abs_tol: float = 0.0,
         others: Sequence[float] = (),
+        known: Known = (),
     ) -> Use:
         """The learner's ``name``, read without failing the later answer's check when it is not there (its own
         question reports that)."""
@@ -337,7 +347,7 @@ class Use:
             value = learner.value(name)
         except (MissingAnswer, NotAttempted, LearnerRaised):
             value = None
-        return cls(name, value, right, rel, abs_tol, tuple(others))
+        return cls(name, value, right, rel, abs_tol, tuple(others), tuple(known))
 
     @property
     def given(self) -> float | None:
@@ -371,10 +381,25 @@ class Use:
         return not sizes or min(sizes) / _SPAN <= abs(got) <= max(sizes) * _SPAN
 
     @property
-    def copied(self) -> bool:
-        """Whether the learner's wrong answer is the right one on another set of the lesson's numbers."""
+    def slipped(self) -> bool:
+        """Whether the learner's wrong answer is what one of its known slips gives on the learner's own numbers:
+        within its own tolerance of one, or named as one by the rule its own check names slips by
+        (:func:`explaining`, a count only exactly)."""
         got = self.given
-        return self.wrong and got is not None and any(within(got, o, self.rel, self.abs_tol) for o in self.others)
+        if not self.wrong or got is None:
+            return False
+        if any(within(got, float(v), self.rel, self.abs_tol) for _, v in self.known):
+            return True
+        return bool(explaining(self.known, got, count=type(self.right) is int))
+
+    @property
+    def copied(self) -> bool:
+        """Whether the learner's wrong answer is the right one on another set of the lesson's numbers and no known
+        slip on their own numbers gives it (then it is that slip: positive evidence, where the match with another
+        set may be chance)."""
+        got = self.given
+        matches = self.wrong and got is not None and any(within(got, o, self.rel, self.abs_tol) for o in self.others)
+        return matches and not self.slipped
 
 
 @dataclass(frozen=True)
@@ -394,9 +419,10 @@ class Carried:
     def value(self) -> float | None:
         """The answer as worked right from the learner's own earlier answers, when that may earn credit: every
         one of them a finite real number of the kind the lesson's numbers give (:attr:`Use.plausible`) and at
-        least one wrong; None otherwise, when one of them is right on another set of the lesson's numbers (a copy
-        earns nothing), or when the formula fails or gives 0, inf or NaN (a carried 0 would credit any answer that
-        is 0 for a reason of its own)."""
+        least one wrong; None otherwise, when one of them is right on another set of the lesson's numbers and no
+        known slip on the learner's own explains it (a copy earns nothing: :attr:`Use.copied`), or when the
+        formula fails or gives 0, inf or NaN (a carried 0 would credit any answer that is 0 for a reason of its
+        own)."""
         given = [use.given for use in self.uses]
         if not self.uses or None in given or not any(use.wrong for use in self.uses):
             return None
@@ -455,6 +481,7 @@ def expect_value(
         f"`{name}` is {show(value)}, which is not right for {meaning}" + withheld(f" (expected {expected:.6g})") + "."
     )
     why = not_a_number(value)
+    fits: list[str] = []
     if not why and got is not None:
         fits = [sentence for sentence, wrong in known if close(got, wrong, _TYPED)]
         if len(fits) == 1:
@@ -471,7 +498,8 @@ def expect_value(
     if carried is not None and follows is not None and got is not None and math.isfinite(got):
         names = " and ".join(f"`{n}`" for n in carried.wrong)
         why += f" It does not follow from your own {names} either, so look for a slip in this step too."
-    raise Mismatch(" ".join(part for part in (text, why, advice) if part))
+    wrong = KnownSlip if fits else Mismatch  # a known slip on the learner's own numbers: never called a copy
+    raise wrong(" ".join(part for part in (text, why, advice) if part))
 
 
 def explaining(known: Known, value: Any, *, count: bool = False) -> Known:

@@ -198,6 +198,8 @@ class TestOutcome:
     """Earlier questions' functions whose reference stand-in the learner's code called during this test."""
     carried: tuple[str, ...] = ()
     """Earlier by-hand answers, wrong, that this test's answer was credited for following from (carried forward)."""
+    slip: bool = False
+    """Failed with a known slip of the lesson on the learner's own numbers named (``KnownSlip``): never a copy."""
 
 
 @dataclass(frozen=True)

@@ -453,8 +453,10 @@ def other_numbers(
     Only the questions whose parameters differ between the two sets can tell them apart: two learners who share
     a number (one accelerator, another model) give the same right answer to a question that uses only it, and
     that answer must not hide the copy. A slip leaves an answer right on the learner's own numbers, so it is
-    never called a copy. ``rerun`` runs the suites of some questions on other numbers (the same notebook, the
-    same worker)."""
+    never called a copy; nor are answers that are each a known slip on the learner's own numbers (the check
+    named it: ``TestOutcome.slip``), even where they are also right on that set (13e9 parameters at 2 bytes per
+    parameter are 26e9 at 1): that is evidence of a slip, and a match with another set may be chance. ``rerun``
+    runs the suites of some questions on other numbers (the same notebook, the same worker)."""
     using = frozenset(q for p in lesson.params for q in p.questions)
     status: dict[str, set[str]] = {}
     for o in outcomes:
@@ -467,6 +469,8 @@ def other_numbers(
         telling = _telling(lesson, graded, other)
         if not telling or not telling <= wrong:
             continue  # some answer that tells the two sets apart is right (or unchecked) on the learner's own
+        if all(o.slip for o in outcomes if o.question in telling and o.status == "failed"):
+            continue  # each is a known slip on the learner's own numbers: evidence of slips, not of a copy
         if all(o.status == "passed" for o in rerun(telling, other)):
             whose = "the lesson page's numbers" if other == default_params(lesson) else "another learner's numbers"
             differ = tuple((f, v) for f, v in other if dict(graded).get(f) != v)

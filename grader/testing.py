@@ -48,6 +48,7 @@ __all__ = [
     "REL_TOL",
     "STAND_IN_MAX_TOKENS",
     "Call",
+    "KnownSlip",
     "Learner",
     "LearnerHung",
     "LearnerRaised",
@@ -97,6 +98,14 @@ class Target(Protocol):
 
 class Mismatch(AssertionError):
     """The learner's answer was checked and is wrong; ``str()`` is the feedback the learner reads."""
+
+
+class KnownSlip(Mismatch):
+    """The learner's answer is wrong, and one of the lesson's known slips on the learner's own numbers gives it.
+
+    That is positive evidence of a slip, so the answer is never taken for another learner's numbers
+    (:func:`grader.params.other_numbers_note`), even when it is also right on them (13e9 parameters at 2 bytes
+    are 26e9 at 1 byte)."""
 
 
 class LearnerRaised(Exception):

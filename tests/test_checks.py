@@ -226,6 +226,44 @@ def test_an_earlier_answer_right_on_another_learners_numbers_carries_nothing() -
     assert not Use("gb_per_step", GB, GB, others=(GB,)).copied  # right on both is right, not copied
 
 
+def test_an_earlier_answer_a_known_slip_gives_carries_even_when_right_on_another_learners_numbers() -> None:
+    """13e9 parameters in FP8 at 2 bytes per parameter are 26 GB, the right answer of a 26e9 FP8 learner: a known
+    slip on the learner's own numbers gives it, so it is that slip (it carries), not a copy; an answer right on
+    another set that none of the learner's known slips gives is still a copy and carries nothing."""
+    gb, ms, others = 13.0, 13.0 / TB_PER_S, (26.0, 9.0, 6.5)  # 26 is another learner's right gb_per_step
+    known = [("what 2 bytes per parameter gives", 26.0), ("what GiB give", 12.1)]
+
+    def carried_ms(answers: Answers, value: float, slips: Any = known) -> None:
+        use = Use.of(cast(Learner, answers), "gb_per_step", gb, others=others, known=slips)
+        carried = Carried((use,), lambda gb: gb / TB_PER_S, cast(Learner, answers))
+        expect_value("ms_per_token", value, ms, meaning="ms", known=(), rel=1e-6, abs_tol=0.005, carried=carried)
+
+    slipped = Answers(gb_per_step=26.0)
+    carried_ms(slipped, round(26.0 / TB_PER_S, 2))
+    assert slipped.carried == {"gb_per_step"}
+    assert Use("gb_per_step", 26.0, gb, others=others, known=known).slipped
+    assert not Use("gb_per_step", 26.0, gb, others=others, known=known).copied
+    assert Use("gb_per_step", 26.0, gb, others=others).copied  # without its slips, the match is all there is
+    copied = Answers(gb_per_step=9.0)  # another learner's right answer, and no slip of this learner's
+    said = _fails(lambda: carried_ms(copied, 9.0 / TB_PER_S))
+    assert copied.carried == set() and "follow" not in said
+    assert not Use("gb_per_step", gb, gb, known=[("x", gb)]).slipped  # a right answer is no slip
+
+
+def test_a_wrong_answer_a_known_slip_gives_is_marked_as_one_for_the_copy_flag() -> None:
+    """expect_value raises KnownSlip when one of its known slips gives the answer (the report never calls such an
+    answer another learner's), a plain Mismatch otherwise, even when a generic slip (a unit factor) names it."""
+    from grader.testing import KnownSlip
+
+    known = [("what 2 bytes per parameter gives", 26.0)]
+    with pytest.raises(KnownSlip):
+        expect_value("gb_per_step", 26.0, 13.0, meaning="GB", known=known, rel=1e-6)
+    for value in (13e9, 9.0, "26"):
+        with pytest.raises(Mismatch) as err:
+            expect_value("gb_per_step", value, 13.0, meaning="GB", known=known, rel=1e-6, unit="GB")
+        assert not isinstance(err.value, KnownSlip), value
+
+
 def test_explaining_names_close_slips_together_and_a_count_only_exactly() -> None:
     """Two slips within 0.2% of the answer are one entry naming both (passed on as two, neither would be named);
     a whole count is explained only by a slip giving exactly it, a count not whole only by a slip not whole."""

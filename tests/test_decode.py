@@ -230,6 +230,80 @@ def test_two_learners_each_get_full_marks_only_for_their_own_numbers(decode_suit
         assert {o.status for o in copied} == {"failed"}, copied
 
 
+def _part1_graded(decode_suites: SuiteSession, answers: dict[str, object], mine: object) -> tuple[dict, str | None]:
+    """Part 1's outcomes by question on ``mine``, and the other-numbers flag the pipeline would add."""
+    from grader.params import other_numbers_note
+    from grader.suites.namespace import NamespaceTarget
+
+    target = NamespaceTarget(answers)
+    outcomes = decode_suites.run(target, frozenset(PART1), mine)  # type: ignore[arg-type]
+    note = other_numbers_note(
+        decode_suites.lesson,
+        mine,
+        outcomes,
+        lambda qs, other: decode_suites.run(target, qs, other),  # type: ignore[arg-type]
+    )
+    return {o.question: o for o in outcomes}, note
+
+
+def _weights_at(numbers: dict[str, object], bytes_per_param: float) -> dict[str, object]:
+    """Part 1 worked right from the weights at ``bytes_per_param``, rounded as the questions ask."""
+    gb = float(numbers["params_b"]) * bytes_per_param  # type: ignore[arg-type]
+    ms = gb / float(numbers["tb_per_s"])  # type: ignore[arg-type]
+    return {"gb_per_step": gb, "ms_per_token": round(ms, 2), "max_tokens_per_s": round(1e3 / round(ms, 2), 1)}
+
+
+def test_2_bytes_per_parameter_carried_forward_costs_once_though_another_learner_is_at_26e9(
+    decode_suites: SuiteSession,
+) -> None:
+    """The page's 13e9 parameters in FP8 at 2 bytes per parameter: 26 GB, 7.76 ms, 128.9 tokens/s, which are also
+    the right answers of a 26e9 FP8 learner on the same accelerator. A known slip on the learner's own numbers
+    gives the GB, so it is that slip: named on gb_per_step, the two answers worked from it credited, no flag."""
+    from grader.params import default_params
+
+    page = default_params(decode_suites.lesson)
+    assert dict(page)["params_b"] == 13 and dict(page)["bytes_per_param"] == 1
+    graded, note = _part1_graded(decode_suites, _weights_at(dict(page), 2), page)
+    assert graded["gb_per_step"].status == "failed" and "2 bytes per parameter" in graded["gb_per_step"].message
+    assert graded["gb_per_step"].slip
+    for name in ("ms_per_token", "max_tokens_per_s"):
+        assert graded[name].status == "passed" and graded[name].carried, graded[name]
+    assert note is None, note
+
+
+def test_1_byte_per_parameter_on_an_int4_model_carried_forward_costs_once(decode_suites: SuiteSession) -> None:
+    """An INT4 learner who takes FP8's 1 byte per parameter gives an FP8 learner's right answers (on the page's
+    accelerator, the page's own): on every INT4 set of numbers, the slip is named, the rest is carried, no flag."""
+    from grader.params import every_params
+
+    int4 = [p for p in every_params(decode_suites.lesson) if dict(p)["bytes_per_param"] == 0.5]
+    assert len(int4) == 24
+    for mine in int4:
+        graded, note = _part1_graded(decode_suites, _weights_at(dict(mine), 1), mine)
+        gb = graded["gb_per_step"]
+        assert gb.status == "failed" and gb.slip and "1 byte per parameter" in gb.message, (mine, gb)
+        assert "counted twice" not in gb.message  # never name a misconception that cannot apply
+        assert {graded[n].status for n in ("ms_per_token", "max_tokens_per_s")} == {"passed"}, (mine, graded)
+        assert note is None, (mine, note)
+
+
+def test_another_learners_part_1_no_slip_explains_carries_nothing_and_is_flagged(decode_suites: SuiteSession) -> None:
+    """The page's learner hands in Part 1 of a 9e9 INT4 learner on an A100: no known slip on the page's numbers
+    gives 4.5 GB, so it is a copy: nothing carried, and the notebook flagged."""
+    from grader.params import default_params, every_params
+
+    page = default_params(decode_suites.lesson)
+    theirs = next(
+        p
+        for p in every_params(decode_suites.lesson)
+        if dict(p)["params_b"] == 9 and dict(p)["bytes_per_param"] == 0.5 and dict(p)["tb_per_s"] == 2.039
+    )
+    graded, note = _part1_graded(decode_suites, _part1(dict(theirs)), page)
+    assert {o.status for o in graded.values()} == {"failed"}, graded
+    assert not any(o.slip or o.carried for o in graded.values())
+    assert note is not None and "another learner's numbers" in note and "params_b = 9" in note, note
+
+
 def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSession) -> None:
     """ms_per_token given in seconds is told the factor of 1,000 whatever the model and accelerator."""
     from grader.params import spread

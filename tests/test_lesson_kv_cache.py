@@ -346,3 +346,46 @@ def test_a_slip_is_named_on_every_learners_numbers_and_costs_only_its_own_questi
 def test_a_part1_handed_in_from_another_set_is_never_credited_carried_forward(kv_suites: SuiteSession) -> None:
     """A classmate's Part 1 (or a swapped notebook's) earns no point carried forward from its copied answers."""
     assert page.copies_credited(kv_suites, LESSON, _answers, PART1) == []
+
+
+def test_a_known_slip_in_the_one_answer_that_tells_two_contexts_apart_is_not_called_a_copy(
+    kv_suites: SuiteSession,
+) -> None:
+    """The context changes sequences_fit only. K or V only (half of each sequence's cache) in it alone gives, at
+    4,096 tokens, the right count at 2,048 on the same model and chip: that one answer is all that tells the two
+    sets apart, and a known slip on the learner's own numbers gives it, so it is named and never flagged. The same
+    count handed in where no slip of the learner's gives it (another model's) keeps the flag."""
+    from grader.params import every_params, other_numbers_note
+    from grader.suites.namespace import NamespaceTarget
+
+    values: Any = _module("test_values")
+    sets = every_params(LESSON)
+    mine = next(p for p in sets if dict(p)["context"] == 4096)
+    half = next(
+        p for p in sets if dict(p)["context"] == 2048 and all(dict(p)[f] == dict(mine)[f] for f in ("model", "gpu"))
+    )
+    part1 = values.Part1.of(dict(mine))
+    answers = {**_answers(dict(mine)), "sequences_fit": int(part1.budget // (part1.seq / 2))}
+    assert answers["sequences_fit"] == _answers(dict(half))["sequences_fit"]
+
+    def graded(answers: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        target = NamespaceTarget(answers)
+        outcomes = kv_suites.run(target, frozenset(PART1), mine)
+        note = other_numbers_note(LESSON, mine, outcomes, lambda qs, other: kv_suites.run(target, qs, other))
+        return {o.question: o for o in outcomes}, note
+
+    outcomes, note = graded(answers)
+    fit = outcomes["sequences_fit"]
+    assert fit.status == "failed" and fit.slip and "K or V only" in fit.message, fit
+    assert {outcomes[q].status for q in PART1 if q != "sequences_fit"} == {"passed"}, outcomes
+    assert note is None, note
+    other = next(
+        p
+        for p in sets
+        if dict(p)["model"] != dict(mine)["model"]
+        and dict(p)["gpu"] == dict(mine)["gpu"]
+        and dict(p)["context"] == dict(mine)["context"]
+    )
+    copied, note = graded(_answers(dict(other)))
+    assert not any(o.slip for o in copied.values() if o.status == "failed" and o.question == "token_bytes")
+    assert note is not None, copied

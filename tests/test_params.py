@@ -524,6 +524,28 @@ def test_a_copied_part_1_is_flagged_when_the_two_sets_share_a_number(tmp_path: P
     assert other_numbers_note(lesson, mine, slip, lambda q, o: [TestOutcome("total", "t", 1, "failed")]) is None
 
 
+def test_answers_each_a_known_slip_on_the_learners_own_numbers_are_not_flagged(course: Path) -> None:
+    """A wrong answer whose check named a known slip on the learner's own numbers (``TestOutcome.slip``) is
+    evidence of that slip, even when it is also right for another set: no flag, and nothing is run again. One
+    answer no known slip explains, right for that set too, keeps the flag."""
+    from grader.model import TestOutcome
+    from grader.params import other_numbers_note
+
+    lesson = _lesson(course)
+    page = default_params(lesson)
+    mine = next(d for d in (draw(lesson, f"s{i}", SECRET.encode()) for i in range(50)) if d != page)
+    tried: list[Any] = []
+
+    def right_for_the_page(questions: frozenset[str], other: Any) -> list[TestOutcome]:
+        tried.append(other)
+        return [TestOutcome("total", "t", 1, "passed" if other == page else "failed")]
+
+    slipped = (TestOutcome("total", "t", 1, "failed", slip=True), TestOutcome("unit_price", "u", 1, "passed"))
+    assert other_numbers_note(lesson, mine, slipped, right_for_the_page) is None and tried == []
+    copied = (TestOutcome("total", "t", 1, "failed"), TestOutcome("unit_price", "u", 1, "passed"))
+    assert other_numbers_note(lesson, mine, copied, right_for_the_page) is not None
+
+
 @pytest.mark.slow
 def test_the_audit_grades_the_solution_on_every_set_of_numbers(course: Path) -> None:
     """The mutants are graded on the page's numbers; the solution built on each other set must keep full marks,

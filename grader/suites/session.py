@@ -31,7 +31,16 @@ from grader.params import default_params, every_params
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.reference import load_reference, solution_namespace
 from grader.suites.replay import ExampleReplay, forget_local_constants
-from grader.testing import Learner, LearnerHung, LearnerRaised, Mismatch, MissingAnswer, NotAttempted, Target
+from grader.testing import (
+    KnownSlip,
+    Learner,
+    LearnerHung,
+    LearnerRaised,
+    Mismatch,
+    MissingAnswer,
+    NotAttempted,
+    Target,
+)
 
 _INI = Path(__file__).with_name("pytest.ini")
 
@@ -232,7 +241,7 @@ def _outcome(qid: str, name: str, weight: float, error: BaseException | None, re
     if isinstance(error, LearnerHung):
         return TestOutcome(qid, name, weight, "error", str(error))
     if isinstance(error, (Mismatch, LearnerRaised)):
-        return TestOutcome(qid, name, weight, "failed", str(error))
+        return TestOutcome(qid, name, weight, "failed", str(error), slip=isinstance(error, KnownSlip))
     if isinstance(error, AssertionError):
         return TestOutcome(qid, name, weight, "failed", str(error).split("\nassert ")[0].strip() or "a check failed")
     if error is not None:

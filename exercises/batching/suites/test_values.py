@@ -163,7 +163,8 @@ class Part1:
         if name != "fleet_rate":
             return None
         step = Use.of(
-            learner, "step_ms", self.step_ms, rel=self.rel("step_ms"), others=[other.step_ms for other in others]
+            learner, "step_ms", self.step_ms, rel=self.rel("step_ms"), others=[other.step_ms for other in others],
+            known=self.known("step_ms"),
         )
         return Carried((step,), lambda step_ms: self.batch / (step_ms / 1e3), learner)
 

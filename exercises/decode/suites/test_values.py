@@ -57,9 +57,17 @@ class Part1:
         # across everyone's numbers (grader/report/class_report.py leaves parentheses out).
         return f"your model is not stored in BF16 (yours is {self.precision}, {self.bytes_per_param:g} byte per parameter)"
 
+    def one_byte(self, value):
+        """FP8's 1 byte per parameter for a model stored in less (INT4): a slip only where 1 byte is not right."""
+        if self.bytes_per_param == 1:
+            return []
+        return [("1 byte per parameter", f"your model is not stored in FP8 (yours is {self.precision}, "
+                 f"{self.bytes_per_param:g} byte per parameter).", value)]
+
     def gb_mistakes(self):
         return [
             ("2 bytes per parameter", f"{self.stored}, the worked example's is.", 2 * self.params / 1e9),
+            *self.one_byte(self.params / 1e9),
             ("the worked example's model", f"Part 1 is about another model (yours: {self.params / 1e9:g}e9 "
              f"parameters in {self.precision}).", WORKED[0]),
             ("counting in GiB (2**30 bytes)", "the lesson uses decimal GB, 10**9 bytes.", self.gb * 1e9 / 2**30),
@@ -78,6 +86,7 @@ class Part1:
             ("the worked example's 1 TB/s", f"your accelerator is another one (yours: the {self.gpu}, "
              f"{self.tb_per_s:g} TB/s).", self.gb),
             ("2 bytes per parameter", f"{self.stored}.", 2 * self.params / self.bandwidth * 1e3),
+            *self.one_byte(self.params / self.bandwidth * 1e3),
             ("the worked example's model", "Part 1 is about another model and accelerator.", WORKED[1]),
         ]
 
@@ -88,6 +97,7 @@ class Part1:
             ("tokens per millisecond (1 / ms_per_token)", "the question asks for tokens per second, not per millisecond.", 1 / self.ms),
             ("1000 / (the seconds per token)", "mixed units: 1 / seconds or 1000 / milliseconds.", 1e6 / self.ms),
             ("2 bytes per parameter", f"{self.stored}.", self.bandwidth / (2 * self.params)),
+            *self.one_byte(self.bandwidth / self.params),
             ("the worked example's rate", "Part 1 is about another model and accelerator.", WORKED[2]),
         ]
 
@@ -148,10 +158,11 @@ def test_gb_per_step(learner, params):
 @question("ms_per_token")
 def test_ms_per_token(learner, params, other_params):
     """Worked from the learner's own gb_per_step when that one is wrong (one slip costs once), unless that one is
-    right on another set of numbers (a copied Part 1 earns nothing)."""
+    right on another set of numbers and none of its slips on the learner's own gives it (a copied Part 1 earns
+    nothing)."""
     part1 = Part1.of(params)
     others = [Part1.of(p).gb for p in other_params]
-    gb = Use.of(learner, "gb_per_step", part1.gb, rel=GB_REL, others=others)
+    gb = Use.of(learner, "gb_per_step", part1.gb, rel=GB_REL, others=others, known=known(part1.gb_mistakes()))
     expect_value(
         "ms_per_token",
         learner.value("ms_per_token"),
@@ -168,7 +179,8 @@ def test_ms_per_token(learner, params, other_params):
 
 @question("max_tokens_per_s")
 def test_max_tokens_per_s(learner, params, other_params):
-    """Worked from the learner's own ms_per_token when that one is wrong (and not right on another set)."""
+    """Worked from the learner's own ms_per_token when that one is wrong (and not right on another set, but as a
+    slip on the learner's own numbers)."""
     part1 = Part1.of(params)
     value = learner.value("max_tokens_per_s")
     hint = ""
@@ -178,7 +190,10 @@ def test_max_tokens_per_s(learner, params, other_params):
             "Close, but not precise enough: keep at least one correct decimal place, or store the computed value "
             "itself."
         )
-    ms = Use.of(learner, "ms_per_token", part1.ms, abs_tol=MS_ABS, others=[Part1.of(p).ms for p in other_params])
+    ms = Use.of(
+        learner, "ms_per_token", part1.ms, abs_tol=MS_ABS, others=[Part1.of(p).ms for p in other_params],
+        known=known(part1.ms_mistakes()),
+    )
     expect_value(
         "max_tokens_per_s",
         value,

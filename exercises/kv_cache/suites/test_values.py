@@ -182,7 +182,7 @@ class Part1:
         def use(earlier):
             return Use.of(
                 learner, earlier, self.value(earlier), rel=self.rel(earlier),
-                others=[other.value(earlier) for other in others],
+                others=[other.value(earlier) for other in others], known=self.known(earlier),
             )
 
         if name == "sequences_fit":

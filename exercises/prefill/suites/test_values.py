@@ -178,7 +178,7 @@ def carried_ttft(learner, prefill, params, other_params):
     flops, rel, _, _ = part1.values()["prompt_flops"]
     others = [Part1.of(p).values()["prompt_flops"][0] for p in other_params]
     return prefill.Carried(
-        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel, others=others)],
+        uses=[prefill.Use.of(learner, "prompt_flops", flops, rel=rel, others=others, known=part1.known()["prompt_flops"])],
         formula=lambda flops: flops / (part1.dense * UTILISATION) * 1e3,
         learner=learner,
     )

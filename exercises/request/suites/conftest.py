@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from grader.checks import Carried, Use, call_with, either, lesson_fixture, rounded_too_far, within
 from grader.diagnose import candidates, confirmed, explain, kind, number
-from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, Opaque, show, withheld
+from grader.testing import REL_TOL, Call, KnownSlip, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
 
@@ -597,7 +597,7 @@ def expect_value(
         + withheld(f" (expected {expected:.6g}, {tolerance})")
         + "."
     )
-    why = ""
+    why, matching = "", []
     if got is not None:
         matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
         why = either(matching[0], got, expected, REL_TOL, abs_tol) if len(matching) == 1 else ""
@@ -612,7 +612,7 @@ def expect_value(
     if carried is not None and follows is not None and got is not None and math.isfinite(got):
         names = " and ".join(f"`{n}`" for n in carried.wrong)
         why += f" It does not follow from your own {names} either, so look for a slip in this step too."
-    raise Mismatch(f"{text} {why}")
+    raise (KnownSlip if matching else Mismatch)(f"{text} {why}")  # a known slip is never called a copy
 
 
 rq = lesson_fixture(

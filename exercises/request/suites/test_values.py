@@ -189,7 +189,8 @@ def test_request_tokens_per_s(learner, rq, params, other_params):
         hint="Divide all n_out tokens by the whole latency T (latency_s), and keep one decimal place.",
         # Worked from the learner's own latency_s (its own check: REL_TOL, no abs_tol): a slip there costs once.
         carried=rq.Carried(
-            (rq.Use.of(learner, "latency_s", part1.latency, others=others),), lambda t: part1.n_out / t, learner
+            (rq.Use.of(learner, "latency_s", part1.latency, others=others, known=part1.latency_mistakes().items()),),
+            lambda t: part1.n_out / t, learner,
         ),
     )
 
