@@ -171,8 +171,11 @@ _INDENT = "    "
 def _columns() -> int | None:
     """The width printed feedback is wrapped to, at spaces: in a Jupyter kernel, whose frontend (JupyterLab)
     breaks a line wider than the output anywhere, mid-word ("the ti" / "me in seconds"); None (one line per
-    sentence, as the grader wrote it) elsewhere, where the terminal or the page wraps."""
-    return FEEDBACK_COLUMNS if "ipykernel" in sys.modules else None
+    sentence, as the grader wrote it) elsewhere, where the terminal or the page wraps. In a kernel is: IPython's
+    running shell has a kernel (ipykernel's shell); ipykernel merely imported (a test process, a tool) is not."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return FEEDBACK_COLUMNS if getattr(shell, "kernel", None) is not None else None
 
 
 def _line(text: str, indent: str, columns: int | None) -> str:

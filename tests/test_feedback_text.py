@@ -64,13 +64,16 @@ LONG = (
 def test_self_check_feedback_is_wrapped_at_spaces_never_mid_word(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a Jupyter kernel (whose frontend breaks a long output line anywhere); elsewhere one line a sentence."""
     import sys
+    import types
+
+    import ipykernel  # noqa: F401  (imported, as in a process that ran a kernel's tests: still no kernel)
 
     from grader.selfcheck import _columns
 
     result = QuestionResult("ttft_ms", 0, 1, "failed", (LONG,))
-    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
     assert _columns() is None and describe(result, detail=True, columns=_columns()).splitlines()[1] == f"    {LONG}"
-    monkeypatch.setitem(sys.modules, "ipykernel", sys)
+    shell = types.SimpleNamespace(kernel=object())  # what ipykernel's shell has and a terminal's has not
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
     shown = describe(result, detail=True, columns=_columns())
     lines = shown.splitlines()[1:-1]
     assert len(lines) > 1 and all(line.startswith("    ") for line in lines)

@@ -18,7 +18,7 @@ from grader.execute.protocol import Returned
 from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
-from grader.pipeline import grade_submission
+from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
@@ -61,7 +61,7 @@ def test_hostile_notebooks_get_the_default_paths_results_in_a_kernel(tmp_path: P
     submissions = {name: read_submission(write_nb(tmp_path, name, notebooks[name])) for name in KERNEL_CASES}
     with SuiteSession(lesson) as suites, ThreadPoolExecutor(2) as pool:
         futures = {
-            name: pool.submit(grade_submission, sub, lesson, suites, Workers(limits, KERNEL))
+            name: pool.submit(grade_submission, sub, lesson, suites, Workers(limits, KERNEL), lent_solution(lesson))
             for name, sub in submissions.items()
         }
         reports = {name: future.result() for name, future in futures.items()}
