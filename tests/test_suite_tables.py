@@ -170,3 +170,16 @@ def test_a_suite_written_with_the_tables_grades_end_to_end(tmp_path: Path) -> No
     assert cube["score"] == pytest.approx(6 * 2 / 7, abs=1e-4)
     assert [line.split(" returned")[0] for line in cube["feedback"][:3]] == ["cube(3)", "cube(2, 2)", "cube(-3)"]
     assert cube["feedback"][3] == "1 of 5 checks passed, worth 0.8571 to 1.7143 points each."
+
+
+def test_the_readme_example_is_the_fixture_lessons_suite() -> None:
+    """The README's table-driven example is the cubes fixture's suite, line for line, so it cannot drift."""
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("A made-up lesson's `cube` question", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    suite = REPO / "tests" / "fixtures" / "table_lessons" / "cubes" / "suites"
+    code = "\n".join(p.read_text(encoding="utf-8") for p in sorted(suite.glob("*.py")))
+    lines = [line.split("  #")[0].rstrip() for line in block.splitlines()]
+    missing = [line for line in lines if line.strip() and not line.lstrip().startswith("#") and line not in code]
+    assert not missing, missing
