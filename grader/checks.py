@@ -277,10 +277,16 @@ def _allowed(expected: float, rel: float, abs_tol: float, cut: bool) -> str:
     )
 
 
-def either(slip: str, got: float, expected: float, rel: float, abs_tol: float = 0.0) -> str:
+def either(
+    slip: str, got: float, expected: float, rel: float, abs_tol: float = 0.0, slip_value: float | None = None
+) -> str:
     """``slip`` (a known slip's sentence, named because it is within 0.2% of ``got``), or, when ``got`` is also
     exactly the right value rounded too far (2.3 for 2.332, where a slip gives 2.304), both readings: the one
-    number cannot tell a slip's value typed rounded from the right value rounded, so neither is said alone."""
+    number cannot tell a slip's value typed rounded from the right value rounded, so neither is said alone. A
+    slip that gives ``got`` exactly (``slip_value``: 240, the 5th sorted value for a rank counted from 1) is the
+    reading, said alone: a rounding to fewer figures landing on it too is the likelier coincidence."""
+    if slip_value is not None and close(got, slip_value, 1e-9):
+        return slip
     rounding = rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else ""
     if not rounding:
         return slip
@@ -483,9 +489,10 @@ def expect_value(
     why = not_a_number(value)
     fits: list[str] = []
     if not why and got is not None:
-        fits = [sentence for sentence, wrong in known if close(got, wrong, _TYPED)]
+        fitting = [(sentence, wrong) for sentence, wrong in known if close(got, wrong, _TYPED)]
+        fits = [sentence for sentence, _ in fitting]
         if len(fits) == 1:
-            why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol)
+            why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol, fitting[0][1])
         else:
             slip = unit_slip(got, expected, unit, rel=_TYPED)
             why = (

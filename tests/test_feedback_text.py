@@ -149,3 +149,13 @@ def test_a_factor_of_2_guesses_no_cause_the_learners_numbers_may_not_have() -> N
     for got in (7.0, 28.0):
         slip = unit_slip(got, 14.0, "GB")
         assert slip is not None and "factor of 2" in slip.sentence and "bytes per parameter" not in slip.sentence
+
+
+def test_a_known_slip_giving_the_number_exactly_is_said_alone_even_when_a_rounding_lands_on_it() -> None:
+    """240 for a median of 235.5 (the 5th sorted value, a rank counted from 1): the slip gives it exactly, and the
+    right value rounded to 2 figures landing on it too is the coincidence; the learner is told the slip alone."""
+    known = (("the 5th sorted value: a rank counted from 1", 240.0),)
+    with pytest.raises(Mismatch) as caught:
+        expect_value("p50_ms", 240, 235.5, meaning="the median", known=known, rel=1e-6)
+    said = str(caught.value)
+    assert "a rank counted from 1" in said and "Or else" not in said

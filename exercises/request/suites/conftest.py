@@ -600,7 +600,7 @@ def expect_value(
     why, matching = "", []
     if got is not None:
         matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
-        why = either(matching[0], got, expected, REL_TOL, abs_tol) if len(matching) == 1 else ""
+        why = either(matching[0], got, expected, REL_TOL, abs_tol, slips[matching[0]]) if len(matching) == 1 else ""
     if not why and got is not None and math.isfinite(got):
         why = rounded_too_far(got, expected, REL_TOL, abs_tol)  # the rule of every lesson's by-hand checks
     if not why:
