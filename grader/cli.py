@@ -320,7 +320,7 @@ def notebook_command(
         asked = client.ask(request, address)
         answer = asked.answer
         if answer is None:
-            from grader.serve.answer import answer_cold
+            from grader.answer import answer_cold
 
             if asked.note:
                 click.echo(asked.note, err=True)  # before the cold grade: it says why this one takes longer
@@ -333,7 +333,7 @@ def notebook_command(
 
 
 def _print_report(report: Report, as_json: bool) -> None:
-    """Print ``report`` as a grade in this process prints it (grader/serve/answer.py renders the same way)."""
+    """Print ``report`` as a grade in this process prints it (grader/answer.py renders the same way)."""
     import json
 
     from grader.report import print_report, report_to_dict

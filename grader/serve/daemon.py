@@ -4,7 +4,7 @@ Started in the background by ``grade`` (:func:`grader.serve.client.start`) as
 ``python -m grader.serve.daemon SOCKET WARM_REQUEST``. It grades exactly as a cold ``grade`` does, with
 a :class:`grader.grader.Grader` per set of grading options (suites collected once, each learner's worker
 forked from a warm sandboxed zygote), as a batch's grading process does, and renders the answer for the learner's
-terminal (:mod:`grader.serve.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
+terminal (:mod:`grader.answer`). It serves only its own user (the socket is in a 0700 folder, and each peer's
 uid is checked), one connection per thread, and exits when idle for ``DAEMON_IDLE_SECONDS``, on SIGTERM, or
 after telling a client it is stale (a lesson it holds changed on disk). It also answers a status request
 (:data:`grader.serve.protocol.STATUS_REQUEST`) with its counters; asking does not keep it alive.
@@ -25,12 +25,12 @@ import traceback
 from pathlib import Path
 from typing import IO
 
+from grader.answer import answer, options_for
 from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
 from grader.errors import UsageError
 from grader.grader import Grader, keep_this_process_to_one_cpu
 from grader.model import Report
 from grader.pipeline import GradeOptions, read_for_lesson
-from grader.serve.answer import answer, options_for
 from grader.serve.protocol import COLD, HELLO, STALE, STATUS_REQUEST, NotebookRequest, Status
 
 _MAX_REQUEST = 1 << 20
