@@ -163,3 +163,22 @@ def test_without_cosmic_ray_the_audit_names_the_pip_command(monkeypatch: pytest.
     monkeypatch.setitem(sys.modules, "cosmic_ray.operators.provider", None)  # import fails, as when not installed
     with pytest.raises(UsageError, match=r"pip install -e '\.\[audit\]'"):
         generate_mutants("square", SQUARE)
+
+
+@pytest.mark.slow
+def test_a_mutant_is_graded_on_the_question_it_mutates_only(tmp_path: Path) -> None:
+    """Each mutant's variant names its function's question, and the batch runs that question's hidden tests alone:
+    the verdict reads that question only (the others are the solution's), so the rest would be CPU for nothing."""
+    from grader.authoring.audit.run import plan_audit
+    from grader.authoring.variants import grade_variants
+
+    lesson = load_lesson("squares", weak_lesson(tmp_path))
+    plan = plan_audit(lesson)
+    mutants = [v for v in plan.variants if v.questions is not None]
+    assert mutants and all(v.questions == {v.name.split(".")[0]} for v in mutants)
+    assert all(v.questions is None for v in plan.variants if v not in mutants)  # the controls: every question
+    square = next(v for v in mutants if v.name.startswith("square."))
+    rows = grade_variants(lesson, [square, plan.variants[0]], lessons_root=lesson.root.parent)
+    run = {q["id"] for q in rows[square.name]["questions"] if q["status"] in ("passed", "failed")}
+    assert run == {"square"}, rows[square.name]["questions"]
+    assert {q["status"] for q in rows[plan.variants[0].name]["questions"]} == {"passed"}

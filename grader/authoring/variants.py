@@ -48,6 +48,9 @@ class Variant:
     notebook: Path | None = None
     """A whole notebook graded as it is, instead of the solution with ``code`` appended (``code`` unused): the
     lesson's own notebooks graded in the batch of its variants (the lesson gates grade the untouched one so)."""
+    questions: frozenset[str] | None = None
+    """Run only these questions' hidden tests (None: every question's): a mutant of one function is judged on
+    that function's question alone, and its other questions are the solution's, so grading them proves nothing."""
 
 
 def variant_notebook(solution: Path | dict[str, Any], code: str) -> dict[str, Any]:
@@ -132,11 +135,13 @@ def grade_variants(
     from grader.batch import BatchOptions, run_batch
     from grader.pipeline import GradeOptions
 
-    options = BatchOptions(
-        grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root), jobs=jobs
-    )
     if lesson.params:  # each graded on its numbers, the page's by default, whatever secret the course has
         variants = [replace(v, params=v.params or default_params(lesson)) for v in variants]
+    options = BatchOptions(
+        grading=GradeOptions(lesson=lesson.id, suites=lesson.suites, lessons_root=lessons_root),
+        jobs=jobs,
+        questions={_stem_of(lesson, v): v.questions for v in variants if v.questions is not None},
+    )
     with tempfile.TemporaryDirectory(prefix="grader-variants-") as scratch, _secret(lesson, variants):
         folder = Path(scratch) / "submissions"
         out = Path(scratch) / "results"

@@ -80,6 +80,10 @@ class BatchOptions:
     late: LatePolicy | None = None
     """The due date, extensions and penalty (:mod:`grader.batch.late`); ``None`` keeps the one the results folder
     was last given (``late-policy.json``), if any."""
+    questions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Learner id -> the only questions whose hidden tests run for that learner (the others are reported as not
+    checked); a learner not named gets every question's. Not a ``grade batch`` option: the mutation audit grades
+    each mutant on the question it mutates, the only one its verdict reads (grader/authoring/audit/run.py)."""
     roster: Path | None = None
     """The course roster (:mod:`grader.batch.roster`): maps each download's learners to the learner id and the
     identity their notebooks were released on; ``None``: numbers are drawn from what the download carries."""
@@ -269,7 +273,7 @@ def _grade_all(
     graded = skipped = 0
     pending: dict[str, _Prepared] = {}
     for learner, choice in choices.items():
-        prepared = _prepare(learner, choice, options.grading, batch)
+        prepared = _prepare(learner, choice, options.grading, batch, options.questions.get(learner))
         if not plan.wants(learner, prepared.digest, prepared.suites_hash):
             skipped += 1
             kept, _ = book.latest_checked([learner])  # none for a learner never graded and not named by --only
@@ -371,9 +375,12 @@ def _graded_on(
     return replace(submission, params=params), keyed
 
 
-def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchLesson) -> _Prepared:
+def _prepare(
+    learner: str, choice: Choice, options: GradeOptions, batch: _BatchLesson, questions: frozenset[str] | None = None
+) -> _Prepared:
     """A learner's chosen submission, already read: its hash decides whether to grade it, and a reason
-    (not a notebook, another lesson's, several candidates) whether it may be.
+    (not a notebook, another lesson's, several candidates) whether it may be. ``questions``: only these
+    questions' hidden tests run (:attr:`BatchOptions.questions`).
 
     A notebook that cannot be graded gets an ``unreadable`` row scoring 0 on every question of the batch's
     lesson, with the reason; it is never graded on another lesson.
@@ -387,7 +394,7 @@ def _prepare(learner: str, choice: Choice, options: GradeOptions, batch: _BatchL
         row = Row.of(learner, failed_report(lesson, stub, reason, "unreadable"), entry.late)
         return _Prepared(entry, choice.digest, suites_hash, row=row)
     submission, digest = _graded_on(learner, entry, submission, batch, choice.digest)
-    task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()))
+    task = Task(learner, submission, lesson.id, Settings(options.for_any_lesson()), questions)
     return _Prepared(entry, digest, suites_hash, task=task, lesson=lesson, submission=submission)
 
 

@@ -157,7 +157,9 @@ def plan_audit(lesson: Lesson) -> AuditPlan:
     control = Variant(_CONTROL, "\n\n".join(p.source for p in plans) or "pass")
     numbers = tuple(spread(lesson)[1:]) if lesson.params else ()
     controls = tuple(Variant(f"{_CONTROL}@{k}", control.code, n) for k, n in enumerate(numbers, 1))
-    mutants = tuple(Variant(_variant_name(m), m.code) for p in plans for m in p.mutants)
+    mutants = tuple(
+        Variant(_variant_name(m), m.code, questions=frozenset({m.function})) for p in plans for m in p.mutants
+    )
     return AuditPlan(spec, plans, controls, numbers, (control, *controls, *mutants))
 
 
