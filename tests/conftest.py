@@ -146,3 +146,42 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 _TOOK = pytest.StashKey[float]()
+
+
+# -- the suite's processes (pytest-xdist, `-n auto`) ---------------------------------------------------------------
+
+#: Test processes per core under ``-n auto``. The suite waits more than it computes: its CPU was 45% of two cores'
+#: wall time in one process (726 CPU-s in 26 min 51 s, 2026-12-04: kernels and sandboxes starting, time limits
+#: running out, hostile notebooks held to their deadlines), so two processes a core keep both cores busy.
+PROCESSES_PER_CORE = 2
+
+#: Modules whose tests are split among processes by their parameter (``[decode]``) rather than kept in one: the
+#: lesson gates, one process per lesson, each grading its lesson's one batch (tests/test_lesson_gates.py).
+SPLIT_BY_PARAMETER = frozenset({"tests/test_lesson_gates.py"})
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return PROCESSES_PER_CORE * len(os.sched_getaffinity(0))
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module (whose module fixtures are then made once), or for a module
+    of :data:`SPLIT_BY_PARAMETER`, its module and parameter (one lesson's gates). Node ids are left as they are,
+    so ``--lf`` finds the failures of a distributed run (xdist's ``loadgroup`` rewrites them: pytest#11299)."""
+    module, _, rest = nodeid.partition("::")
+    if module in SPLIT_BY_PARAMETER and rest.endswith("]") and "[" in rest:
+        return f"{module}[{rest[rest.index('[') + 1 :]}"
+    return module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` (pyproject.toml's addopts) by :func:`scope_of`; any other ``--dist`` as xdist has it."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModuleAndLesson(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return ByModuleAndLesson(config, log)
