@@ -30,6 +30,7 @@ from grader.checks import (
     not_right,
     only_fit,
     panel_answers,
+    panel_slip,
 )
 from grader.diagnose import not_a_number, number
 from grader.testing import Call, Mismatch, close, show
@@ -147,6 +148,14 @@ ADVICE = {
 }
 
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "batch_step_seconds": (dict(zip(STEP, (70e9, 327680, 4000, 64, 9.6e12), strict=True)),),
+    "fleet_tokens_per_s": (dict(zip(STEP, (70e9, 327680, 4000, 64, 9.6e12), strict=True)),),
+    "max_batch_for_itl": (dict(zip(PARAMS["max_batch_for_itl"], (70e9, 327680, 4000, 0.020, 9.6e12), strict=True)),),
+    "in_flight": ({"arrival_rate": 8, "latency": 10.48},),
+}
+
 NUMBERS = Numbers(
     spec=SPEC,
     params=PARAMS,
@@ -155,6 +164,7 @@ NUMBERS = Numbers(
     probes={n: (p,) for n, p in PROBES.items()},
     advice=ADVICE,
     rounding=True,
+    page=PAGE,
 )
 check_number = NUMBERS.check
 
@@ -248,6 +258,15 @@ def _constant_count(learner: Any, got: Call) -> str:
     return f"{shown} returned {show(got.value)} too, as did every other input tried: {HARD_CODED}"
 
 
+def _structural_count(learner: Any, args: dict[str, Any], value: Any) -> str:
+    """A structural slip (:func:`grader.diagnose.structural`) that gives the learner's count here and on every
+    case of :data:`PANEL`, or ''."""
+    weights, per_token, context, bandwidth = PANEL_REPLICA
+    calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
+    name = "max_batch_for_itl"
+    return panel_slip(learner, name, max_batch_for_itl, PARAMS[name], calls, (args, value), PAGE[name])
+
+
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     """Call max_batch_for_itl on ``args``; a wrong count is explained from the panel, from what the value itself
     shows (None, negative, not whole), or said plainly to be one the grader cannot name."""
@@ -275,7 +294,7 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     assert value is not None
     if not math.isfinite(value):
         raise Mismatch(f"{head} It is {value}: was there a division by zero or an overflow?")
-    why = wrong_count(learner) or _constant_count(learner, got)
+    why = wrong_count(learner) or _constant_count(learner, got) or _structural_count(learner, args, got.value)
     if not why and value < 0:
         why = "A batch cannot be negative: when not even one sequence meets the target, return 0."
     if not why and value != math.floor(value):
