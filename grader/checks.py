@@ -561,17 +561,18 @@ def panel_slip(
     spec: Callable[..., Any],
     params: Sequence[str],
     calls: Sequence[Sequence[Any]],
-    first: tuple[Mapping[str, Any], Any],
+    first: Sequence[tuple[Mapping[str, Any], Any]],
     page: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The one structural slip (:func:`grader.diagnose.structural`) that gives the learner's ``first`` result (its
-    inputs by parameter name, the value) and every answer on the panel ``calls`` (:func:`panel_answers`, once per
-    notebook), as a sentence, or ''. For a count or a verdict whose panel tells the lesson's slips apart, when none
-    of those fits: an argument swapped or fixed to the page's value shows on a panel as any slip does."""
+    """The one structural slip (:func:`grader.diagnose.structural`) that gives the learner's results ``first``
+    (the check's own first: each its inputs by parameter name and the value) and every answer on the panel
+    ``calls`` (:func:`panel_answers`, once per notebook), as a sentence, or ''. For a count or a verdict whose panel
+    tells the lesson's slips apart, when none of those fits: an argument swapped or fixed to the page's value
+    shows on a panel as any slip does."""
     answers = panel_answers(learner, name, calls)
     if answers is None:
         return ""
-    seen = [first, *((dict(zip(params, c, strict=True)), a) for c, a in zip(calls, answers, strict=True))]
+    seen = [*first, *((dict(zip(params, c, strict=True)), a) for c, a in zip(calls, answers, strict=True))]
     return structural_slip(spec, params, seen, page)
 
 

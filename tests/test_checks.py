@@ -391,11 +391,11 @@ def test_a_panel_names_a_structural_slip_from_every_answer_on_it_once_per_notebo
     params = ("room", "size", "spare")
     calls = [(100, 7, 3), (50, 3, 20), (64, 8, 0)]
     fake = Fake(lambda room, size, spare: max(0, (room - 10) // size))  # the page's spare of 10 written in
-    first = ({"room": 30, "size": 4, "spare": 2}, 5)
+    first = [({"room": 30, "size": 4, "spare": 2}, 5)]
     said = panel_slip(cast(Learner, fake), "fits", fits, params, calls, first, [{"room": 90, "size": 8, "spare": 10}])
     assert "`spare` is ignored" in said and "`spare` = 10" in said
     assert fake.calls == 3
     panel_slip(cast(Learner, fake), "fits", fits, params, calls, first)
     assert fake.calls == 3  # the panel ran once
     right = Fake(fits)
-    assert panel_slip(cast(Learner, right), "fits", fits, params, calls, ({"room": 30, "size": 4, "spare": 2}, 7)) == ""
+    assert panel_slip(cast(Learner, right), "fits", fits, params, calls, [(first[0][0], 7)]) == ""

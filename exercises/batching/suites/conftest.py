@@ -33,7 +33,7 @@ from grader.checks import (
     panel_slip,
 )
 from grader.diagnose import not_a_number, number
-from grader.testing import Call, Mismatch, close, show
+from grader.testing import Call, LearnerRaised, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -247,24 +247,43 @@ SECOND: tuple[dict[str, Any], ...] = tuple(
 )
 
 
+def _on_page(learner: Any) -> Any:
+    """The learner's max_batch_for_itl on the worked example, once per notebook; None if the call raised."""
+
+    def compute() -> Any:
+        try:
+            return NUMBERS.call(learner, "max_batch_for_itl", PAGE["max_batch_for_itl"][0]).value
+        except LearnerRaised:
+            return None
+
+    return learner.once("max_batch_for_itl: the page", compute)
+
+
 def _constant_count(learner: Any, got: Call) -> str:
-    """The hard-coded sentence when every panel answer is the learner's wrong count itself, else ''."""
+    """The hard-coded sentence when every panel answer is the learner's wrong count itself, and so is the answer on
+    the worked example's replica, else ''. The panel's replica is tiny: a count that reads a page value for an
+    argument (the 20 ms target) is 0 all over it, and only the page's replica shows it moves."""
     weights, per_token, context, bandwidth = PANEL_REPLICA
     calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
     answers = panel_answers(learner, "max_batch_for_itl", calls)
     if not answers or not all(type(a) is type(got.value) and a == got.value for a in answers):
+        return ""
+    page = _on_page(learner)
+    if page is not None and not (type(page) is type(got.value) and page == got.value):
         return ""
     shown = NUMBERS.call_text("max_batch_for_itl", dict(zip(PARAMS["max_batch_for_itl"], calls[0], strict=True)))
     return f"{shown} returned {show(got.value)} too, as did every other input tried: {HARD_CODED}"
 
 
 def _structural_count(learner: Any, args: dict[str, Any], value: Any) -> str:
-    """A structural slip (:func:`grader.diagnose.structural`) that gives the learner's count here and on every
-    case of :data:`PANEL`, or ''."""
+    """A structural slip (:func:`grader.diagnose.structural`) that gives the learner's count here, on the worked
+    example and on every case of :data:`PANEL`, or ''."""
     weights, per_token, context, bandwidth = PANEL_REPLICA
     calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
     name = "max_batch_for_itl"
-    return panel_slip(learner, name, max_batch_for_itl, PARAMS[name], calls, (args, value), PAGE[name])
+    page = _on_page(learner)
+    first = [(args, value)] + ([(PAGE[name][0], page)] if page is not None else [])
+    return panel_slip(learner, name, max_batch_for_itl, PARAMS[name], calls, first, PAGE[name])
 
 
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:

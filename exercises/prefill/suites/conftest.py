@@ -254,7 +254,7 @@ def _structural_verdict(learner: Any, args: dict[str, Any], value: bool) -> str:
     case of :data:`PANEL`, or ''."""
     calls = [(L, b, PEAK_400, BW_400) for L, b in PANEL]
     name = "is_compute_bound"
-    return panel_slip(learner, name, is_compute_bound, PARAMS[name], calls, (args, value), PAGE[name])
+    return panel_slip(learner, name, is_compute_bound, PARAMS[name], calls, [(args, value)], PAGE[name])
 
 
 def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
