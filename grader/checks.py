@@ -32,7 +32,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,7 +40,7 @@ import pytest
 from hypothesis import given, settings
 
 from grader.config import REL_TOL
-from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, unit_slip
+from grader.diagnose import kind, near_miss, not_a_number, number, reciprocal, rounded, structural_slip, unit_slip
 from grader.reveal import withheld
 from grader.testing import (
     NO_SHRINK,
@@ -82,6 +82,7 @@ __all__ = [
     "not_right",
     "only_fit",
     "panel_answers",
+    "panel_slip",
     "rounded_too_far",
     "three_figures",
     "within",
@@ -554,6 +555,27 @@ def panel_answers(learner: Learner, name: str, calls: Sequence[Sequence[Any]]) -
     return None if answers is None else tuple(answers)
 
 
+def panel_slip(
+    learner: Learner,
+    name: str,
+    spec: Callable[..., Any],
+    params: Sequence[str],
+    calls: Sequence[Sequence[Any]],
+    first: Sequence[tuple[Mapping[str, Any], Any]],
+    page: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The one structural slip (:func:`grader.diagnose.structural`) that gives the learner's results ``first``
+    (the check's own first: each its inputs by parameter name and the value) and every answer on the panel
+    ``calls`` (:func:`panel_answers`, once per notebook), as a sentence, or ''. For a count or a verdict whose panel
+    tells the lesson's slips apart, when none of those fits: an argument swapped or fixed to the page's value
+    shows on a panel as any slip does."""
+    answers = panel_answers(learner, name, calls)
+    if answers is None:
+        return ""
+    seen = [*first, *((dict(zip(params, c, strict=True)), a) for c, a in zip(calls, answers, strict=True))]
+    return structural_slip(spec, params, seen, page)
+
+
 def only_fit(
     answers: Sequence[Any], rules: Sequence[tuple[str, Sequence[Any]]], agree: Callable[[Any, Any], bool]
 ) -> str:
@@ -611,6 +633,12 @@ class Numbers:
     result is checked once more on the first probe whose answer differs, so a hard-coded answer earns nothing
     (:meth:`_unconfirmed`); ``rounding`` lets a rounded result be named as such (a lesson whose
     slips include rounding of their own leaves it off, so the two cannot both claim one answer).
+
+    When none of the lesson's slips fits, a structural slip is tried (:func:`grader.diagnose.structural`: two
+    arguments swapped, one ignored for a constant, a fraction read as a percentage, brackets left out, a guard
+    returning 0), named only when it is the one that gives every result seen; ``page`` holds, per function, the
+    arguments of the notebook's worked examples, whose values are the constants a learner may have written in,
+    and ``unrounded``, per count, its quotient before rounding (for the off-by-ones at an exact fit).
     """
 
     spec: Mapping[str, Callable[..., Any]]
@@ -622,6 +650,8 @@ class Numbers:
     counts: Collection[str] = ()
     not_whole: str = "It is not a whole number: a count, rounded down (`//`), is asked for."
     rounding: bool = False
+    page: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
+    unrounded: Mapping[str, Callable[..., float]] = field(default_factory=dict)
 
     def call(self, learner: Learner, name: str, args: Mapping[str, Any], keywords: bool = False) -> Call:
         """:func:`call_with` with ``name``'s parameters."""
@@ -701,6 +731,12 @@ class Numbers:
         fits = self.consistent_slips(name, seen)
         if len(fits) == 1:
             return f"That is {fits[0]}."
+        calls: list[tuple[Mapping[str, Any], Any]] = [(a1, v1), *((a, v) for v, a in probes)]
+        shape = structural_slip(
+            self.spec[name], self.params[name], calls, self.page.get(name, ()), self.unrounded.get(name)
+        )
+        if shape:
+            return shape
         if name in self.counts and value != math.floor(value):
             return self.not_whole
         g1, g2 = self._generic(name, value, e1), self._generic(name, n2, e2)

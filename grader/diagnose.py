@@ -10,9 +10,17 @@ misconception in words a learner knows, without a lesson author listing every ca
 
 from __future__ import annotations
 
+import ast
+import inspect
+import io
+import itertools
+import keyword
 import math
-from collections.abc import Iterable, Sequence
+import textwrap
+import tokenize
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -24,6 +32,7 @@ __all__ = [
     "FACTORS",
     "UNSURE",
     "Candidate",
+    "Seen",
     "Slip",
     "candidates",
     "close",
@@ -37,6 +46,8 @@ __all__ = [
     "reciprocal",
     "rounded",
     "sign",
+    "structural",
+    "structural_slip",
     "unit_slip",
 ]
 
@@ -398,3 +409,454 @@ def explain(
     """
     found = [c for c in candidates(value, expected, unit=unit, rel=rel, known=known) if not _needs_a_second(c)]
     return found[0].sentence if found else ""
+
+
+# -- structural slips: the reference itself, called or written a little differently -----------------------------
+#
+# Some slips are not a wrong factor but a wrong shape: two arguments passed in each other's places (often in a call
+# to a helper), an argument ignored for a number from the page, a fraction read as a percentage, brackets left out
+# so that operator precedence splits a sum or a product, a guard that returns 0 for an input of 0, a count one off
+# only at an exact fit. Each is the reference function itself with one change, so it is found by calling the
+# reference so changed on every input a check saw, and named only when it gives every result seen and no other
+# such change does (one misconception read two ways, a swap in a helper's call that is a swap of the function's own
+# arguments, is said once).
+
+#: What a function returned on inputs it was called with: (the inputs by parameter name, the result).
+Seen = tuple[Mapping[str, Any], Any]
+
+#: A changed reference, called with a call's inputs by parameter name.
+_Rule = Callable[[Mapping[str, Any]], Any]
+
+#: Factors an argument may have been scaled by, with what that reads as.
+_ARGUMENT_SCALES: tuple[tuple[float, str], ...] = (
+    (0.01, "divided by 100, as if it were a percentage: it is already a fraction (0.1 for 10%)"),
+    (100.0, "multiplied by 100, a fraction made a percentage: use it as the fraction it is"),
+    (2.0, "doubled: is it counted twice, or multiplied by 2 where no 2 belongs?"),
+    (0.5, "halved: is it divided by 2 where no 2 belongs?"),
+)
+
+#: A count's roundings that are off by one only on one side of a whole quotient: (key, sentence, rounding).
+_EXACT_ROUNDINGS: tuple[tuple[str, str, Callable[[float], int]], ...] = (
+    (
+        "ceil - 1",
+        "it is one less than the quotient rounded up (ceil - 1, what `(a - 1) // b` gives): that is the quotient "
+        "rounded down, except where the quotient is a whole number (an exact fit), where it is one less still",
+        lambda q: math.ceil(q) - 1,
+    ),
+    (
+        "floor + 1",
+        "it is one more than the quotient rounded down (floor + 1, what `a // b + 1` gives): that is the quotient "
+        "rounded up, except where the quotient is a whole number (an exact fit), where it is one more still",
+        lambda q: math.floor(q) + 1,
+    ),
+)
+
+_BINARY_OPERATORS = frozenset({"+", "-", "*", "/", "//", "%", "**", "@"})
+_LAYOUT = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
+
+
+@dataclass(frozen=True)
+class _Variant:
+    """One structural change of the reference: ``key`` (its family first: ``order:``, ``fixed:``, ...), the
+    sentence that names it (no closing full stop) and the changed reference."""
+
+    key: str
+    sentence: str
+    rule: _Rule
+
+
+def _numeric(value: Any) -> bool:
+    got = number(value)
+    return got is not None and math.isfinite(got)
+
+
+def _agrees(got: Any, want: Any) -> bool:
+    """Whether a learner's result ``got`` is what a changed reference gives, ``want`` (to 1e-9 relative; a verdict,
+    a bool, exactly)."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        return isinstance(want, bool) and got is want
+    a, b = number(got), number(want)
+    return a is not None and b is not None and math.isfinite(a) and math.isfinite(b) and close(a, b, 1e-9)
+
+
+def _shown(c: float) -> str:
+    """A constant as a learner writes it: 64, 0.02, 3.958e15."""
+    return f"{c:g}".replace("e+", "e")
+
+
+def _calls(spec: Callable[..., Any], args: Mapping[str, Any]) -> Any:
+    """``spec`` on ``args``, by name, or None where it fails (a change may divide by zero where the spec does not)."""
+    try:
+        return spec(**args)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+
+
+def _safely(rule: _Rule, args: Mapping[str, Any]) -> Any:
+    """A changed reference on a call's inputs, or None where it fails (0 squared in a denominator)."""
+    try:
+        return rule(args)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+
+
+def _swapped(spec: Callable[..., Any], p: str, q: str, args: Mapping[str, Any]) -> Any:
+    return _calls(spec, {**args, p: args[q], q: args[p]})
+
+
+def _fixed(spec: Callable[..., Any], p: str, value: Any, args: Mapping[str, Any]) -> Any:
+    return _calls(spec, {**args, p: value})
+
+
+def _scaled_argument(spec: Callable[..., Any], p: str, factor: float, args: Mapping[str, Any]) -> Any:
+    return _calls(spec, {**args, p: args[p] * factor})
+
+
+def _times_squared(spec: Callable[..., Any], p: str, power: int, args: Mapping[str, Any]) -> Any:
+    got = number(_calls(spec, args))
+    return None if got is None else got * float(args[p]) ** power
+
+
+def _rounded_quotient(unrounded: Callable[..., Any], rounding: Callable[[float], int], args: Mapping[str, Any]) -> Any:
+    quotient = number(_calls(unrounded, args))
+    return None if quotient is None or not math.isfinite(quotient) else rounding(quotient)
+
+
+def _source(spec: Callable[..., Any]) -> str:
+    """The spec's source, dedented, or '' where it has none to read (a builtin, a lambda in a table)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(spec))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    defines = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == spec.__name__]
+    return source if len(tree.body) == 1 and defines else ""
+
+
+def _rebuilt(spec: Callable[..., Any], tree: ast.Module) -> Callable[..., Any] | None:
+    """The function ``tree`` (``spec``'s source, changed) defines, in ``spec``'s globals (its helpers), or None."""
+    namespace: dict[str, Any] = dict(getattr(spec, "__globals__", {}))
+    try:
+        exec(compile(ast.fix_missing_locations(tree), f"<{spec.__name__}, changed>", "exec"), namespace)  # noqa: S102
+    except Exception:  # noqa: BLE001 (a spec that cannot be rebuilt has no such variant)
+        return None
+    rebuilt = namespace.get(spec.__name__)
+    return rebuilt if callable(rebuilt) else None
+
+
+def _operand_before(tokens: Sequence[tokenize.TokenInfo], i: int) -> bool:
+    """Whether ``tokens[i - 1]`` ends an operand (a name that is no keyword, a number, a string, a closing bracket),
+    so that an operator at ``tokens[i]`` is binary (``-`` in ``-(-a // b)`` is unary)."""
+    if i == 0:
+        return False
+    before = tokens[i - 1]
+    if before.type == tokenize.OP:
+        return before.string in ")]}"
+    return not (before.type == tokenize.NAME and keyword.iskeyword(before.string))
+
+
+def _grouping_brackets(source: str) -> list[tuple[int, int]]:
+    """The character offsets of every pair of grouping brackets (not a call's or a tuple's) beside a binary
+    operator in ``source``: ``(n_out - 1)`` in ``ttft + (n_out - 1) * itl``."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    pairs: list[tuple[int, int]] = []
+    stack: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.OP:
+            continue
+        if tok.string in "([{":
+            stack.append(i)
+        elif tok.string in ")]}" and stack:
+            start = stack.pop()
+            if tokens[start].string != "(" or _operand_before(tokens, start):
+                continue  # a call's brackets, or a subscript's
+            binary_before = (
+                start > 0 and tokens[start - 1].string in _BINARY_OPERATORS and _operand_before(tokens, start - 1)
+            )
+            binary_after = i + 1 < len(tokens) and tokens[i + 1].string in _BINARY_OPERATORS
+            if binary_before or binary_after:
+                first, last = tokens[start].start, tok.start
+                pairs.append((starts[first[0] - 1] + first[1], starts[last[0] - 1] + last[1]))
+    return pairs
+
+
+def _without_brackets(spec: Callable[..., Any]) -> list[tuple[str, Callable[..., Any]]]:
+    """``spec`` with one pair of grouping brackets beside a binary operator left out, each with the text the
+    brackets held: every version that Python then parses differently (``a * (b + c)`` written ``a * b + c``)."""
+    source = _source(spec)
+    if not source:
+        return []
+    original = ast.dump(ast.parse(source))
+    out = []
+    for a, b in _grouping_brackets(source):
+        try:
+            tree = ast.parse(f"{source[:a]} {source[a + 1 : b]} {source[b + 1 :]}")
+        except SyntaxError:
+            continue
+        rebuilt = _rebuilt(spec, tree) if ast.dump(tree) != original else None
+        if rebuilt is not None:
+            out.append((" ".join(source[a + 1 : b].split()), rebuilt))
+    return out
+
+
+def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[..., Any]]]:
+    """``spec`` with the positional arguments of one call in its source in another order: (the call as written,
+    as changed, the changed function). Every order of a call of up to 4 arguments, two swapped in a longer one:
+    ``request_latency(ttft, itl, n_out)`` called as ``request_latency(n_out, ttft, itl)``, in the caller's order."""
+    source = _source(spec)
+    if not source:
+        return []
+
+    def calls(tree: ast.Module) -> list[ast.Call]:
+        return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 2]
+
+    out = []
+    for k, call in enumerate(calls(ast.parse(source))):
+        n = len(call.args)
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        orders: list[tuple[int, ...]] = (
+            [o for o in itertools.permutations(range(n)) if o != tuple(range(n))]
+            if n <= 4
+            else [
+                tuple(b if m == a else a if m == b else m for m in range(n))
+                for a, b in itertools.combinations(range(n), 2)
+            ]
+        )
+        for order in orders:
+            tree = ast.parse(source)
+            target = calls(tree)[k]
+            target.args = [target.args[m] for m in order]
+            rebuilt = _rebuilt(spec, tree)
+            if rebuilt is not None:
+                out.append((ast.unparse(call), ast.unparse(target), rebuilt))
+    return out
+
+
+def _one_use_fixed(
+    spec: Callable[..., Any], params: Sequence[str], constants: Mapping[str, Sequence[Any]]
+) -> list[tuple[str, Any, int, Callable[..., Any]]]:
+    """``spec`` with one use of a parameter (of several in its source) replaced by a constant: (the parameter, the
+    constant, which use, the changed function), for each of its ``constants``: ``batch / step(..., batch, ...)``
+    written ``64 / step(..., batch, ...)``."""
+    source = _source(spec)
+    if not source:
+        return []
+
+    def uses(tree: ast.Module, p: str) -> list[ast.Name]:
+        return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == p]
+
+    class _Replace(ast.NodeTransformer):
+        def __init__(self, node: ast.Name, value: Any) -> None:
+            self.node, self.value = node, value
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Constant(self.value), node) if node is self.node else node
+
+    out = []
+    for p in params:
+        count = len(uses(ast.parse(source), p))
+        for k in range(count if count > 1 else 0):
+            for c in constants.get(p, ()):
+                tree = ast.parse(source)
+                changed = _Replace(uses(tree, p)[k], c).visit(tree)
+                rebuilt = _rebuilt(spec, changed) if isinstance(changed, ast.Module) else None
+                if rebuilt is not None:
+                    out.append((p, c, k, rebuilt))
+    return out
+
+
+def _variants(
+    spec: Callable[..., Any],
+    params: Sequence[str],
+    seen: Sequence[Seen],
+    page: Sequence[Mapping[str, Any]],
+    unrounded: Callable[..., Any] | None,
+) -> list[_Variant]:
+    """Every structural change of ``spec`` :func:`structural` tries."""
+    numeric = [p for p in params if all(_numeric(args.get(p)) for args, _ in seen)]
+    out: list[_Variant] = []
+    if unrounded is not None:
+        for key, sentence, rounding in _EXACT_ROUNDINGS:
+            out.append(_Variant(key, sentence, partial(_rounded_quotient, unrounded, rounding)))
+    for i, p in enumerate(numeric):
+        for q in numeric[i + 1 :]:
+            out.append(
+                _Variant(
+                    f"order:`{p}` and `{q}` in each other's places",
+                    f"`{p}` and `{q}` are swapped: the result is what the formula gives with each in the other's "
+                    "place. Check the order of the arguments in each call (a function's parameters are in its own "
+                    "order: see its docstring) and in the formula",
+                    partial(_swapped, spec, p, q),
+                )
+            )
+    constants: dict[str, list[Any]] = {}
+    for p in numeric:
+        values = {float(args[p]) for args, _ in seen} | {float(a[p]) for a in page if _numeric(a.get(p))} | {0.0, 1.0}
+        whole = all(isinstance(args[p], int) for args, _ in seen)
+        for c in sorted(values):
+            value: Any = int(c) if whole and c.is_integer() else c
+            constants.setdefault(p, []).append(value)
+            how = (
+                f"Is `{p}` left out of the formula? Use it"
+                if c in (0.0, 1.0)
+                else f"Is a number from the page written in place of `{p}`? Use the argument"
+            )
+            out.append(
+                _Variant(
+                    f"fixed:{p}:{_shown(c)}:all",
+                    f"`{p}` is ignored: every result is what the formula gives with `{p}` = {_shown(c)}, whatever "
+                    f"`{p}` is. {how}",
+                    partial(_fixed, spec, p, value),
+                )
+            )
+        for factor, words in _ARGUMENT_SCALES:
+            out.append(
+                _Variant(f"scaled:{p}:{factor:g}", f"`{p}` is {words}", partial(_scaled_argument, spec, p, factor))
+            )
+        for power, way in ((2, "times"), (-2, "divided by")):
+            out.append(
+                _Variant(
+                    f"squared:{p}:{power}",
+                    f"it is the right value {way} `{p}` squared: `{p}` multiplies where it should divide (or divides "
+                    f"where it should multiply), as when brackets are left out round a denominator (`x / 2 * {p}` is "
+                    f"`(x / 2) * {p}`, not `x / (2 * {p})`)",
+                    partial(_times_squared, spec, p, power),
+                )
+            )
+    for p, c, k, rebuilt in _one_use_fixed(spec, params, constants):
+        out.append(
+            _Variant(
+                f"fixed:{p}:{_shown(c)}:use {k}",
+                f"one use of `{p}` is a fixed number: every result is what the formula gives with {_shown(c)} in "
+                f"place of `{p}` at one of the places it is used, whatever `{p}` is. Is a number from the page "
+                f"written there? Use `{p}` everywhere it belongs",
+                partial(_calls, rebuilt),
+            )
+        )
+    for written, changed, rebuilt in _calls_reordered(spec):
+        out.append(
+            _Variant(
+                f"order:`{changed}` where `{written}` belongs",
+                f"the arguments of a call are in another order: every result is what `{changed}` gives where "
+                f"`{written}` belongs. A function's parameters are in its own order (see its docstring), not the "
+                "caller's",
+                partial(_calls, rebuilt),
+            )
+        )
+    for text, rebuilt in _without_brackets(spec):
+        out.append(
+            _Variant(
+                f"brackets:{text}",
+                f"the brackets round `{text}` are left out, so operator precedence (* and / before + and -, left to "
+                "right) splits what they held: put them back",
+                partial(_calls, rebuilt),
+            )
+        )
+    return out
+
+
+def _zero_guard(spec: Callable[..., Any], params: Sequence[str], seen: Sequence[Seen]) -> Candidate | None:
+    """A result of 0 exactly where an argument is 0 (and the right answer is not 0), every other result right."""
+    zeros = [(args, got) for args, got in seen if number(got) == 0 and not _agrees(got, _calls(spec, args))]
+    rest = [(args, got) for args, got in seen if number(got) != 0 or _agrees(got, _calls(spec, args))]
+    if not zeros or not rest or not all(_agrees(got, _calls(spec, args)) for args, got in rest):
+        return None
+    zero_args = [[p for p in params if number(args.get(p)) == 0] for args, _ in zeros]
+    if not all(zero_args):
+        return None
+    names = " or ".join(f"`{p}`" for p in dict.fromkeys(p for group in zero_args for p in group))
+    return Candidate(
+        "zero guard",
+        f"it returns 0 where {names} is 0, and the right answer on every other input tried: does a guard for a "
+        "zero return 0 early? The formula holds at 0 too (its answer there is not 0), so follow it there as "
+        "everywhere",
+    )
+
+
+def _merged(found: list[Candidate]) -> list[Candidate]:
+    """The slips found, one misconception read several ways said once: arguments in another order, however many
+    orders give the results (a swap in a helper's call is a swap of the function's own arguments when the helper is
+    their only use: said in the function's own terms, a call of the spec's own, perhaps a helper the notebook never
+    shows, only when no swap of its arguments reads the same), or one argument fixed to one constant, wherever."""
+    if len(found) > 1 and all(c.key.startswith("order:") for c in found):
+        readings = [c.key.removeprefix("order:") for c in found]
+        own = [r for r in readings if r.endswith("in each other's places")] or readings
+        if len(own) == 1:
+            return [next(c for c in found if c.key == f"order:{own[0]}")]
+        shown = "; or ".join(own[:3]) + ("; or others" if len(own) > 3 else "")
+        return [
+            Candidate(
+                "order",
+                f"arguments are in each other's places: every result is what the formula gives with {shown}. Check "
+                "the order of the arguments in each call (a function's parameters are in its own order: see its "
+                "docstring) and in the formula",
+            )
+        ]
+    if len(found) > 1 and found[0].key.startswith("fixed:") and len({c.key.rsplit(":", 1)[0] for c in found}) == 1:
+        return [next((c for c in found if c.key.endswith(":all")), found[0])]
+    return found
+
+
+def structural(
+    spec: Callable[..., Any],
+    params: Sequence[str],
+    seen: Sequence[Seen],
+    page: Sequence[Mapping[str, Any]] = (),
+    unrounded: Callable[..., Any] | None = None,
+) -> list[Candidate]:
+    """Every structural slip of ``spec`` (the reference, called by the parameter names ``params``) that gives every
+    result in ``seen``, the first of which is wrong: two arguments swapped (or the arguments of a call in the
+    spec's source in another order), one argument replaced by a constant everywhere or at one of its uses (a value
+    it takes on another input seen or in ``page``, the notebook's worked examples; or 0 or 1, as when it is left
+    out), one scaled (a fraction read as a percentage, a term doubled) or a right value off by an argument squared,
+    one pair of the spec's brackets left out (operator precedence, read from the spec's source), or 0 returned
+    exactly where an argument is 0 and every other result right. For a count, ``unrounded`` (its quotient before
+    rounding, called as ``spec`` is) adds the roundings off by one only at a whole quotient, ceil - 1 and floor + 1.
+    A candidate's sentence has no closing full stop.
+
+    A change is kept only when it gives another answer than the reference on the first input (that result is
+    wrong) and gives every result seen, to 1e-9 relative. With the probes a check makes a chance match is all but
+    impossible, but changes may agree with one another (a product's factors are interchangeable): a caller names a
+    slip only when exactly one is found. The same answer on every input is a constant, which many changes give (a
+    product with one factor 0): none is offered for it.
+    """
+    if not seen:
+        return []
+    (first_args, first), *rest = seen
+    right = _calls(spec, first_args)
+    if _agrees(first, right):
+        return []
+    guard = _zero_guard(spec, params, seen)
+    if guard is not None:
+        return [guard]
+    if rest and all(_agrees(got, first) or got == first for _, got in rest):
+        return []
+    found = [
+        Candidate(v.key, v.sentence)
+        for v in _variants(spec, params, seen, page, unrounded)
+        if not _agrees(right, _safely(v.rule, first_args)) and all(_agrees(got, _safely(v.rule, a)) for a, got in seen)
+    ]
+    return _merged(found)
+
+
+def structural_slip(
+    spec: Callable[..., Any],
+    params: Sequence[str],
+    seen: Sequence[Seen],
+    page: Sequence[Mapping[str, Any]] = (),
+    unrounded: Callable[..., Any] | None = None,
+) -> str:
+    """The sentence of the one structural slip that gives every result seen (:func:`structural`), as a sentence
+    of its own, else ''."""
+    found = structural(spec, params, seen, page, unrounded)
+    if len(found) != 1:
+        return ""
+    sentence = found[0].sentence
+    return f"{sentence[0].upper()}{sentence[1:]}."

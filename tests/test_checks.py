@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from grader.checks import Carried, Numbers, Use, expect_choice, expect_value, only_fit, panel_answers
+from grader.checks import Carried, Numbers, Use, expect_choice, expect_value, only_fit, panel_answers, panel_slip
 from grader.reveal import learner_view
 from grader.testing import Call, Learner, LearnerRaised, Mismatch, MissingAnswer, describe_call
 
@@ -68,7 +68,52 @@ def test_a_constant_right_on_the_example_earns_nothing() -> None:
 def test_an_argument_written_in_earns_nothing_where_the_example_hides_it() -> None:
     said = _fails(lambda: NUMBERS.check(learner(lambda w, h: w * 3), "area", w=2, h=3))
     assert "the right answer there, but area(3.7, 11.3) returned 11.1, which is not right" in said
-    assert "area(2, 3) returned 6, which is right, so the slip shows only on some inputs" in said
+    assert "`h` is ignored: every result is what the formula gives with `h` = 3, whatever `h` is" in said
+
+
+def test_a_structural_slip_is_named_where_no_lesson_slip_fits() -> None:
+    """Numbers tries grader.diagnose.structural after the lesson's slips: arguments swapped, a percentage for a
+    fraction, an off-by-one at an exact fit (with ``unrounded``), an argument fixed to the page's value."""
+    numbers = Numbers(
+        spec={
+            "cost": lambda price, n, discount: price * n * (1 - discount) + price,
+            "boxes": lambda items, per: -(-items // per),
+        },
+        params={"cost": ("price", "n", "discount"), "boxes": ("items", "per")},
+        units={"cost": "", "boxes": "boxes"},
+        slips={},
+        probes={
+            "cost": ({"price": 3.7, "n": 11, "discount": 0.15},),
+            "boxes": ({"items": 96, "per": 8}, {"items": 95, "per": 8}),
+        },
+        advice={"cost": "Check it.", "boxes": "Round up."},
+        counts={"boxes"},
+        page={"cost": ({"price": 2.5, "n": 4, "discount": 0.1},)},
+        unrounded={"boxes": lambda items, per: items / per},
+    )
+    check = numbers.check
+    said = _fails(
+        lambda: check(
+            learner(lambda price, n, discount: n * price * (1 - discount) + n), "cost", price=2, n=3, discount=0.2
+        )
+    )
+    assert "`price` and `n` are swapped" in said
+    said = _fails(
+        lambda: check(
+            learner(lambda price, n, discount: price * n * (1 - discount / 100) + price),
+            "cost",
+            price=2,
+            n=3,
+            discount=0.2,
+        )
+    )
+    assert "`discount` is divided by 100, as if it were a percentage" in said
+    said = _fails(
+        lambda: check(learner(lambda price, n, discount: price * n * 0.9 + price), "cost", price=2, n=3, discount=0.2)
+    )
+    assert "`discount` is ignored" in said and "`discount` = 0.1" in said
+    said = _fails(lambda: check(learner(lambda items, per: (items - 1) // per), "boxes", items=100, per=8))
+    assert "ceil - 1" in said
 
 
 def test_a_slip_is_named_when_the_probe_shows_it_too() -> None:
@@ -337,3 +382,20 @@ def test_a_numbers_free_part1_earns_no_carried_count_on_any_learners_numbers() -
                 )
             )
             assert learner.carried == set()
+
+
+def test_a_panel_names_a_structural_slip_from_every_answer_on_it_once_per_notebook() -> None:
+    def fits(room: int, size: int, spare: int) -> int:
+        return max(0, (room - spare) // size)
+
+    params = ("room", "size", "spare")
+    calls = [(100, 7, 3), (50, 3, 20), (64, 8, 0)]
+    fake = Fake(lambda room, size, spare: max(0, (room - 10) // size))  # the page's spare of 10 written in
+    first = [({"room": 30, "size": 4, "spare": 2}, 5)]
+    said = panel_slip(cast(Learner, fake), "fits", fits, params, calls, first, [{"room": 90, "size": 8, "spare": 10}])
+    assert "`spare` is ignored" in said and "`spare` = 10" in said
+    assert fake.calls == 3
+    panel_slip(cast(Learner, fake), "fits", fits, params, calls, first)
+    assert fake.calls == 3  # the panel ran once
+    right = Fake(fits)
+    assert panel_slip(cast(Learner, right), "fits", fits, params, calls, [(first[0][0], 7)]) == ""

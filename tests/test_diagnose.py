@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from grader.authoring.variants import variant_notebook
-from grader.diagnose import candidates, confirmed, constant, explain, kind, unit_slip
+from grader.diagnose import candidates, confirmed, constant, explain, kind, structural, structural_slip, unit_slip
 from tests.conftest import REPO, grade_json
 
 
@@ -174,3 +175,83 @@ def test_a_zero_is_never_called_the_right_value_rounded() -> None:
     assert rounded(0.0, 0.3) == ""  # 0 is what integer division, `return 0` and a stub-like answer give
     assert rounded(0, 0.004) == ""
     assert "whole number" in rounded(71.0, 71.43)  # a real rounding is still named
+
+
+# -- structural slips: the reference itself with one change, named only when it gives every result seen ---------
+
+
+def _latency(ttft: float, itl: float, n_out: int) -> float:
+    return ttft + (n_out - 1) * itl
+
+
+def _rate(n_out: int, ttft: float, itl: float) -> float:
+    return n_out / _latency(ttft, itl, n_out)
+
+
+def _step(weights: float, cache: float, batch: int, bandwidth: float) -> float:
+    return (weights + batch * cache) / bandwidth
+
+
+def _fleet(weights: float, cache: float, batch: int, bandwidth: float) -> float:
+    return batch / _step(weights, cache, batch, bandwidth)
+
+
+LATENCY = ("ttft", "itl", "n_out")
+STEP = ("weights", "cache", "batch", "bandwidth")
+INPUTS = [dict(ttft=0.5, itl=0.01, n_out=500), dict(ttft=0.73, itl=0.021, n_out=7), dict(ttft=0.2, itl=0.05, n_out=1)]
+STEPS = [
+    dict(weights=7e10, cache=1.3e9, batch=64, bandwidth=9.6e12),
+    dict(weights=3.1e8, cache=3.5e8, batch=7, bandwidth=1.7e12),
+]
+
+
+def _seen(rule: Any, inputs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Any]]:
+    return [(a, rule(**a)) for a in inputs]
+
+
+def test_brackets_left_out_of_the_specs_own_source_are_named() -> None:
+    said = structural_slip(_latency, LATENCY, _seen(lambda ttft, itl, n_out: ttft + n_out - 1 * itl, INPUTS))
+    assert said.startswith("The brackets round `n_out - 1` are left out") and said.endswith(".")
+
+
+def test_two_arguments_swapped_are_named_and_a_helpers_call_in_the_callers_order_too() -> None:
+    said = structural_slip(
+        _step, STEP, _seen(lambda weights, cache, batch, bandwidth: _step(cache, weights, batch, bandwidth), STEPS)
+    )
+    assert "`weights` and `cache` are swapped" in said
+    said = structural_slip(
+        _rate, ("n_out", "ttft", "itl"), _seen(lambda n_out, ttft, itl: n_out / _latency(n_out, ttft, itl), INPUTS)
+    )
+    assert "`_latency(n_out, ttft, itl)` gives where `_latency(ttft, itl, n_out)` belongs" in said
+
+
+def test_an_argument_fixed_to_the_pages_value_is_named_with_that_value_everywhere_or_at_one_use() -> None:
+    page = [dict(weights=7e10, cache=1.3e9, batch=64, bandwidth=9.6e12)]
+    fixed = _seen(lambda weights, cache, batch, bandwidth: 64 / _step(weights, cache, batch, bandwidth), STEPS[1:])
+    assert structural_slip(_fleet, STEP, fixed, page).startswith("One use of `batch` is a fixed number")
+    assert "64 in place of `batch`" in structural_slip(_fleet, STEP, fixed, page)
+    assert structural_slip(_fleet, STEP, fixed) == ""  # without the page, 64 is no value any input had
+
+
+def test_a_guard_returning_0_at_a_zero_argument_is_named_only_when_the_rest_is_right() -> None:
+    guarded = [(dict(weights=7e10, cache=1.3e9, batch=0, bandwidth=9.6e12), 0.0), *_seen(_step, STEPS)]
+    assert "returns 0 where `batch` is 0" in structural_slip(_step, STEP, guarded)
+    assert structural_slip(_step, STEP, [guarded[0], (STEPS[0], 1.0)]) == ""
+
+
+def test_an_off_by_one_at_an_exact_fit_needs_the_unrounded_quotient() -> None:
+    def boxes(items: int, per: int) -> int:
+        return items // per
+
+    seen = [(dict(items=96, per=8), 11), (dict(items=95, per=8), 11), (dict(items=7, per=8), 0)]
+    assert "ceil - 1" in structural_slip(boxes, ("items", "per"), seen, unrounded=lambda items, per: items / per)
+    assert structural_slip(boxes, ("items", "per"), seen) == ""
+
+
+def test_nothing_is_named_for_a_constant_a_right_first_answer_or_two_readings_that_agree() -> None:
+    zeros = [(a, 0.0) for a in STEPS]
+    assert structural(_step, STEP, zeros) == []  # 0 everywhere: many changes give it (a bandwidth of 0 ...)
+    assert structural(_step, STEP, _seen(_step, STEPS)) == []
+    # the batch doubled or the cache doubled: their product is all the formula sees, so no input tells them apart
+    one = [(dict(weights=2.0, cache=4.0, batch=1, bandwidth=8.0), 1.25)]
+    assert len(structural(_step, STEP, one)) > 1 and structural_slip(_step, STEP, one) == ""

@@ -30,9 +30,10 @@ from grader.checks import (
     not_right,
     only_fit,
     panel_answers,
+    panel_slip,
 )
 from grader.diagnose import not_a_number, number
-from grader.testing import Call, Mismatch, close, show
+from grader.testing import Call, LearnerRaised, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
 
@@ -147,6 +148,14 @@ ADVICE = {
 }
 
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "batch_step_seconds": (dict(zip(STEP, (70e9, 327680, 4000, 64, 9.6e12), strict=True)),),
+    "fleet_tokens_per_s": (dict(zip(STEP, (70e9, 327680, 4000, 64, 9.6e12), strict=True)),),
+    "max_batch_for_itl": (dict(zip(PARAMS["max_batch_for_itl"], (70e9, 327680, 4000, 0.020, 9.6e12), strict=True)),),
+    "in_flight": ({"arrival_rate": 8, "latency": 10.48},),
+}
+
 NUMBERS = Numbers(
     spec=SPEC,
     params=PARAMS,
@@ -155,6 +164,7 @@ NUMBERS = Numbers(
     probes={n: (p,) for n, p in PROBES.items()},
     advice=ADVICE,
     rounding=True,
+    page=PAGE,
 )
 check_number = NUMBERS.check
 
@@ -237,15 +247,43 @@ SECOND: tuple[dict[str, Any], ...] = tuple(
 )
 
 
+def _on_page(learner: Any) -> Any:
+    """The learner's max_batch_for_itl on the worked example, once per notebook; None if the call raised."""
+
+    def compute() -> Any:
+        try:
+            return NUMBERS.call(learner, "max_batch_for_itl", PAGE["max_batch_for_itl"][0]).value
+        except LearnerRaised:
+            return None
+
+    return learner.once("max_batch_for_itl: the page", compute)
+
+
 def _constant_count(learner: Any, got: Call) -> str:
-    """The hard-coded sentence when every panel answer is the learner's wrong count itself, else ''."""
+    """The hard-coded sentence when every panel answer is the learner's wrong count itself, and so is the answer on
+    the worked example's replica, else ''. The panel's replica is tiny: a count that reads a page value for an
+    argument (the 20 ms target) is 0 all over it, and only the page's replica shows it moves."""
     weights, per_token, context, bandwidth = PANEL_REPLICA
     calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
     answers = panel_answers(learner, "max_batch_for_itl", calls)
     if not answers or not all(type(a) is type(got.value) and a == got.value for a in answers):
         return ""
+    page = _on_page(learner)
+    if page is not None and not (type(page) is type(got.value) and page == got.value):
+        return ""
     shown = NUMBERS.call_text("max_batch_for_itl", dict(zip(PARAMS["max_batch_for_itl"], calls[0], strict=True)))
     return f"{shown} returned {show(got.value)} too, as did every other input tried: {HARD_CODED}"
+
+
+def _structural_count(learner: Any, args: dict[str, Any], value: Any) -> str:
+    """A structural slip (:func:`grader.diagnose.structural`) that gives the learner's count here, on the worked
+    example and on every case of :data:`PANEL`, or ''."""
+    weights, per_token, context, bandwidth = PANEL_REPLICA
+    calls = [(weights, per_token, context, panel_target(fits), bandwidth) for fits in PANEL]
+    name = "max_batch_for_itl"
+    page = _on_page(learner)
+    first = [(args, value)] + ([(PAGE[name][0], page)] if page is not None else [])
+    return panel_slip(learner, name, max_batch_for_itl, PARAMS[name], calls, first, PAGE[name])
 
 
 def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
@@ -275,7 +313,7 @@ def check_count(learner: Any, keywords: bool = False, **args: Any) -> None:
     assert value is not None
     if not math.isfinite(value):
         raise Mismatch(f"{head} It is {value}: was there a division by zero or an overflow?")
-    why = wrong_count(learner) or _constant_count(learner, got)
+    why = wrong_count(learner) or _constant_count(learner, got) or _structural_count(learner, args, got.value)
     if not why and value < 0:
         why = "A batch cannot be negative: when not even one sequence meets the target, return 0."
     if not why and value != math.floor(value):

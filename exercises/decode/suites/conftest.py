@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from grader.checks import call_with, lesson_fixture
 from grader.config import REL_TOL, STAND_IN_MAX_TOKENS
-from grader.diagnose import UNSURE, Candidate, candidates, confirmed, explain, kind, number
+from grader.diagnose import UNSURE, Candidate, candidates, confirmed, explain, kind, number, structural, structural_slip
 from grader.testing import Call, LearnerRaised, Mismatch, show, withheld
 
 VOCAB = 50_000
@@ -280,7 +280,16 @@ def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> 
         if value is not None and _near(value, expected, REL_TOL):
             return
         first = _not_right(got, f"{expected:.6g} {unit}, within {REL_TOL:g} relative")
+    other = _perturbed(args)
+    again = None if _same_answer(spec(**other), expected) else _call(learner, name, other)
+    seen = [(args, got.value)] + ([(other, again.value)] if again is not None else [])
     ignored, shown = _ignored(learner, name, args, got)
+    if ignored and name != "batch_throughput" and again is not None:
+        # An argument that does not move the answer here may be one swapped with another that is 0 here (a weight
+        # and a cache size swapped, at a context of 0): a structural slip that explains every answer is said instead.
+        shapes = structural(spec, PARAMS[name], seen, PAGE.get(name, ()))
+        if len(shapes) == 1 and shapes[0].key.startswith("order"):
+            raise Mismatch(f"{first} {shapes[0].sentence[0].upper()}{shapes[0].sentence[1:]}.")
     zero = number(got.value) == 0
     # The same number again may still be a slip of the lesson's (a `//` giving 0 every time), not a constant.
     explained = number(got.value) is not None and any(_same_answer(got.value, w) for _, _, w in mistakes(**args))
@@ -306,9 +315,8 @@ def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> 
         raise Mismatch(first)
     found = slips(got.value, expected, mistakes(**args), unit)
     if not found:
-        raise Mismatch(first)
-    other = _perturbed(args)
-    again = None if _same_answer(spec(**other), expected) else _call(learner, name, other)
+        shape = structural_slip(spec, PARAMS[name], seen, PAGE.get(name, ()))
+        raise Mismatch(f"{first} {shape}" if shape else first)
     second = None
     if again is not None:
         value = _as_number(again.value)
@@ -320,11 +328,24 @@ def check_call(learner: Any, name: str, keywords: bool = False, **args: Any) -> 
                 for formula, why, wrong in mistakes(**other)
                 if _same_answer(wrong, spec(**other))
             }
-            found = [c for c in found if c.key in right_there] or found
+            kept = [c for c in found if c.key in right_there]
+            found = kept or found
+            # A slip of the lesson's right on the other inputs too shows only at a special point (0 tokens taken as
+            # one step); a structural slip may explain the same answers better, from a third input right as well: a
+            # guard returning 0 at a context of 0 is what (param_bytes + kv) * context_len gives there, and is right
+            # at contexts of 1 and 3, where that formula is not.
+            third = _perturbed(other)
+            again3 = _call(learner, name, third) if kept else None
+            value3 = None if again3 is None else _as_number(again3.value)
+            if again3 is not None and value3 is not None and _near(value3, spec(**third), REL_TOL):
+                shape = structural_slip(spec, PARAMS[name], [*seen, (third, again3.value)], PAGE.get(name, ()))
+                if shape:
+                    raise Mismatch(f"{first} {shape}")
         else:
             second = slips(again.value, spec(**other), mistakes(**other), unit)
     slip = confirmed(found, second)
-    raise Mismatch(f"{first} {slip.sentence if slip else UNSURE}")
+    shape = "" if slip else structural_slip(spec, PARAMS[name], seen, PAGE.get(name, ()))
+    raise Mismatch(f"{first} {slip.sentence if slip else shape or UNSURE}")
 
 
 def _same_answer(a: Any, b: Any) -> bool:
@@ -433,6 +454,19 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "kv_step_seconds": ("param_bytes", "kv_bytes_per_token", "context_len", "bandwidth"),
     "kv_decode_time": ("n_tokens", "prompt_len", "param_bytes", "kv_bytes_per_token", "bandwidth"),
     "batch_throughput": ("param_bytes", "bandwidth", "batch"),
+}
+
+
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "decode_step_seconds": ({"param_bytes": 14e9, "bandwidth": 1e12},),
+    "tokens_per_second": ({"param_bytes": 14e9, "bandwidth": 1e12},),
+    "decode_time": ({"n_tokens": 100, "param_bytes": 14e9, "bandwidth": 1e12},),
+    "request_time": ({"ttft": 0.20, "itl": 0.05, "n_out": 5},),
+    "kv_step_seconds": ({"param_bytes": 14e9, "kv_bytes_per_token": 5e5, "context_len": 1000, "bandwidth": 1e12},),
+    "kv_decode_time": (
+        {"n_tokens": 3, "prompt_len": 1000, "param_bytes": 14e9, "kv_bytes_per_token": 5e5, "bandwidth": 1e12},
+    ),
 }
 
 

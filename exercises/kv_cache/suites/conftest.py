@@ -346,6 +346,25 @@ ADVICE = {
 }
 
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "kv_bytes_per_token": ({"n_layers": 80, "n_kv_heads": 8, "head_dim": 128, "bytes_per_value": 2},),
+    "kv_budget_bytes": ({"memory_bytes": 282e9, "param_bytes": 70e9, "reserved_fraction": 0.1},),
+    "max_tokens": ({"budget_bytes": 183.8e9, "kv_bytes_per_token": 327680},),
+    "max_sequences": ({"budget_bytes": 183.8e9, "kv_bytes_per_token": 327680, "context_len": 8192},),
+    "kv_step_seconds": (
+        {"param_bytes": 70e9, "kv_bytes_per_token": 327680, "context_len": 8192, "bandwidth": 9.6e12},
+    ),
+}
+
+#: Each count's quotient before it is rounded down.
+UNROUNDED: dict[str, Callable[..., float]] = {
+    "max_tokens": lambda budget_bytes, kv_bytes_per_token: budget_bytes / kv_bytes_per_token,
+    "max_sequences": lambda budget_bytes, kv_bytes_per_token, context_len: (
+        (budget_bytes // kv_bytes_per_token) / context_len
+    ),
+}
+
 NUMBERS = Numbers(
     spec=SPEC,
     params=PARAMS,
@@ -353,6 +372,8 @@ NUMBERS = Numbers(
     slips=SLIPS,
     probes=PROBES,
     advice=ADVICE,
+    page=PAGE,
+    unrounded=UNROUNDED,
     counts=COUNTS,
     not_whole="It is not a whole number: a count of whole tokens or sequences, rounded down (`//`), is asked for.",
 )

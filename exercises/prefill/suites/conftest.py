@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from grader.checks import Carried, Numbers, Use, lesson_fixture, not_right, only_fit, panel_answers
+from grader.checks import Carried, Numbers, Use, lesson_fixture, not_right, only_fit, panel_answers, panel_slip
 from grader.diagnose import explain, number
 from grader.testing import Mismatch, show
 
@@ -183,8 +183,26 @@ ADVICE = {
 }
 
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "prefill_flops": ({"n_params": 70e9, "prompt_len": 4000},),
+    "prefill_intensity": ({"prompt_len": 4000, "bytes_per_param": 1},),
+    "ridge_point": ({"peak_flops": 1.979e15, "bandwidth": 4.8e12},),
+    "is_compute_bound": ({"prompt_len": 4000, "bytes_per_param": 1, "peak_flops": 1.979e15, "bandwidth": 4.8e12},),
+    "ttft_seconds": ({"n_params": 70e9, "prompt_len": 4000, "peak_flops": 3.958e15, "utilisation": 0.28},),
+    "kv_bytes_written": (
+        {"prompt_len": 4000, "n_layers": 80, "n_kv_heads": 8, "head_dim": 128, "bytes_per_value": 2},
+    ),
+}
+
 NUMBERS = Numbers(
-    spec=SPEC, params=PARAMS, units=UNITS, slips=SLIPS, probes={n: (p,) for n, p in PROBES.items()}, advice=ADVICE
+    spec=SPEC,
+    params=PARAMS,
+    units=UNITS,
+    slips=SLIPS,
+    probes={n: (p,) for n, p in PROBES.items()},
+    advice=ADVICE,
+    page=PAGE,
 )
 check_number = NUMBERS.check
 
@@ -231,6 +249,14 @@ def wrong_comparison(learner: Any) -> str:
     return only_fit(verdicts, rows, lambda v, r: v is r)
 
 
+def _structural_verdict(learner: Any, args: dict[str, Any], value: bool) -> str:
+    """A structural slip (:func:`grader.diagnose.structural`) that gives the learner's verdict here and on every
+    case of :data:`PANEL`, or ''."""
+    calls = [(L, b, PEAK_400, BW_400) for L, b in PANEL]
+    name = "is_compute_bound"
+    return panel_slip(learner, name, is_compute_bound, PARAMS[name], calls, [(args, value)], PAGE[name])
+
+
 def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
     """Call is_compute_bound on ``args``; a wrong verdict is explained from the panel, or said plainly to be
     one the grader cannot name."""
@@ -251,7 +277,7 @@ def check_verdict(learner: Any, keywords: bool = False, **args: Any) -> None:
     intensity = prefill_intensity(args["prompt_len"], args["bytes_per_param"])
     ridge = ridge_point(args["peak_flops"], args["bandwidth"])
     facts = f"Here the intensity is {intensity:.6g} FLOPs per byte and the ridge point {ridge:.6g}."
-    why = wrong_comparison(learner) or (
+    why = wrong_comparison(learner) or _structural_verdict(learner, args, value) or (
         "I can't tell which comparison it makes instead: compare prefill_intensity(prompt_len, bytes_per_param) "
         "with ridge_point(peak_flops, bandwidth), strictly greater."
     )

@@ -18,7 +18,7 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 from grader.checks import Carried, Use, call_with, either, lesson_fixture, rounded_too_far, within
-from grader.diagnose import candidates, confirmed, explain, kind, number
+from grader.diagnose import candidates, confirmed, explain, kind, number, structural_slip
 from grader.testing import REL_TOL, Call, KnownSlip, LearnerRaised, Mismatch, Opaque, show, withheld
 
 NOT_SURE = "I can't tell which slip this is;"
@@ -339,6 +339,14 @@ def perturbed(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "request_latency": ({"ttft": 0.5, "itl": 0.01, "n_out": 500},),
+    "output_rate": ({"n_out": 500, "ttft": 0.5, "itl": 0.01},),
+    "percentile": ({"samples": [300, 100, 200, 400, 1000], "p": 90},),
+}
+
+
 def _call(learner: Any, name: str, args: Mapping[str, Any], keywords: bool) -> Call:
     return call_with(learner, name, SPECS[name][3], args, keywords)
 
@@ -398,6 +406,8 @@ def check(
         )
     if not why:
         why = _ignored_argument(learner, name, args, got.value, keywords)
+    if not why and again is not None:
+        why = structural_slip(spec, SPECS[name][3], [(args, got.value), (other, again.value)], PAGE.get(name, ()))
     if not why and not isinstance(expected, (list, tuple)):
         why = _generic(got.value, expected, again_value, expected_again, unit)
     if not why and isinstance(expected, tuple):

@@ -23,7 +23,7 @@ from typing import Any
 
 from grader.checks import NOT_SURE, call_text, float_count, lesson_fixture, not_right
 from grader.checks import call_with as call_with_params
-from grader.diagnose import candidates, number
+from grader.diagnose import candidates, number, structural_slip
 from grader.testing import REL_TOL, Call, LearnerRaised, Mismatch, close, show
 
 # -- the spec, computed independently of any notebook ----------------------------------------------------------
@@ -264,6 +264,22 @@ PANELS: dict[str, tuple[dict[str, Any], ...]] = {
     ),
 }
 
+#: The notebook's worked examples (the docstrings'), whose numbers a learner may write in place of an argument.
+PAGE: dict[str, tuple[dict[str, Any], ...]] = {
+    "attainable_flops": (_args("attainable_flops", 2, 3.958e15, 9.6e12),),
+    "step_seconds": (_args("step_seconds", 4.48e12, 70e9, 3.958e15, 9.6e12),),
+    "decode_intensity": (_args("decode_intensity", 32, 1),),
+    "crossover_batch": (_args("crossover_batch", 3.958e15, 9.6e12, 1),),
+    "forward_seconds": (_args("forward_seconds", 70e9, 1, 4000, 3.958e15, 9.6e12),),
+    "itl_during_prefill": (_args("itl_during_prefill", 70e9, 1, 32, 4000, 512, 3.958e15, 9.6e12),),
+    "prefill_iterations": (_args("prefill_iterations", 4000, 512),),
+}
+
+#: A count's quotient before it is rounded.
+UNROUNDED: dict[str, Callable[..., float]] = {
+    "prefill_iterations": lambda prefill_tokens, chunk_tokens: prefill_tokens / chunk_tokens,
+}
+
 #: What to check when no known slip fits (said with "I can't tell which slip this is").
 ADVICE = {
     "attainable_flops": "Check the formula: the smaller of peak_flops and intensity * bandwidth.",
@@ -333,6 +349,9 @@ def why_wrong(learner: Any, name: str, value: Any, args: dict[str, Any]) -> str:
     for candidate in first:
         if all(answer is not None and _fits(name, candidate.key, answer, p) for p, answer in rows):
             return f"That is {candidate.sentence}." if candidate.key.startswith("known:") else candidate.sentence
+    shape = structural_slip(SPEC[name], PARAMS[name], [(args, value), *rows], PAGE.get(name, ()), UNROUNDED.get(name))
+    if shape:
+        return shape
     return f"{NOT_SURE} this is: it matches none of the usual ones on other inputs too. {ADVICE[name]}"
 
 
