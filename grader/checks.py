@@ -494,11 +494,11 @@ def expect_value(
         if len(fits) == 1:
             why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol, fitting[0][1])
         else:
-            slip = unit_slip(got, expected, unit, rel=_TYPED)
+            slip = unit_slip(got, expected, unit, rel=_TYPED, by_hand=True)
             why = (
                 (rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else "")
                 or (slip.sentence if slip else "")
-                or reciprocal(got, expected, _TYPED)
+                or reciprocal(got, expected, _TYPED, by_hand=True)
                 or near_miss(got, expected, rel)
             )
     why = why or f"{NOT_SURE} gives this number."

@@ -604,7 +604,7 @@ def expect_value(
     if not why and got is not None and math.isfinite(got):
         why = rounded_too_far(got, expected, REL_TOL, abs_tol)  # the rule of every lesson's by-hand checks
     if not why:
-        why = explain(value, expected, unit=unit, rel=2e-3)
+        why = explain(value, expected, unit=unit, rel=2e-3, by_hand=True)
     if not why:
         why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:
