@@ -499,7 +499,7 @@ def expect_value(
                 (rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else "")
                 or (slip.sentence if slip else "")
                 or reciprocal(got, expected, _TYPED, by_hand=True)
-                or near_miss(got, expected, rel)
+                or near_miss(got, expected, rel, by_hand=True)
             )
     why = why or f"{NOT_SURE} gives this number."
     if carried is not None and follows is not None and got is not None and math.isfinite(got):

@@ -304,16 +304,19 @@ def rounded(got: float, expected: float) -> str:
     return ""
 
 
-def near_miss(got: float, expected: float, rel: float) -> str:
+def near_miss(got: float, expected: float, rel: float, *, by_hand: bool = False) -> str:
     """Close but outside the tolerance. No cause is guessed: a rounded constant, a count off by one among
-    thousands and a term left out that is small here all give a near miss, and one number cannot tell them apart."""
+    thousands and a term left out that is small here all give a near miss, and one number cannot tell them apart.
+    ``by_hand``: the learner typed the number, so how far off it is (which would give the answer in a step) is not
+    said, only that it is close."""
     if not expected:
         return ""
     off = abs(got / expected - 1)
     if rel < off < 0.02:
+        how_close = "close" if by_hand else f"close ({off:.2%} off)"
         return (
-            f"It is close ({off:.2%} off) but not within the tolerance: something small is off, so check each "
-            "number and each term against the docstring."
+            f"It is {how_close} but not within the tolerance: something small is off, so check each number and "
+            "each term against the docstring."
         )
     return ""
 
@@ -416,7 +419,7 @@ def candidates(
         (f"reciprocal x {got * expected:.3g}", scaled),  # the same product on another input confirms it
         ("rounded", rounded(got, expected)),
         ("sign", sign(got, expected)),
-        ("near miss", near_miss(got, expected, rel)),
+        ("near miss", near_miss(got, expected, rel, by_hand=by_hand)),
     ):
         if check:
             found.append(Candidate(key, check))

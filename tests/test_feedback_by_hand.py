@@ -48,6 +48,8 @@ _WORDED = (
     ),
     (re.compile(r"\b(?:a )?thousand times\b", re.I), 1e3),
 )
+#: How far off, in per cent: "(1.23% off)" turns the number into the answer in a step (either way).
+_OFF = re.compile(_NUMBER + r"\s+off\b", re.IGNORECASE)
 _RECIPROCAL = re.compile(r"\breciprocal\b|\b1 / (?:it|that|your)\b", re.I)
 _ROUND = re.compile(r"\bround (?:it |them |that )?(?:down|up)\b|\(round (?:down|up)\)", re.I)
 
@@ -111,6 +113,12 @@ def routes(
     for words, n in _amounts(text):
         if n and any(hits(v) for v in (got + n, got - n, got * n, got / n)):
             found.append(f"{words!r} turns {got:g} into the answer")
+    for match in _OFF.finditer(text):
+        off = _amount(match.group(1))
+        if match.group(2) and off is not None:
+            off /= 100
+        if off and any(hits(got / (1 + sign * off)) for sign in (1, -1)):
+            found.append(f"{match.group(0)!r} turns {got:g} into the answer")
     if got and _RECIPROCAL.search(text) and hits(1 / got):
         found.append(f"'reciprocal' turns {got:g} into the answer")
     match = _ROUND.search(text)
@@ -133,6 +141,7 @@ def test_the_rule_catches_the_routes_it_is_for() -> None:
     assert routes("That is the sum: divide it by the count, 10.", 3905, 390.5)
     assert routes("the time at 100% of the peak: divide by the 40% utilisation too", 4.0, 10.0)
     assert routes("`x` is 12.3, which is not right (expected 45.6).", 12.3, 45.6)
+    assert routes("It is close (1.23% off) but not within the tolerance.", 101.23, 100.0, rel=1e-4)
     assert not routes("That is the answer in bytes: the question asks for GB.", 3.2e9, 3.2)
     assert not routes("That is one layer only: each of the 32 layers stores its own keys and values.", 4096, 131072)
     assert not routes(
@@ -215,12 +224,15 @@ def _table(lesson: Lesson) -> Callable[[dict[str, Any]], Table]:
     }[lesson.id]()
 
 
-#: The generic slips tried on every by-hand answer besides its known ones: a unit factor either way.
+#: The generic slips tried on every by-hand answer besides its known ones: a unit factor either way, the reciprocal
+#: and a near miss either way (1.23% high, 1.23% low).
 _FACTORS = (2.0, 8.0, 1e3, 1e6, 1e9, 1e12)
 
 
 def _wrong_numbers(right: float, slips: list[float]) -> list[float]:
-    generic = [right * f for f in _FACTORS] + [right / f for f in _FACTORS] + [1 / right]
+    generic = (
+        [right * f for f in _FACTORS] + [right / f for f in _FACTORS] + [1 / right, right * 1.0123, right * 0.9877]
+    )
     if float(right).is_integer():
         generic += [right + 1, right - 1]
     return [v for v in dict.fromkeys([*slips, *generic]) if math.isfinite(v) and v != right]
