@@ -209,6 +209,9 @@ class Part1:
         }[name]
 
 
+#: The units of the by-hand answers that have one, for a unit slip's words (microseconds for milliseconds).
+UNITS = {"step_ms": "ms", "fleet_rate": "tokens/s"}
+
 #: The by-hand questions, in the page's order.
 NAMES = ("step_ms", "fleet_rate", "max_batch", "requests_in_flight")
 
@@ -224,6 +227,7 @@ def _value(learner, batching, params, name, other_params=()):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        unit=UNITS.get(name, ""),
         carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 

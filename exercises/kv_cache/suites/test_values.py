@@ -259,6 +259,7 @@ def _value(learner, kv, params, name, other_params=()):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        unit="GB" if name == "budget_gb" else "",  # for a unit slip's words (bytes for GB)
         carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 

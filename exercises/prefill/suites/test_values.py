@@ -183,8 +183,13 @@ def _value(learner, prefill, params, name, carried=None):
     flops = carried.uses[0] if carried is not None else None  # ttft_ms: the learner's own prompt_flops
     known = part1.known(flops_right=flops is not None and flops.given is not None and not flops.wrong)[name]
     prefill.expect_value(
-        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried
+        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried,
+        unit=UNITS.get(name, ""),
     )
+
+
+#: The units of the by-hand answers that have one, for a unit slip's words (microseconds for milliseconds).
+UNITS = {"ttft_ms": "ms", "kv_gb": "GB"}
 
 
 def carried_ttft(learner, prefill, params, other_params):

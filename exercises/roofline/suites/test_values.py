@@ -156,7 +156,8 @@ def _value(learner, roof, params, name):
     expected, rel, meaning, advice = part1.values()[name]
     given = learner.value(name)
     known = explaining(part1.known()[name], given)
-    roof.expect_value(name, given, expected, meaning=meaning, known=known, rel=rel, advice=advice)
+    unit = "ms" if name.endswith("_ms") else ""  # for a unit slip's words (microseconds for milliseconds)
+    roof.expect_value(name, given, expected, meaning=meaning, known=known, rel=rel, advice=advice, unit=unit)
 
 
 @question("crossover_h100")
