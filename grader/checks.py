@@ -489,7 +489,13 @@ def expect_value(
     why = not_a_number(value)
     fits: list[str] = []
     if not why and got is not None:
-        fitting = [(sentence, wrong) for sentence, wrong in known if close(got, wrong, _TYPED)]
+        # A slip that gives the right value on these numbers cannot have given a wrong one (issue 33: a hint only
+        # where it can apply): a near miss is not named as it.
+        fitting = [
+            (sentence, wrong)
+            for sentence, wrong in known
+            if close(got, wrong, _TYPED) and not within(float(wrong), expected, rel, abs_tol)
+        ]
         fits = [sentence for sentence, _ in fitting]
         if len(fits) == 1:
             why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol, fitting[0][1])
