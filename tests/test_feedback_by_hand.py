@@ -1,9 +1,11 @@
 """Naming the slip must not hand over the answer (issue 33, class 5): for every by-hand question of every lesson, on
 every set of numbers the corpus grades, every known slip's number and the generic ones (a unit factor either way,
-the reciprocal, one more or one fewer) are graded through the hidden suites, and no message a learner sees states
-the right value, nor an operation (a stated factor, a one, a rounding, a reciprocal) that turns the learner's own
-number into it. The teaching assistant's view still states the right value: the reveal policy (grader/reveal.py)
-keeps the two apart.
+the reciprocal, a near miss either way, one more or one fewer for a count) are graded through the hidden suites,
+and no message a learner sees states the right value, nor an operation (a stated factor, a one, a rounding, a
+reciprocal, a percentage off) that turns the learner's own number into it. The teaching assistant's view still
+states the right value: the reveal policy (grader/reveal.py) keeps the two apart. The sentences every wrong answer
+to a question is told (what the answer is, the lesson's method for it) name no slip: they are searched for the
+right value, not for operations.
 
 A misconception may be named with the units and the counts of the question ("the answer in bytes: the question
 asks for GB", "one layer only: each of the 32 layers stores its own"): that is the misconception itself. What is
@@ -267,6 +269,7 @@ def test_no_by_hand_slip_message_hands_over_the_answer(
                     continue
                 assert f"{float(expected):.6g}" in staff_view(outcome.message), (name, outcome.message)
                 seen.append((float(got), learner_view(outcome.message)))
+            assert len(seen) >= 10, (name, len(seen))  # else the sentences all share would be most of each
             graded += len(seen)
             method = frozenset.intersection(*(frozenset(_sentences(text)) for _, text in seen))
             for got, text in seen:
