@@ -490,17 +490,23 @@ def expect_value(
     why = not_a_number(value)
     fits: list[str] = []
     if not why and got is not None:
-        fitting = [(sentence, wrong) for sentence, wrong in known if close(got, wrong, _TYPED)]
+        # A slip that gives the right value on these numbers cannot have given a wrong one (issue 33: a hint only
+        # where it can apply): a near miss is not named as it.
+        fitting = [
+            (sentence, wrong)
+            for sentence, wrong in known
+            if close(got, wrong, _TYPED) and not within(float(wrong), expected, rel, abs_tol)
+        ]
         fits = [sentence for sentence, _ in fitting]
         if len(fits) == 1:
             why = either(f"That is {fits[0]}.", got, expected, rel, abs_tol, fitting[0][1])
         else:
-            slip = unit_slip(got, expected, unit, rel=_TYPED)
+            slip = unit_slip(got, expected, unit, rel=_TYPED, by_hand=True)
             why = (
                 (rounded_too_far(got, expected, rel, abs_tol) if math.isfinite(got) else "")
                 or (slip.sentence if slip else "")
-                or reciprocal(got, expected, _TYPED)
-                or near_miss(got, expected, rel)
+                or reciprocal(got, expected, _TYPED, by_hand=True)
+                or near_miss(got, expected, rel, by_hand=True)
             )
     why = why or f"{NOT_SURE} gives this number."
     if carried is not None and follows is not None and got is not None and math.isfinite(got):

@@ -106,6 +106,45 @@ UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
     },
 }
 
+#: A by-hand answer's words for a factor (unit -> factor -> (too big, too small); "" for any unit), where
+#: :data:`UNIT_WORDS` and :data:`FACTORS` state the factor: the misconception without the factor or the
+#: conversion that would turn the learner's number into the answer
+#: (issue 33: naming the slip must not hand over the answer). A function's feedback keeps the factor: its
+#: results are for the learner's own inputs, and they fix code, not a number.
+BY_HAND_WORDS: dict[str, dict[float, tuple[str, str]]] = {
+    "": {
+        2.0: (
+            "something counted twice (a factor or a term applied twice, or two steps where one is needed)?",
+            "a factor or a term left out, or something halved where it is whole?",
+        ),
+        8.0: ("bits instead of bytes?", "bytes treated as if they were bits?"),
+        1e3: (
+            "a unit slip (milliseconds instead of seconds, MB instead of GB)?",
+            "a unit slip (seconds instead of milliseconds, GB instead of MB)?",
+        ),
+        1e6: (
+            "a unit slip (microseconds instead of seconds, KB instead of GB)?",
+            "a conversion where none belongs?",
+        ),
+        1e9: (
+            "bytes instead of GB, or parameters counted one by one instead of in billions?",
+            "GB where bytes were needed, or a conversion to GB made twice?",
+        ),
+        1e12: ("bytes instead of TB, or a TB/s written as 1 where it is 10^12 bytes/s?", "TB where bytes were needed?"),
+    },
+    "s": {
+        1e3: ("did you give milliseconds instead of seconds?", "did you convert a time that was already in seconds?"),
+        1e6: ("did you give microseconds instead of seconds?", "did you convert a time that was already in seconds?"),
+    },
+    "tokens/s": {
+        1e3: (
+            "did you use milliseconds where seconds were needed?",
+            "did you give tokens per millisecond instead of per second?",
+        ),
+    },
+    "GB": {1e9: ("did you give bytes instead of GB?", "did you convert to GB twice?")},
+}
+
 _BINARY = 2**30 / 1e9  # GiB against GB: 1.0737
 
 
@@ -139,8 +178,14 @@ def kind(value: Any) -> str:
     return f"{article} {name}"
 
 
-def _factor_words(factor: float, unit: str, bigger: bool) -> str:
-    words = UNIT_WORDS.get(unit, {}).get(factor)
+def _factor_words(factor: float, unit: str, bigger: bool, by_hand: bool = False) -> str:
+    """The words for a factor: the unit's own, else the course's; a by-hand number's where those state it."""
+    tables = (
+        [BY_HAND_WORDS.get(unit, {}), UNIT_WORDS.get(unit, {}), BY_HAND_WORDS[""]]
+        if by_hand
+        else [UNIT_WORDS.get(unit, {})]
+    )
+    words = next((table[factor] for table in tables if factor in table), None)
     if words:
         return words[0] if bigger else words[1]
     return next((big if bigger else small for f, big, small in FACTORS if f == factor), "")
@@ -159,8 +204,10 @@ def _scales() -> list[tuple[float, tuple[float, ...]]]:
     return singles + pairs
 
 
-def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) -> Slip | None:
-    """A factor of 2, 8, 1000, 1e6, 1e9, 1e12, a product of two of these, or their inverse."""
+def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6, *, by_hand: bool = False) -> Slip | None:
+    """A factor of 2, 8, 1000, 1e6, 1e9, 1e12, a product of two of these, or their inverse. ``by_hand``: for a
+    number the learner typed, which the factor would turn into the answer in one step, so the sentence names
+    the misconception and says which way the number is off, never by how much (:data:`BY_HAND_WORDS`)."""
     if not expected or not got or not math.isfinite(got) or got * expected < 0:
         return None
     ratio = got / expected
@@ -169,13 +216,17 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
             if not close(ratio, target, rel):
                 continue
             way = "too big" if bigger else "too small"
+            words = _factor_words(factor, unit, bigger, by_hand)
+            if by_hand:
+                return Slip(ratio, _product_cause(way) if len(parts) > 1 else f"It is {way}: {words}")
             if len(parts) == 1:
-                return Slip(
-                    ratio, f"It is {way} by a factor of {_amount(factor)}: {_factor_words(factor, unit, bigger)}"
-                )
+                return Slip(ratio, f"It is {way} by a factor of {_amount(factor)}: {words}")
             return Slip(ratio, _product_sentence(way, factor, parts))
     for bigger, target in ((True, _BINARY), (False, 1 / _BINARY)):
         if close(ratio, target, 1e-4):
+            if by_hand:
+                which = "binary GiB used where decimal GB were meant" if bigger else "decimal GB counted as binary GiB"
+                return Slip(ratio, f"Is it {which}? The course uses decimal units.")
             which = (
                 "GiB (2^30 bytes) used where GB (10^9) were meant"
                 if bigger
@@ -183,6 +234,14 @@ def unit_slip(got: float, expected: float, unit: str = "", rel: float = 1e-6) ->
             )
             return Slip(ratio, f"It is off by 2^30 / 10^9 = 1.074: {which}? The course uses decimal units.")
     return None
+
+
+def _product_cause(way: str) -> str:
+    """:func:`_product_sentence` for a by-hand number: the factor left out (it is the route to the answer)."""
+    return (
+        f"It is {way} by what two of the course's unit factors make together: one slip or two can give that (a "
+        "factor applied the wrong way round, x for /, is one), so check each factor and unit in turn."
+    )
 
 
 def _product_sentence(way: str, factor: float, parts: tuple[float, ...]) -> str:
@@ -202,17 +261,20 @@ def _off_by(ratio: float) -> str:
     return f"too big by a factor of {_amount(ratio)}" if ratio > 1 else f"too small by a factor of {_amount(1 / ratio)}"
 
 
-def reciprocal(got: float, expected: float, rel: float = 1e-6, *, scaled: bool = False) -> str:
+def reciprocal(got: float, expected: float, rel: float = 1e-6, *, scaled: bool = False, by_hand: bool = False) -> str:
     """The expected answer upside down; with ``scaled``, also upside down and off by a unit factor.
 
     The scaled reading fits any two numbers whose product happens to be one of ~30 factors, so it is evidence
     only when another input gives the same product: a caller that can check that (:func:`candidates`, whose
-    key carries the product) asks for it; one number alone never gets it.
+    key carries the product) asks for it; one number alone never gets it. ``by_hand``: for a number the learner
+    typed, the formula's shape is named, not the one step (1 / x) from their number to the answer.
     """
     if not got or not expected:
         return ""
     product = got * expected
     if close(product, 1.0, rel):
+        if by_hand:
+            return "Is the formula upside down (a / b instead of b / a)?"
         return "It is the reciprocal of the right answer: is the formula upside down (a / b instead of b / a)?"
     if not scaled:
         return ""
@@ -253,16 +315,19 @@ def rounded(got: float, expected: float) -> str:
     return ""
 
 
-def near_miss(got: float, expected: float, rel: float) -> str:
+def near_miss(got: float, expected: float, rel: float, *, by_hand: bool = False) -> str:
     """Close but outside the tolerance. No cause is guessed: a rounded constant, a count off by one among
-    thousands and a term left out that is small here all give a near miss, and one number cannot tell them apart."""
+    thousands and a term left out that is small here all give a near miss, and one number cannot tell them apart.
+    ``by_hand``: the learner typed the number, so how far off it is (which would give the answer in a step) is not
+    said, only that it is close."""
     if not expected:
         return ""
     off = abs(got / expected - 1)
     if rel < off < 0.02:
+        how_close = "close" if by_hand else f"close ({off:.2%} off)"
         return (
-            f"It is close ({off:.2%} off) but not within the tolerance: something small is off, so check each "
-            "number and each term against the docstring."
+            f"It is {how_close} but not within the tolerance: something small is off, so check each number and "
+            "each term against the docstring."
         )
     return ""
 
@@ -315,13 +380,20 @@ class Candidate:
 
 
 def candidates(
-    value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()
+    value: Any,
+    expected: float,
+    *,
+    unit: str = "",
+    rel: float = 1e-6,
+    known: Iterable[tuple[str, float]] = (),
+    by_hand: bool = False,
 ) -> list[Candidate]:
     """Every slip that explains ``value`` where ``expected`` was right, likeliest first ([] if none or right).
 
     ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first. More than one
     candidate means this input cannot tell them apart: call again with other inputs and keep the slips both
-    answers share (:func:`confirmed`).
+    answers share (:func:`confirmed`). ``by_hand``: ``value`` is a number the learner typed, so no sentence
+    says by what factor it is off (:func:`unit_slip`), which would hand over the answer.
     """
     why = not_a_number(value)
     if why:
@@ -334,13 +406,15 @@ def candidates(
     if close(got, expected, 1e-12):  # ``rel`` is how close a slip must match; the caller judged the value wrong
         return []
     found: list[Candidate] = []
-    slip = unit_slip(got, expected, unit, max(rel, 1e-6))
-    upside_down = reciprocal(got, expected, max(rel, 1e-6))
+    slip = unit_slip(got, expected, unit, max(rel, 1e-6), by_hand=by_hand)
+    upside_down = reciprocal(got, expected, max(rel, 1e-6), by_hand=by_hand)
     for sentence, wrong in known:
         if math.isfinite(wrong) and not close(wrong, expected, 1e-9) and close(got, wrong, max(rel, 1e-9)):
             # The lesson's slip is the cause; the factor it makes on these inputs is said as its effect only, so it
             # does not read as a second slip (a factor of 1,000 is otherwise the cue for a unit slip).
-            if slip:
+            if slip and by_hand:
+                found.append(Candidate(f"known:{sentence}", sentence))
+            elif slip:
                 found.append(Candidate(f"known:{sentence}", f"{sentence} (That makes it {_off_by(slip.ratio)} here.)"))
             else:
                 found.append(
@@ -356,7 +430,7 @@ def candidates(
         (f"reciprocal x {got * expected:.3g}", scaled),  # the same product on another input confirms it
         ("rounded", rounded(got, expected)),
         ("sign", sign(got, expected)),
-        ("near miss", near_miss(got, expected, rel)),
+        ("near miss", near_miss(got, expected, rel, by_hand=by_hand)),
     ):
         if check:
             found.append(Candidate(key, check))
@@ -364,11 +438,12 @@ def candidates(
         ratio = got / expected
         way, factor = ("too big", ratio) if ratio > 1 else ("too small", 1 / ratio)
         if 2 < factor <= 1000 and close(factor, round(factor), 1e-9):
+            amount = f"{way} by a whole factor" if by_hand else f"{way} by a factor of {round(factor)} exactly"
             found.append(
                 Candidate(
                     f"factor:{ratio:.6g}",
-                    f"It is {way} by a factor of {round(factor)} exactly: is a count or a factor applied where it "
-                    "should not be (or left out where it should)?",
+                    f"It is {amount}: is a count or a factor applied where it should not be (or left out where it "
+                    "should)?",
                 )
             )
     return found
@@ -400,14 +475,25 @@ UNSURE = (
 
 
 def explain(
-    value: Any, expected: float, *, unit: str = "", rel: float = 1e-6, known: Iterable[tuple[str, float]] = ()
+    value: Any,
+    expected: float,
+    *,
+    unit: str = "",
+    rel: float = 1e-6,
+    known: Iterable[tuple[str, float]] = (),
+    by_hand: bool = False,
 ) -> str:
     """The likeliest slip behind ``value`` where ``expected`` was right, as one sentence, or ''.
 
     ``known`` are the lesson's own slips, (sentence, the value that slip gives), tried first. For a value
-    that can be asked again on other inputs, prefer :func:`candidates` and :func:`confirmed`.
+    that can be asked again on other inputs, prefer :func:`candidates` and :func:`confirmed`. ``by_hand``: as
+    :func:`candidates` says.
     """
-    found = [c for c in candidates(value, expected, unit=unit, rel=rel, known=known) if not _needs_a_second(c)]
+    found = [
+        c
+        for c in candidates(value, expected, unit=unit, rel=rel, known=known, by_hand=by_hand)
+        if not _needs_a_second(c)
+    ]
     return found[0].sentence if found else ""
 
 

@@ -156,6 +156,14 @@ def test_a_by_hand_slip_is_named_only_when_it_is_the_one_close_enough() -> None:
     expect_value("x", 15.0, 15.0, meaning="m", known=known, rel=1e-6, advice="A.")
 
 
+def test_a_slip_that_gives_the_right_value_on_these_numbers_is_never_named() -> None:
+    """A known slip that cannot apply to this learner (a model whose query heads are its KV heads, say: the slip
+    gives the right answer) is not named for a near miss of the right answer (issue 33, class 4)."""
+    known = [("what the query heads give", 15.0), ("the median", 20.0)]
+    said = _fails(lambda: expect_value("x", 15.01, 15.0, meaning="m", known=known, rel=1e-6, advice="A."))
+    assert "query heads" not in said and "close" in said, said
+
+
 def test_a_panel_runs_once_per_notebook_and_names_only_a_unique_fit() -> None:
     fake = Fake(lambda x: x + 1)
     calls = [(1,), (2,), (3,)]

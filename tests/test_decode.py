@@ -305,7 +305,7 @@ def test_another_learners_part_1_no_slip_explains_carries_nothing_and_is_flagged
 
 
 def test_a_1000x_slip_is_named_on_every_learners_numbers(decode_suites: SuiteSession) -> None:
-    """ms_per_token given in seconds is told the factor of 1,000 whatever the model and accelerator."""
+    """ms_per_token given in seconds is told it is in seconds whatever the model and accelerator."""
     from grader.params import spread
     from grader.suites.namespace import NamespaceTarget
 

@@ -395,3 +395,23 @@ def test_a_flops_slip_carried_into_the_ttft_costs_the_flops_point_only(
         alone = {"prompt_flops": right["prompt_flops"], "ttft_ms": right["ttft_ms"] / 2}
         flops, ttft = suites.run(NamespaceTarget(alone), both, params)
         assert flops.status == "passed" and ttft.status == "failed", (params, ttft.message)
+
+
+def test_a_half_ttft_names_the_2_flops_only_where_the_learners_own_flops_leave_them_possible(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
+    """A TTFT of exactly half is the sparse headline used as is or the 2 FLOPs per parameter left out (issue 33,
+    class 4: a hint only where it can apply): with the learner's own prompt_flops right (2 FLOPs), the TTFT worked
+    from it names the headline alone; with prompt_flops missing or wrong another way, both readings are given."""
+    from grader.params import spread
+    from grader.suites.namespace import NamespaceTarget
+
+    suites = suite_session(LESSON)
+    for params in spread(LESSON):
+        right = _answers(as_dict(params))
+        half = right["ttft_ms"] / 2
+        for flops, both in ((right["prompt_flops"], False), (None, True), (right["prompt_flops"] * 3, True)):
+            answers = {"ttft_ms": half} if flops is None else {"prompt_flops": flops, "ttft_ms": half}
+            (ttft,) = suites.run(NamespaceTarget(answers), frozenset({"ttft_ms"}), params)
+            assert ttft.status == "failed" and "used as is" in ttft.message, (params, ttft.message)
+            assert ("2 FLOPs per parameter left out" in ttft.message) is both, (params, flops, ttft.message)

@@ -283,23 +283,26 @@ def test_on_every_set_of_numbers_the_answers_stay_apart_from_every_known_slip() 
 
 
 def test_slips_that_give_the_same_number_are_named_together_and_apart_where_they_split() -> None:
-    """On the page's numbers the chunk left without its decode tokens, an ordinary decode step and the sparse
-    headline all give the weight-read time (the three passes are below the crossover): one sentence names all
-    three. On the SXM H100 with 80 + 640 tokens the chunk alone (640 tokens) and the pass at the sparse headline
-    are above the crossover, so each of those slips gives its own number and is named alone, and so is the
-    weight-read time."""
+    """On the page's numbers the chunk left without its decode tokens, an ordinary decode step, the sparse
+    headline and 1 FLOP per parameter (the same pass as the sparse headline's, named in every question where it can
+    give the answer) all give the weight-read time (the passes are below the crossover): one sentence names all
+    four. On the SXM H100 with 80 + 640 tokens the chunk alone (640 tokens) and the pass at the sparse headline
+    are above the crossover, so each of those slips gives its own number and is named alone (the sparse headline
+    with 1 FLOP per parameter, which gives the same pass), and so is the weight-read time."""
     from grader.checks import explaining
 
     values = suite_module(LESSON, "test_values")
     sets = [values.Part1.of(as_dict(p)) for p in every_params(LESSON)]
     mine = sets[0]
     ((read, _),) = explaining(mine.known()["chunk_ms"], mine.read_ms)
-    assert read.startswith("one of 3 slips") and "left out" in read and "used as is" in read, read
+    assert read.startswith("one of 4 slips") and "left out" in read and "used as is" in read, read
+    assert "1 FLOP per parameter" in read, read
     sxm = next(s for s in sets if s.gpu == "H100 SXM" and s.batch == 80)
     ((alone, _),) = explaining(sxm.known()["chunk_ms"], sxm.pass_ms(sxm.chunk))
     assert "left out" in alone and "slips" not in alone and "used as is" not in alone, alone
     ((sparse, _),) = explaining(sxm.known()["chunk_ms"], sxm.pass_ms(sxm.batch + sxm.chunk, sxm.sparse))
-    assert "used as is" in sparse and "slips" not in sparse and "left out" not in sparse, sparse
+    assert "used as is" in sparse and "1 FLOP per parameter" in sparse and "left out" not in sparse, sparse
+    assert sparse.startswith("one of 2 slips"), sparse  # the same pass: the sparse headline or 1 FLOP a parameter
     ((read, _),) = explaining(sxm.known()["chunk_ms"], sxm.read_ms)
     assert read.startswith("an ordinary decode step"), read
 

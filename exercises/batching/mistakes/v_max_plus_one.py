@@ -1,6 +1,6 @@
 # kind: wrong
 # about: rounds the number of sequences up
-# expect max_batch: wrong /one too many/
+# expect max_batch: wrong /rounded up/
 
 import math
 

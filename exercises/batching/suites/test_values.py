@@ -23,6 +23,11 @@ WORKED_STEPS = (7.43, 16.03)
 WORKED_RATES = (134.6, 3993, 4652)
 WORKED_BATCH = 93
 WORKED_IN_FLIGHT = 83.84
+#: Slips of the bytes a step reads, named alike in the step time, the fleet rate and the largest batch (issue 33: a
+#: slip is the lesson's, not one question's).
+FP8_CACHE = "the cache in FP8 (1 byte per value): it is in BF16, 2 bytes"
+TWO_BYTE_WEIGHTS = "the weights at 2 bytes per parameter: they are in FP8, 1 byte"
+KV_TWICE = "K and V counted twice: the bytes per token already count a key and a value in every layer and KV head"
 @dataclass(frozen=True)
 class Part1:
     """One learner's Part 1: their model, accelerator, batch, context and arrivals, and what follows from them."""
@@ -100,32 +105,37 @@ class Part1:
     def _heads(self):
         return f"what the query heads give (your model has {self.heads}): only its {self.kv_heads} KV heads are stored"
 
-    def step_ms_known(self):
-        w, b, s, bw = self.weights, self.batch, self.seq, self.bandwidth
-        return ([
-            (f"one sequence's cache only: each of the {b} sequences has its own, and the step reads them all",
-             (w + s) / bw * 1e3),
+    def _step_bytes(self):
+        """The slips of the bytes one step reads, (what the learner did, the bytes it gives): named in the step time
+        and in the fleet rate worked from it, from one sentence each (issue 33: a slip is the lesson's, not one
+        question's)."""
+        w, b, s = self.weights, self.batch, self.seq
+        return [
+            (f"one sequence's cache only: each of the {b} sequences has its own, and the step reads them all", w + s),
             (f"the weights read once per sequence: the batch shares one read of the {w / 1e9:g} GB of weights",
-             b * (w + s) / bw * 1e3),
-            ("the caches left out: the step reads every sequence's cache as well as the weights", w / bw * 1e3),
-            ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", (w + b * s / 2) / bw * 1e3),
-            (self._heads(), (w + self.ratio * b * s) / bw * 1e3),
-            ("the weights at 2 bytes per parameter: they are in FP8, 1 byte", (2 * w + b * s) / bw * 1e3),
-            ("the time in seconds: the question asks for milliseconds (x 1000)", self.step_s),
-            ("K and V counted twice: 2 x layers x KV heads x head dim x 2 bytes already counts both",
-             (w + 2 * b * s) / bw * 1e3),
+             b * (w + s)),
+            ("the caches left out: the step reads every sequence's cache as well as the weights", w),
+            (FP8_CACHE, w + b * s / 2),
+            (self._heads(), w + self.ratio * b * s),
+            (TWO_BYTE_WEIGHTS, 2 * w + b * s),
+            (KV_TWICE, w + 2 * b * s),
+        ]
+
+    def step_ms_known(self):
+        return ([
+            *((what, read / self.bandwidth * 1e3) for what, read in self._step_bytes()),
+            ("the time in seconds: the question asks for milliseconds", self.step_s),
             *((("the worked example's step (the chapter's replica): Part 1 is about another model and chip", x)
                for x in WORKED_STEPS)),
         ])
 
     def fleet_rate_known(self):
-        w, b, s, bw = self.weights, self.batch, self.seq, self.bandwidth
+        b, bw = self.batch, self.bandwidth
         return ([
             (f"one user's rate (1 / step time): each of the {b} sequences gains a token per step", 1 / self.step_s),
-            (f"the caches left out: every step reads the {b} caches too", b * bw / w),
-            (f"one sequence's cache only: the step reads all {b} caches", b * bw / (w + s)),
-            ("the weights read once per sequence: the batch shares one read", bw / (w + s)),
-            ("tokens per millisecond: divide by the step time in seconds", b / (self.step_s * 1e3)),
+            *((what, b * bw / read) for what, read in self._step_bytes()),
+            ("tokens per millisecond (the step time in milliseconds): the question asks for tokens per second",
+             b / (self.step_s * 1e3)),
             *((("the worked example's rate (the chapter's replica): Part 1 is about another model and chip", x)
                for x in WORKED_RATES)),
         ])
@@ -134,14 +144,18 @@ class Part1:
         w, s, bw, fits = self.weights, self.seq, self.bandwidth, self.fits
         room = ITL_TARGET * bw
         return ([
-            ("one too many: a batch that large takes longer than 10 ms a step (round down)", math.floor(fits) + 1),
-            ("one too few: the next batch up still meets 10 ms", math.floor(fits) - 1),
-            ("the number of sequences unrounded: a batch is a whole number; round down", fits),
+            ("the sequences that fit rounded up, or to the nearest: a batch that large takes longer than 10 ms a step, "
+             "and the largest batch that meets the target is rounded down", math.floor(fits) + 1),
+            ("a batch below the largest that meets 10 ms: every whole sequence that fits is within the target, with "
+             "nothing held back", math.floor(fits) - 1),
+            ("the number of sequences unrounded: a batch is a whole number of sequences", fits),
             (f"the weights left out: every step reads the {w / 1e9:g} GB of weights before any cache",
              math.floor(room / s)),
             ("the weights charged to every sequence: the batch shares one read of them", math.floor(room / (w + s))),
-            ("the cache in FP8 (1 byte per value): it is in BF16, 2 bytes", math.floor((room - w) / (s / 2))),
+            (FP8_CACHE, math.floor((room - w) / (s / 2))),
             (self._heads(), math.floor((room - w) / (self.ratio * s))),
+            *(((TWO_BYTE_WEIGHTS, two),) if (two := math.floor((room - 2 * w) / s)) >= 1 else ()),
+            (KV_TWICE, math.floor((room - w) / (2 * s))),
             ("the worked example's largest batch (the chapter's replica, a 20 ms target): Part 1 is about another "
              "model and chip", WORKED_BATCH),
         ])
@@ -187,13 +201,16 @@ class Part1:
     def advice(self, name):
         return {
             "step_ms": f"The weights once plus {self.batch} caches of {self.context_text} positions, over "
-            f"{self.tb_per_s:g}e12 bytes/s, then x 1000 for ms.",
+            f"{self.tb_per_s:g}e12 bytes/s, in ms.",
             "fleet_rate": f"{self.batch} tokens per step, over the step time in seconds.",
-            "max_batch": "The bytes 10 ms allows, less the weights, over one sequence's cache: then round down to a "
-            "whole batch.",
+            "max_batch": "The bytes 10 ms allows, less the weights, over one sequence's cache: the largest whole batch "
+            "that fits.",
             "requests_in_flight": "Little's law: arrival rate x time in the system.",
         }[name]
 
+
+#: The units of the by-hand answers that have one, for a unit slip's words (microseconds for milliseconds).
+UNITS = {"step_ms": "ms", "fleet_rate": "tokens/s"}
 
 #: The by-hand questions, in the page's order.
 NAMES = ("step_ms", "fleet_rate", "max_batch", "requests_in_flight")
@@ -210,6 +227,7 @@ def _value(learner, batching, params, name, other_params=()):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        unit=UNITS.get(name, ""),
         carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 

@@ -45,7 +45,7 @@ def _expect_close(got, expected, unit, mistakes=(), again=None):
 INTENSITY_KNOWN = [
     ("the intensity at 2 bytes per parameter (16-bit weights): the question is about 4-bit weights, half a byte "
      "each", 1.0),
-    ("bytes per FLOP, the reciprocal: divide FLOPs by bytes", 0.25),
+    ("bytes per FLOP: the formula is upside down, and intensity is FLOPs per byte", 0.25),
     ("4 bits taken as 4 bytes: 4 bits is half a byte", 0.5),
     ("1 FLOP per parameter or 1 byte per parameter: a step does a multiply and an add per weight, and 4 bits is "
      "half a byte", 2.0),

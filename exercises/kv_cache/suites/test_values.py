@@ -97,33 +97,46 @@ class Part1:
     def _bf16(self):
         return "an FP8 cache, 1 byte per value, where the cache is BF16 (2 bytes)"
 
+    # Slips of one answer named in every later one they can give (issue 33: a slip is the lesson's, not one
+    # question's): one sentence each, whichever question it is named in.
+
+    def _one_layer(self):
+        return f"one layer only: each of the {self.layers} layers stores its own keys and values"
+
+    def _no_head_dim(self):
+        return f"the head dimension left out: each key and value is a vector of {self.head_dim} numbers"
+
+    def _after_weights(self):
+        return f"the reserve taken from what is left after the weights: it is 10% of the whole {self.memory_gb:g} GB"
+
+    def _four_bytes(self):
+        return "the weights at 4 bytes per parameter (32 bits): BF16 is 2 bytes"
+
     def token_bytes_known(self):
         p = self.per_token
         return ([
-            (f"exactly half, what two slips give: K or V only (a layer stores a key and a value, the factor 2), or "
+            (f"what two slips give: K or V only (a layer stores a key and a value, the factor 2), or "
              f"{self._bf16()}", p / 2),
             (self._heads(), p * self.ratio),
-            (f"one layer only: each of the {self.layers} layers stores its own keys and values", p / self.layers),
+            (self._one_layer(), p / self.layers),
             ("the answer in bits: BF16 is 2 bytes per value", p * 8),
             (self._layers80(), p * 80 / self.layers),
-            (f"the head dimension left out: each key and value is a vector of {self.head_dim} numbers",
-             p / self.head_dim),
+            (self._no_head_dim(), p / self.head_dim),
             ("the answer in MB: the question asks for bytes", p / 1e6),
-            ("the answer in MiB (2^20 bytes): the question asks for bytes", p / 2**20),
+            ("the answer in MiB: the question asks for bytes", p / 2**20),
             ("the worked example's own answer (Llama-3-70B's): Part 1 is about another model", WORKED[0]),
         ])
 
     def budget_gb_known(self):
         m, w = self.memory_gb, self.weights_gb
         return ([
-            ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", self.budget / GIB),
+            ("the answer in GiB (binary gigabytes): the course uses decimal GB", self.budget / GIB),
             ("the 10% reserve left out: keep 10% of the memory back for activations and the framework", m - w),
             ("the weights at 1 byte per parameter, where they are BF16 (2 bytes)", 0.9 * m - w / 2),
-            (f"the reserve taken from what is left after the weights: it is 10% of the whole {m:g} GB",
-             (m - w) * 0.9),
+            (self._after_weights(), (m - w) * 0.9),
             ("the weights left out: they are loaded first, and the cache gets what they leave", 0.9 * m),
-            ("the answer in bytes: divide by 1e9 for GB", self.budget),
-            ("the weights at 4 bytes per parameter (32 bits): BF16 is 2 bytes", 0.9 * m - 2 * w),
+            ("the answer in bytes: the question asks for GB", self.budget),
+            (self._four_bytes(), 0.9 * m - 2 * w),
             ("the weights in bits: BF16 is 2 bytes per parameter", 0.9 * m - 8 * w),
             ("the worked example's own budget (two H200s, a 70 GB model): Part 1 is about another model and chip",
              WORKED[1]),
@@ -133,7 +146,7 @@ class Part1:
         b, s, p = self.budget, self.seq, self.per_token
         k = self.context // 1024
         return ([
-            ("not rounded down: only whole sequences can be served", b / s),
+            ("the count not rounded down: only whole sequences can be served", b / s),
             ("rounded up: the last sequence must fit whole", math.ceil(b / s)),
             (f"sequences of {k},000 tokens where they have {self.context_text} ({k}K is {k} x 1,024)",
              b // (p * k * 1000)),
@@ -149,6 +162,10 @@ class Part1:
             (f"the tokens that fit, not the sequences: each sequence needs {self.context_text} of them", b // p),
             ("the factor 2 counted twice (4 x ... where 2 belongs)", b // (2 * s)),
             (self._layers80(), b // (s * 80 / self.layers)),
+            (self._one_layer(), b // (s / self.layers)),
+            (self._no_head_dim(), b // (s / self.head_dim)),
+            (self._after_weights(), (self.memory_gb * 1e9 - self.weights) * 0.9 // s),
+            *(((self._four_bytes(), four // s),) if (four := self.usable_gb * 1e9 - 2 * self.weights) > 0 else ()),
             ("the worked example's own count (Llama-3-70B on two H200s): Part 1 is about another model and chip",
              WORKED[2]),
         ])
@@ -156,13 +173,15 @@ class Part1:
     def even_context_known(self):
         w, p = self.weights, self.per_token
         return ([
-            (f"exactly twice, what two slips give: K or V only (the factor 2 left out), or {self._bf16()}", w / p * 2),
+            (f"what two slips give: K or V only (the factor 2 left out), or {self._bf16()}", w / p * 2),
             (self._heads(), w / p / self.ratio),
-            ("exactly half, what two slips give: the weights at 1 byte per parameter where they are BF16 (2 bytes), "
+            ("what two slips give: the weights at 1 byte per parameter where they are BF16 (2 bytes), "
              "or the factor 2 counted twice", w / p / 2),
             ("the context at which the cache fills the whole budget: the question asks where the KV read equals the "
              "weight read", self.budget / p),
             (self._layers80(), w / (p * 80 / self.layers)),
+            (self._one_layer(), w / (p / self.layers)),
+            (self._no_head_dim(), w / (p / self.head_dim)),
             (f"the weights in GB ({w / 1e9:g}), not in bytes", w / 1e9 / p),
             ("the KV bytes per token over the weight bytes: the formula is upside down", p / w),
             ("the weights counted in bits: both sides are in bytes", w / (8 * p)),
@@ -240,6 +259,7 @@ def _value(learner, kv, params, name, other_params=()):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
+        unit="GB" if name == "budget_gb" else "",  # for a unit slip's words (bytes for GB)
         carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 

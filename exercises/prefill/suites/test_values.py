@@ -26,6 +26,12 @@ def three_figures(value):
     half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(value))) - 2)
     return max(1e-3, half_unit / abs(value) * 1.001)
 
+#: Slips named alike in every question they can give (issue 33): the FLOPs' training rule, the utilisation as a
+#: percentage (named in ttft_seconds too, where its function's slip says what the code did).
+TRAINING = ("the training rule, 6 FLOPs per parameter per token (forward and backward): prefill is a forward pass, "
+            "2")
+PERCENT = "the utilisation read as a percentage (40 where it is the fraction 0.4)"
+
 #: The worked example's answers (70e9 parameters, 4,000 tokens, two H200s at 28%, Llama-3-70B's BF16 cache).
 WORKED_FLOPS = 2 * 70e9 * 4000
 WORKED_INTENSITY = 2 * 4000 / 1
@@ -77,16 +83,22 @@ class Part1:
     def kv_gb(self):
         return 2 * self.layers * self.kv_heads * self.head_dim * 1 * self.tokens / 1e9
 
-    def known(self):
-        """Each question's known slips, (what the learner did, the value it gives), on these numbers."""
+    def known(self, flops_right=False):
+        """Each question's known slips, (what the learner did, the value it gives), on these numbers.
+
+        A slip of the FLOPs is named in every question it can give the answer of (issue 33: a slip is the lesson's,
+        not one question's), from one sentence. ``flops_right``: the learner's own prompt_flops is right, so the
+        TTFT worked from it (as the page asks) cannot have left the 2 FLOPs out: that reading is not offered."""
         n_b, t, ttft, kv = f"{self.n / 1e9:g}", self.tokens_text, self.ttft_ms, self.kv_gb
+        one_token = f"the FLOPs of one token: every one of the prompt tokens (yours: {t}) costs that much"
+        sparse = (f"the datasheet's FP8 figure used as is (yours: {self.sparse / 1e12:,.0f} teraFLOPS; it is with "
+                  "sparsity, dense FP8 is half of it)")
         return {
             "prompt_flops": [
                 ("1 FLOP per parameter per token: a weight costs a multiply and an add, 2 FLOPs", self.n * self.tokens),
-                (f"the FLOPs of one token: every one of the prompt tokens (yours: {t}) costs that much", 2 * self.n),
-                ("the training rule, 6 FLOPs per parameter per token (forward and backward): prefill is a forward "
-                 "pass, 2", 6 * self.n * self.tokens),
-                ("the FLOPs in TFLOP (divided by 1e12): give the FLOPs themselves", self.flops / 1e12),
+                (one_token, 2 * self.n),
+                (TRAINING, 6 * self.n * self.tokens),
+                ("the FLOPs in TFLOP: the question asks for the FLOPs themselves", self.flops / 1e12),
                 (f"the parameters counted in billions ({n_b}, not {n_b}e9), or the FLOPs in GFLOP: give the FLOPs "
                  "themselves", self.flops / 1e9),
                 ("the worked example's FLOPs: Part 1 is about another model and prompt", WORKED_FLOPS),
@@ -104,36 +116,40 @@ class Part1:
                 ("the ridge point of the sparse headline: the question asks for the prefill's own FLOPs per byte",
                  self.sparse / self.bandwidth),
                 ("the worked example's intensity: Part 1 is about another prompt", WORKED_INTENSITY),
+                (TRAINING, 3 * self.intensity),
             ],
             "ttft_ms": [
-                (f"exactly half, what two slips give: the datasheet's FP8 figure used as is (yours: "
-                 f"{self.sparse / 1e12:,.0f} teraFLOPS; it is with sparsity, dense FP8 is half of it), or the 2 FLOPs "
-                 "per parameter left out", ttft / 2),
-                ("the time at 100% of the peak: divide by the 40% utilisation too", ttft * UTILISATION),
-                ("multiplying by the utilisation: a pass that achieves 40% of the peak takes longer, so divide by 0.4",
+                (sparse if flops_right else f"what two slips give: {sparse}, or the 2 FLOPs per parameter left out",
+                 ttft / 2),
+                (TRAINING, 3 * ttft),
+                (one_token, ttft / self.tokens),
+                (PERCENT, ttft / 100),
+                ("the time at 100% of the peak: the pass achieves only 40% of it", ttft * UTILISATION),
+                ("multiplying by the utilisation: a pass that achieves 40% of the peak takes longer than at the peak, not "
+                 "shorter",
                  ttft * UTILISATION**2),
-                ("the time in seconds: the question asks for milliseconds (x 1000)", ttft / 1e3),
-                ("the sparse headline at 100% of it: halve the datasheet's FP8 figure and divide by the 40% "
-                 "utilisation", ttft / 2 * UTILISATION),
-                ("exactly twice, what two slips give: the peak halved twice (the datasheet's FP8 figure is with "
-                 "sparsity, halve it once), or the BF16 rate where the model runs in FP8", ttft * 2),
+                ("the time in seconds: the question asks for milliseconds", ttft / 1e3),
+                ("the sparse headline at 100% of it: the datasheet's FP8 figure is with sparsity, and the pass achieves "
+                 "only 40% of the dense peak", ttft / 2 * UTILISATION),
+                ("what two slips give: the peak halved twice (the datasheet's FP8 figure is with "
+                 "sparsity: that is its one halving), or the BF16 rate where the model runs in FP8", ttft * 2),
                 (f"the time to read the weights once (yours: {n_b}e9 bytes at {self.bandwidth / 1e12:g} TB/s): this "
                  "prefill is compute-bound, so the arithmetic sets its time", self.n / self.bandwidth * 1e3),
                 ("the worked example's TTFT: Part 1 is about another model, prompt and chip", WORKED_TTFT_MS),
             ],
             "kv_gb": [
                 ("K or V only: every layer stores a key and a value vector, the factor 2", kv / 2),
-                ("exactly twice, what two slips give: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 "
+                ("what two slips give: 2 bytes per value (BF16) where the cache is FP8, or the factor 2 "
                  "counted twice", kv * 2),
                 (f"what the query heads give (yours: {self.q_heads}): only the KV heads (yours: {self.kv_heads}) are "
                  "stored", kv * self.q_heads / self.kv_heads),
                 (f"one layer only: each layer (yours: {self.layers}) stores its own keys and values", kv / self.layers),
                 (f"one position only: prefill writes the cache for every prompt position (yours: {t})",
                  kv / self.tokens),
-                ("the answer in GiB (2^30 bytes): the course uses GB, 1e9 bytes", kv * 1e9 / 2**30),
+                ("the answer in GiB (binary gigabytes): the course uses decimal GB", kv * 1e9 / 2**30),
                 ("the answer in bits: FP8 is 1 byte per value", kv * 8),
-                ("the answer in bytes: divide by 1e9 for GB", kv * 1e9),
-                ("the answer in MB: divide by 1e3 more for GB", kv * 1e3),
+                ("the answer in bytes: the question asks for GB", kv * 1e9),
+                ("the answer in MB: the question asks for GB", kv * 1e3),
                 (f"what the worked example's 80 layers (Llama-3-70B's) give: this model (yours: {self.model}) has "
                  "fewer", kv * 80 / self.layers),
                 ("the worked example's KV cache: Part 1 is about another model and prompt", WORKED_KV_GB),
@@ -152,11 +168,11 @@ class Part1:
             ),
             "ttft_ms": (
                 self.ttft_ms, three_figures(self.ttft_ms), "the time to first token in milliseconds",
-                "The FLOPs over the FLOP/s achieved: the dense FP8 peak times the utilisation, then x 1000 for ms.",
+                "The FLOPs over the FLOP/s achieved (the dense FP8 peak times the utilisation), in ms.",
             ),
             "kv_gb": (
                 self.kv_gb, three_figures(self.kv_gb), "the GB of KV cache written",
-                "2 x layers x KV heads x head dimension x bytes per value x positions, then / 1e9 for GB.",
+                "2 x layers x KV heads x head dimension x bytes per value x positions, in GB.",
             ),
         }
 
@@ -164,10 +180,16 @@ class Part1:
 def _value(learner, prefill, params, name, carried=None):
     part1 = Part1.of(params)
     expected, rel, meaning, advice = part1.values()[name]
-    known = part1.known()[name]
+    flops = carried.uses[0] if carried is not None else None  # ttft_ms: the learner's own prompt_flops
+    known = part1.known(flops_right=flops is not None and flops.given is not None and not flops.wrong)[name]
     prefill.expect_value(
-        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried
+        name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried,
+        unit=UNITS.get(name, ""),
     )
+
+
+#: The units of the by-hand answers that have one, for a unit slip's words (microseconds for milliseconds).
+UNITS = {"ttft_ms": "ms", "kv_gb": "GB"}
 
 
 def carried_ttft(learner, prefill, params, other_params):

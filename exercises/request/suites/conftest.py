@@ -609,12 +609,17 @@ def expect_value(
     )
     why, matching = "", []
     if got is not None:
-        matching = [d for d, v in slips.items() if math.isclose(got, v, rel_tol=2e-3)]
+        # a slip that gives the right value on these numbers cannot have given a wrong one: never named
+        matching = [
+            d
+            for d, v in slips.items()
+            if math.isclose(got, v, rel_tol=2e-3) and not within(v, expected, REL_TOL, abs_tol)
+        ]
         why = either(matching[0], got, expected, REL_TOL, abs_tol, slips[matching[0]]) if len(matching) == 1 else ""
     if not why and got is not None and math.isfinite(got):
         why = rounded_too_far(got, expected, REL_TOL, abs_tol)  # the rule of every lesson's by-hand checks
     if not why:
-        why = explain(value, expected, unit=unit, rel=2e-3)
+        why = explain(value, expected, unit=unit, rel=2e-3, by_hand=True)
     if not why:
         why = f"{NOT_SURE} {_after_semicolon(hint)}"
     elif why.startswith("It is close") and hint:

@@ -68,6 +68,16 @@ class Part1:
     def yours(self):
         return f"(yours: TTFT {self.ttft:g} s, ITL {self.itl_ms:g} ms, {self.n_out} tokens)"
 
+    # Slips of the latency named in the output rate worked from it too, from one sentence each (issue 33: a slip is
+    # the lesson's, not one question's).
+
+    def _too_few_gaps(self):
+        return "That counts one gap too few: after the first token come n_out - 1 gaps."
+
+    def _itl_in_ms(self):
+        return ("The ITL was used in milliseconds while the TTFT is in seconds: convert it to seconds first (yours: "
+                f"{self.itl_ms:g} ms = {self.itl:g} s).")
+
     def latency_mistakes(self):
         ttft, itl, n = self.ttft, self.itl, self.n_out
         return {
@@ -76,17 +86,18 @@ class Part1:
             "The TTFT is missing: the wait for the first token is part of the latency.": (n - 1) * itl,
             "The TTFT is missing and there is one gap too many: the first token arrives at the TTFT, then n_out - 1 "
             "gaps follow.": n * itl,
-            "That counts one gap too few: after the first token come n_out - 1 gaps.": ttft + (n - 2) * itl,
-            "The ITL was used in milliseconds while the TTFT is in seconds: convert it to seconds first (yours: "
-            f"{self.itl_ms:g} ms = {itl:g} s).": ttft + (n - 1) * self.itl_ms,
+            self._too_few_gaps(): ttft + (n - 2) * itl,
+            self._itl_in_ms(): ttft + (n - 1) * self.itl_ms,
             "That is the worked example's latency: Part 1 is about another request, with its own TTFT, ITL and length.": WORKED_TTFT
             + (WORKED_N - 1) * WORKED_ITL,
         }
 
     def steady_mistakes(self):
         return {
-            "That is the ITL itself, in ms: the rate is its reciprocal, 1 / ITL in seconds.": self.itl_ms,
-            "That is the ITL itself, in seconds: the rate is its reciprocal.": self.itl,
+            "That is the ITL itself, in ms: a time per token, where the steady rate counts tokens per second, one per "
+            "ITL.": self.itl_ms,
+            "That is the ITL itself, in seconds: a time per token, where the steady rate counts tokens per second, one "
+            "per ITL.": self.itl,
             "That is the request's output rate, n_out / T, with the TTFT in it: the steady rate is 1 / ITL alone.": (
                 self.rate
             ),
@@ -103,8 +114,11 @@ class Part1:
             "Only n_out - 1 tokens were counted: all n_out tokens arrive within the latency.": (n - 1) / latency,
             "The latency used has one gap too many (n_out gaps instead of n_out - 1).": n / (ttft + n * itl),
             "The TTFT is left out of the time: the user waits for it too.": n / ((n - 1) * itl),
+            self._too_few_gaps(): n / (ttft + (n - 2) * itl),
+            self._itl_in_ms(): n / (ttft + (n - 1) * self.itl_ms),
             "It is upside down: that is seconds per token, T / n_out.": latency / n,
-            "That is tokens per millisecond: divide by the latency in seconds.": n / (latency * 1000),
+            "That is tokens per millisecond (the latency in milliseconds): the question asks for tokens per second.": n
+            / (latency * 1000),
             "That is n_out / TTFT: divide by the whole latency, not the wait for the first token.": n / ttft,
             "That is the worked example's output rate: Part 1 is about another request, with its own TTFT, ITL and length.": WORKED_N
             / (WORKED_TTFT + (WORKED_N - 1) * WORKED_ITL),
@@ -116,10 +130,11 @@ class Part1:
             "That is the median: the mean is the sum divided by the count, and the slow request pulls it up.": (
                 self.percentile(50)
             ),
-            "That is the sum: divide it by the count, 10.": total,
+            "That is the sum of the latencies, not their mean.": total,
             f"That is the mean without the slow request: the mean counts every sample (yours: {slowest:g} ms "
             "included).": (total - slowest) / 9,
-            "The sum was divided by 9: there are ten latencies.": total / 9,
+            "The sum was divided by one fewer than the count (n - 1, as for a sample variance): the mean divides by the "
+            "count of values.": total / 9,
         }
 
     def p50_mistakes(self):
