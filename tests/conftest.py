@@ -160,6 +160,7 @@ PROCESSES_PER_CORE = 2
 SPLIT_BY_PARAMETER = frozenset({"tests/test_lesson_gates.py"})
 
 
+@pytest.hookimpl(optionalhook=True)  # a run with `-p no:xdist` has no such hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return PROCESSES_PER_CORE * len(os.sched_getaffinity(0))
 
@@ -174,6 +175,7 @@ def scope_of(nodeid: str) -> str:
     return module
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadscope`` (pyproject.toml's addopts) by :func:`scope_of`; any other ``--dist`` as xdist has it."""
     if config.getoption("dist") != "loadscope":
