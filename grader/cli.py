@@ -116,6 +116,27 @@ def main() -> None:
 
     take_secret_from_environment()  # before any process starts: none inherits the course secret
     _clean_up_when_stopped()
+    if click.get_current_context().invoked_subcommand != "notebook":  # its warm path starts nothing: kept light
+        _end_orphaned_sandboxes_on_exit()  # (its cold path asks for this itself)
+
+
+_ORPHANS_WATCHED = False
+
+
+def _end_orphaned_sandboxes_on_exit() -> None:
+    """Orphans of this process tree come to ``grade``, which ends any sandbox among them as it exits (normally,
+    by an error, or stopped by a signal): a bwrap killed while starting leaves one that nothing else ends
+    (grader/execute/limits.py, :func:`adopt_orphans`). Once a process, also when ``main`` is called in-process."""
+    global _ORPHANS_WATCHED
+    if _ORPHANS_WATCHED:
+        return
+    _ORPHANS_WATCHED = True
+    import atexit
+
+    from grader.execute.upkeep import adopt_orphans, end_adopted_sandboxes
+
+    adopt_orphans()
+    atexit.register(end_adopted_sandboxes)
 
 
 @contextmanager
@@ -324,6 +345,7 @@ def notebook_command(
 
             if asked.note:
                 click.echo(asked.note, err=True)  # before the cold grade: it says why this one takes longer
+            _end_orphaned_sandboxes_on_exit()
             answer = answer_cold(request)
             if client.should_start():
                 client.start(request, address)

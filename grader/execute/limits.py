@@ -28,6 +28,7 @@ from grader.execute import ipc
 from grader.execute.sandbox import Launch
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # Linux; looked up here: preexec must not import
 
@@ -315,3 +316,41 @@ def remove_stale(prefix: str) -> None:
         owners_ok = info.st_uid == os.getuid() or (os.getuid() == 0 and info.st_uid >= WORKER_UID_BASE)
         if stat.S_ISDIR(info.st_mode) and owners_ok:
             remove_tree(folder)
+
+
+# -- orphans: a sandbox whose bwrap died while it started -------------------------------------------------------
+
+
+def adopt_orphans() -> None:
+    """Make this process the one its process tree's orphans are re-parented to, instead of init
+    (``PR_SET_CHILD_SUBREAPER``), so that :func:`end_adopted_sandboxes` can end them. Linux only; elsewhere nothing.
+
+    Why: bubblewrap's ``--die-with-parent`` has a window (containers/bubblewrap#633, open): a bwrap killed while
+    it starts its sandbox (a ``kill`` or ``timeout`` of the whole process group, on a loaded machine) leaves the
+    sandbox's first process waiting forever for a message its parent never sends; it is the first process of its
+    PID namespace, so a SIGTERM does not end it. Re-parented to init it would outlive ``grade`` for good."""
+    if _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
+
+
+def end_adopted_sandboxes(timeout: float = END_WAIT_SECONDS) -> int:
+    """SIGKILL (which reaches a namespace's first process from outside) every bwrap that is this process's child,
+    wait up to ``timeout`` for each to exit and reap it; return how many there were. Called as ``grade`` exits,
+    when none of its own sandboxes is still running: each one left is an orphan :func:`adopt_orphans` took in."""
+    me = os.getpid()
+    left = {pid for pid, (parent, _) in live_processes().items() if parent == me and _name(pid) == "bwrap"}
+    _wait_exited(_kill(left), time.monotonic() + timeout)
+    for pid in left:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    return len(left)

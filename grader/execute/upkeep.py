@@ -4,8 +4,9 @@ A batch, its grading processes and the daemon check the isolation settings befor
 (:func:`check_settings`; and what grades other people's notebooks, that it has a sandbox or was told to go
 without: :func:`grading_others`), record the level in use (:func:`isolation_level`), pin themselves to a CPU
 (:func:`keep_to_one_cpu`), remove what killed grading processes left (:func:`remove_leftovers`,
-:func:`remove_stale`) and kill a dying process's workers (:func:`kill_workers`). Workers themselves start only
-through :mod:`grader.execute.runner`, the first door.
+:func:`remove_stale`), kill a dying process's workers (:func:`kill_workers`), and take in and end the sandboxes
+a bwrap killed while starting left behind (:func:`adopt_orphans`, :func:`end_adopted_sandboxes`). Workers
+themselves start only through :mod:`grader.execute.runner`, the first door.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from __future__ import annotations
 import os
 
 from grader.config import WorkerMode
-from grader.execute.limits import kill_group, live_processes, remove_stale
+from grader.execute.limits import adopt_orphans, end_adopted_sandboxes, kill_group, live_processes, remove_stale
 from grader.execute.process import WORKDIR_PREFIX
 from grader.execute.sandbox import check_settings, choose_level, grading_others, own_notebook_line
 from grader.execute.zygote import ROOT_PREFIX
 
 __all__ = [
+    "adopt_orphans",
     "check_settings",
     "cpu_count",
+    "end_adopted_sandboxes",
     "grading_others",
     "isolation_level",
     "keep_to_one_cpu",
