@@ -175,6 +175,18 @@ def scope_of(nodeid: str) -> str:
     return module
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``-n``, the units with the most ``slow`` tests first (each unit's tests in their own order): xdist
+    hands out units in collection order, and a long module collected last (``test_variant_class.py``) would run
+    alone at the end while the other processes wait. A run in one process keeps pytest's order."""
+    if not getattr(config.option, "numprocesses", None):
+        return
+    weight: dict[str, int] = {}
+    for item in items:
+        weight[scope_of(item.nodeid)] = weight.get(scope_of(item.nodeid), 0) + bool(item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -weight[scope_of(item.nodeid)])  # stable: a unit's tests stay together, in order
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadscope`` (pyproject.toml's addopts) by :func:`scope_of`; any other ``--dist`` as xdist has it."""
