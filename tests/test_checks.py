@@ -407,3 +407,14 @@ def test_a_panel_names_a_structural_slip_from_every_answer_on_it_once_per_notebo
     assert fake.calls == 3  # the panel ran once
     right = Fake(fits)
     assert panel_slip(cast(Learner, right), "fits", fits, params, calls, [(first[0][0], 7)]) == ""
+
+
+def test_a_float_that_is_not_whole_never_reads_as_a_whole_number() -> None:
+    """kv_cache's max_tokens returning 560913.34 was told "returned 560913, which is not right (expected 560913)":
+    a float that is not a whole number is shown with a decimal, float noise is not spelled out (issue 33)."""
+    from grader.testing import number
+
+    assert number(560913.3358) == "560913.3"
+    assert number(-1389.998) == "-1389.998"
+    assert number(762.939) == "762.939" and number(100.0) == "100" and number(71.4) == "71.4"
+    assert number(2.0000000000000002e-5) == "2e-5" and number(100000000.00001) == "1e8"
