@@ -105,7 +105,22 @@ class Part1:
             *self.one_byte(self.bandwidth / self.params),
             self.one_tb(1e3 / self.gb),
             ("the worked example's rate", "Part 1 is about another model and accelerator.", WORKED[2]),
+            ("the page's 989 TFLOP/s (the H100's dense BF16 peak) over 2 FLOPs per parameter, the arithmetic limit",
+             "one stream is bound by memory bandwidth, not arithmetic: every step reads all the weights, so the "
+             "bytes read set the rate.", 989e12 / (2 * self.params)),
+            *self.rounded_first(),
         ]
+
+    def rounded_first(self):
+        """The milliseconds per step rounded (to a whole number or one decimal) before the rate is worked from them,
+        where that moves the rate past its tolerance (an intermediate rounded too early)."""
+        out = []
+        for places in (1, 0):
+            early = round(self.ms, places)
+            if early and abs(1e3 / early - self.tokens_per_s) > TOKENS_ABS:
+                out.append(("1000 over the milliseconds per step rounded first", "round only the final answer: "
+                            "a rounded step time carries its rounding into the rate.", 1e3 / early))
+        return out
 
 
 # Why each wrong option is wrong, keyed by the letters of the solution notebook this was written against. They
