@@ -785,7 +785,18 @@ class Numbers:
         if number(again.value) is not None and type(again.value) is type(got.value) and again.value == got.value:
             return f"{first} {again.text} returned {show(again.value)} too: {HARD_CODED}"
         head = not_right(again, self.spec[name](**probe), self.units.get(name, ""))
-        return f"{first} {head} {self.why_wrong(name, (again.value, probe), [(got.value, args)])}"
+        # the other probes too, so slips that agree on these two (round and ceil at an exact fit) can be told apart
+        others = []
+        for other in self.probes[name]:
+            if other is probe:
+                continue
+            try:
+                value = self.call(learner, name, other).value
+            except LearnerRaised:
+                continue
+            if number(value) is not None:
+                others.append((value, other))
+        return f"{first} {head} {self.why_wrong(name, (again.value, probe), [(got.value, args), *others])}"
 
     def check(self, learner: Learner, name: str, keywords: bool = False, **args: Any) -> None:
         """Call the learner's ``name`` on ``args`` and compare with the spec; if it is wrong, call it on the

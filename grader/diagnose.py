@@ -100,6 +100,11 @@ UNIT_WORDS: dict[str, dict[float, tuple[str, str]]] = {
             "did you give tokens per millisecond instead of per second?",
         ),
     },
+    "bytes": {
+        1e3: ("did you multiply by 1,000 where no conversion was needed?", "did you give KB instead of bytes?"),
+        1e6: ("did you multiply by a million where no conversion was needed?", "did you give MB instead of bytes?"),
+        1e9: ("did you multiply by 10^9 where no conversion was needed?", "did you give GB instead of bytes?"),
+    },
     "GB": {
         1e3: ("did you give MB instead of GB?", "did you give TB instead of GB?"),
         1e9: ("did you give bytes instead of GB?", "did you divide by 10^9 twice?"),
@@ -143,6 +148,11 @@ BY_HAND_WORDS: dict[str, dict[float, tuple[str, str]]] = {
         ),
     },
     "GB": {1e9: ("did you give bytes instead of GB?", "did you convert to GB twice?")},
+    "bytes": {
+        1e3: ("a unit conversion where none belongs?", "did you give KB instead of bytes?"),
+        1e6: ("a unit conversion where none belongs?", "did you give MB instead of bytes?"),
+        1e9: ("a unit conversion where none belongs?", "did you give GB instead of bytes?"),
+    },
 }
 
 _BINARY = 2**30 / 1e9  # GiB against GB: 1.0737
@@ -691,9 +701,10 @@ def _without_brackets(spec: Callable[..., Any]) -> list[tuple[str, Callable[...,
     return out
 
 
-def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[..., Any]]]:
+def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[..., Any], tuple[str, ...]]]:
     """``spec`` with the positional arguments of one call in its source in another order: (the call as written,
-    as changed, the changed function). Every order of a call of up to 4 arguments, two swapped in a longer one:
+    as changed, the changed function, the two names it swaps when the change is two bare names in each other's
+    places, else ()). Every order of a call of up to 4 arguments, two swapped in a longer one:
     ``request_latency(ttft, itl, n_out)`` called as ``request_latency(n_out, ttft, itl)``, in the caller's order."""
     source = _source(spec)
     if not source:
@@ -702,7 +713,7 @@ def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[
     def calls(tree: ast.Module) -> list[ast.Call]:
         return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 2]
 
-    out = []
+    out: list[tuple[str, str, Callable[..., Any], tuple[str, ...]]] = []
     for k, call in enumerate(calls(ast.parse(source))):
         n = len(call.args)
         if any(isinstance(a, ast.Starred) for a in call.args):
@@ -720,8 +731,12 @@ def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[
             target = calls(tree)[k]
             target.args = [target.args[m] for m in order]
             rebuilt = _rebuilt(spec, tree)
+            moved = [call.args[m] for m in range(n) if order[m] != m]
+            names = tuple(a.id for a in moved if isinstance(a, ast.Name))
             if rebuilt is not None:
-                out.append((ast.unparse(call), ast.unparse(target), rebuilt))
+                out.append(
+                    (ast.unparse(call), ast.unparse(target), rebuilt, names if len(moved) == len(names) == 2 else ())
+                )
     return out
 
 
@@ -826,10 +841,14 @@ def _variants(
                 partial(_calls, rebuilt),
             )
         )
-    for written, changed, rebuilt in _calls_reordered(spec):
+    for written, changed, rebuilt, names in _calls_reordered(spec):
+        pair = [p for p in numeric if p in names]
         out.append(
             _Variant(
-                f"order:`{changed}` where `{written}` belongs",
+                # two of the function's own arguments swapped in the call is their swap, one reading said once
+                f"order:`{pair[0]}` and `{pair[1]}` in each other's places"
+                if len(pair) == 2
+                else f"order:`{changed}` where `{written}` belongs",
                 f"the arguments of a call are in another order: every result is what `{changed}` gives where "
                 f"`{written}` belongs. A function's parameters are in its own order (see its docstring), not the "
                 "caller's",
@@ -868,12 +887,12 @@ def _zero_guard(spec: Callable[..., Any], params: Sequence[str], seen: Sequence[
 
 def _merged(found: list[Candidate]) -> list[Candidate]:
     """The slips found, one misconception read several ways said once: arguments in another order, however many
-    orders give the results (a swap in a helper's call is a swap of the function's own arguments when the helper is
-    their only use: said in the function's own terms, a call of the spec's own, perhaps a helper the notebook never
-    shows, only when no swap of its arguments reads the same), or one argument fixed to one constant, wherever."""
+    orders give the results (two of the function's own arguments swapped in a helper's call is their swap, said once
+    in the function's own terms), or one argument fixed to one constant, wherever. Two different orders that give
+    the same results on every input tried (the FLOPs and the bytes swapped in a call, or the peak and the
+    bandwidth it divides them by) are both said: naming one could name what the learner did not do."""
     if len(found) > 1 and all(c.key.startswith("order:") for c in found):
-        readings = [c.key.removeprefix("order:") for c in found]
-        own = [r for r in readings if r.endswith("in each other's places")] or readings
+        own = list(dict.fromkeys(c.key.removeprefix("order:") for c in found))
         if len(own) == 1:
             return [next(c for c in found if c.key == f"order:{own[0]}")]
         shown = "; or ".join(own[:3]) + ("; or others" if len(own) > 3 else "")

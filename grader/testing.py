@@ -155,7 +155,15 @@ def number(value: float) -> str:
     """A number as people write it in feedback: 71.4, 2048, 2.039e12 (not 2039000000000), 1.5e-5."""
     if isinstance(value, int) and abs(value) < 10**6:
         return str(value)
-    mantissa, _, exponent = f"{value:.6g}".partition("e")
+    text = f"{value:.6g}"
+    if isinstance(value, float) and text.lstrip("-").isdigit() and abs(value - round(value)) > 1e-9 * abs(value):
+        # a float that is not whole never reads as a whole number: 560913.34 is not shown as the count 560913
+        # (float noise, 2.0000000000000002e-5 or 1e8 + 1e-5, is not spelled out)
+        figures = 6
+        while "." not in text and figures < 17:
+            figures += 1
+            text = f"{value:.{figures}g}"
+    mantissa, _, exponent = text.partition("e")
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 

@@ -407,3 +407,40 @@ def test_a_panel_names_a_structural_slip_from_every_answer_on_it_once_per_notebo
     assert fake.calls == 3  # the panel ran once
     right = Fake(fits)
     assert panel_slip(cast(Learner, right), "fits", fits, params, calls, [(first[0][0], 7)]) == ""
+
+
+def test_a_float_that_is_not_whole_never_reads_as_a_whole_number() -> None:
+    """kv_cache's max_tokens returning 560913.34 was told "returned 560913, which is not right (expected 560913)":
+    a float that is not a whole number is shown with a decimal, float noise is not spelled out (issue 33)."""
+    from grader.testing import number
+
+    assert number(560913.3358) == "560913.3"
+    assert number(-1389.998) == "-1389.998"
+    assert number(762.939) == "762.939" and number(100.0) == "100" and number(71.4) == "71.4"
+    assert number(2.0000000000000002e-5) == "2e-5" and number(100000000.00001) == "1e8"
+
+
+def test_a_count_right_at_an_exact_fit_is_explained_from_every_probe() -> None:
+    """A count right where the quotient is whole (ceil and round give it too) and wrong on its first probe, where
+    ceil and round agree again: the other probes tell them apart, so the slip is named (kv_cache's max_sequences,
+    issue 33: the blind TA's round() and ceil() were told "I can't tell" there)."""
+    numbers = Numbers(
+        spec={"fits": lambda size, each: size // each},
+        params={"fits": ("size", "each")},
+        units={"fits": "items"},
+        slips={
+            "fits": (
+                ("rounded to the nearest whole number", lambda size, each: round(size / each)),
+                ("rounded up", lambda size, each: math.ceil(size / each)),
+            )
+        },
+        probes={"fits": ({"size": 999, "each": 10}, {"size": 1001, "each": 10})},  # 99.9 then 100.1
+        advice={"fits": "size // each."},
+        counts={"fits"},
+    )
+    for rule, named in (
+        (lambda size, each: round(size / each), "nearest"),
+        (lambda size, each: math.ceil(size / each), "rounded up"),
+    ):
+        said = _fails(lambda rule=rule: numbers.check(learner(rule), "fits", size=80, each=8))
+        assert "the right answer there, but" in said and named in said, said

@@ -255,3 +255,37 @@ def test_nothing_is_named_for_a_constant_a_right_first_answer_or_two_readings_th
     # the batch doubled or the cache doubled: their product is all the formula sees, so no input tells them apart
     one = [(dict(weights=2.0, cache=4.0, batch=1, bandwidth=8.0), 1.25)]
     assert len(structural(_step, STEP, one)) > 1 and structural_slip(_step, STEP, one) == ""
+
+
+def _roof(flops: float, bytes_moved: float, peak: float, bandwidth: float) -> float:
+    return max(flops / peak, bytes_moved / bandwidth)
+
+
+def _pass(n: float, b: float, tokens: int, peak: float, bandwidth: float) -> float:
+    return _roof(2 * n * tokens, n * b, peak, bandwidth)
+
+
+def test_two_orders_that_agree_on_every_input_are_both_said_never_one() -> None:
+    """The FLOPs and the bytes swapped in the helper's call give what the peak and the bandwidth swapped give, on
+    every input: naming the one swap would be wrong for a learner who made the other (issue 33)."""
+    inputs = [
+        dict(n=7e10, b=1, tokens=32, peak=3.958e15, bandwidth=9.6e12),
+        dict(n=8e9, b=1, tokens=1, peak=1.979e15, bandwidth=3.35e12),
+    ]
+    said = structural_slip(
+        _pass,
+        ("n", "b", "tokens", "peak", "bandwidth"),
+        _seen(lambda n, b, tokens, peak, bandwidth: _roof(n * b, 2 * n * tokens, peak, bandwidth), inputs),
+    )
+    assert "`peak` and `bandwidth` in each other's places" in said, said
+    assert (
+        "`_roof(n * b, 2 * n * tokens, peak, bandwidth)` where `_roof(2 * n * tokens, n * b, peak, bandwidth)` belongs"
+        in said
+    ), said
+    # the bare swap of two of its own arguments in the call is their swap: said once, in the function's own terms
+    said = structural_slip(
+        _pass,
+        ("n", "b", "tokens", "peak", "bandwidth"),
+        _seen(lambda n, b, tokens, peak, bandwidth: _roof(2 * n * tokens, n * b, bandwidth, peak), inputs[:1]),
+    )
+    assert "in each other's places" in said and said.count("`peak` and `bandwidth`") == 1, said

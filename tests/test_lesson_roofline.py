@@ -433,3 +433,27 @@ def test_the_roofline_cell_says_what_to_do_instead_of_drawing_from_stubs_or_wron
     as_max = _run_plot({**right, "attainable_flops": lambda i, p, w: max(p, i * w)}, without_matplotlib=True)
     assert "Fill in attainable_flops" in unfilled
     assert "goes above the peak" in as_max and "table" not in as_max
+
+
+def test_the_crossover_rounded_up_is_named_for_that_whole_batch_only(
+    suite_session: Callable[[Lesson], SuiteSession],
+) -> None:
+    """The first whole batch past the crossover (the blind TA's 296 for 295.37) is named as rounded up, on every set
+    where it is not within the tolerance, and on none where it is (there it is right); a number near it that is not
+    that whole batch is not told it (issue 33)."""
+    from grader.suites.namespace import NamespaceTarget
+
+    suites = suite_session(LESSON)
+    named = 0
+    for params in every_params(LESSON):
+        right = _answers(as_dict(params))["crossover_h100"]
+        up = math.ceil(right)
+        for given, told in ((up, True), (up + 0.25, False)):
+            (result,) = suites.run(NamespaceTarget({"crossover_h100": given}), frozenset({"crossover_h100"}), params)
+            if abs(given / right - 1) <= 2e-3:
+                assert result.status == "passed", (params, given, result.message)
+                continue
+            assert result.status == "failed", (params, given)
+            assert ("rounded up" in result.message) is told, (params, given, result.message)
+            named += told
+    assert named  # the page's own numbers among them: 296 for 295.37

@@ -197,6 +197,9 @@ WRONG_COUNTS: tuple[tuple[str, CountRule], ...] = (
      lambda W, k, C, t, bw: max(0, math.ceil(_q(W, k, C, t, bw)))),
     ("It is one too many: it returns the first batch that misses the target, not the last one that meets it.",
      lambda W, k, C, t, bw: max(0, math.floor(_q(W, k, C, t, bw))) + 1),
+    ("It is one too many: a loop that stops at the first batch that misses the target returns that batch, not the "
+     "last one that meets it (the one before).",
+     lambda W, k, C, t, bw: math.floor(_q(W, k, C, t, bw)) + 1 if _q(W, k, C, t, bw) >= 0 else 0),
     ("It rounds to the nearest whole number: a batch that rounds up takes longer than the target. Round down.",
      lambda W, k, C, t, bw: max(0, round(_q(W, k, C, t, bw)))),
     ("It returns the number of sequences unrounded: a batch is a whole number of sequences. Round down.",

@@ -136,6 +136,8 @@ class Part1:
             *((what, b * bw / read) for what, read in self._step_bytes()),
             ("tokens per millisecond (the step time in milliseconds): the question asks for tokens per second",
              b / (self.step_s * 1e3)),
+            (f"the batch multiplied by the step time: a rate is the {b} tokens of a step over the time it takes",
+             b * self.step_s),
             *((("the worked example's rate (the chapter's replica): Part 1 is about another model and chip", x)
                for x in WORKED_RATES)),
         ])
@@ -149,6 +151,8 @@ class Part1:
             ("a batch below the largest that meets 10 ms: every whole sequence that fits is within the target, with "
              "nothing held back", math.floor(fits) - 1),
             ("the number of sequences unrounded: a batch is a whole number of sequences", fits),
+            ("the 10 ms target taken as 10 seconds: the bandwidth is in bytes per second, so the target must be in "
+             "seconds too", math.floor((ITL_TARGET * 1e3 * bw - w) / s)),
             (f"the weights left out: every step reads the {w / 1e9:g} GB of weights before any cache",
              math.floor(room / s)),
             ("the weights charged to every sequence: the batch shares one read of them", math.floor(room / (w + s))),

@@ -166,11 +166,31 @@ def test_tokens_per_pass_nothing_accepted(learner):
     _expect_close(learner.call("expected_tokens_per_pass", 5, 0.0), 1.0, "tokens", pass_mistakes(5, 0.0))
 
 
+def _at_one(learner, k, got):
+    """The known mistakes at a = 1, where k is what the formula one power short gives and what an a == 1 branch
+    returning k gives: the formula itself is called at a = 0.8, and the slip named is the one it shows there (only
+    the branch when the formula is right, only the power when it is one short; neither said when it shows neither)."""
+    if _number(got.value) != float(k):
+        return pass_mistakes(k, 1.0)
+    try:
+        other = _number(learner.call("expected_tokens_per_pass", 3, 0.8).value)
+    except LearnerRaised:
+        other = None
+    short = other is not None and math.isclose(other, spec_tokens_per_pass(2, 0.8), rel_tol=REL)
+    if other is not None and math.isclose(other, spec_tokens_per_pass(3, 0.8), rel_tol=REL):
+        return [(
+            "an a == 1 branch returning k, without the large model's own token (your formula is right for a = 0.8: "
+            "only the branch is off; with every draft kept a pass gives all k drafts plus that token),",
+            float(k),
+        )]
+    return [m for m in pass_mistakes(k, 1.0) if short or "one power short" not in m[0]]
+
+
 @question("expected_tokens_per_pass")
 def test_tokens_per_pass_everything_accepted(learner):
     """a = 1: all k drafts kept plus one token, k + 1 (the formula would divide 0 by 0)."""
     got = _tokens_per_pass(learner, 3, 1.0)
-    _expect_close(got, 4.0, "tokens", pass_mistakes(3, 1.0))
+    _expect_close(got, 4.0, "tokens", _at_one(learner, 3, got))
 
 
 @question("expected_tokens_per_pass")
@@ -219,7 +239,8 @@ def test_tokens_per_pass_near_zero(learner, k, e):
 def test_tokens_per_pass_no_drafts_any_a(learner):
     """k = 0 with a = 0, a near 0, a near 1 and a = 1: one token per pass, whatever a."""
     for a in (0.0, 1e-6, 0.5, 1 - 1e-6, 1.0):
-        _expect_close(_tokens_per_pass(learner, 0, a), 1.0, "tokens", pass_mistakes(0, a))
+        got = _tokens_per_pass(learner, 0, a)
+        _expect_close(got, 1.0, "tokens", _at_one(learner, 0, got) if a == 1.0 else pass_mistakes(0, a))
 
 
 def _near_one(k, a):

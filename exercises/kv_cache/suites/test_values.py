@@ -132,6 +132,9 @@ class Part1:
         return ([
             ("the answer in GiB (binary gigabytes): the course uses decimal GB", self.budget / GIB),
             ("the 10% reserve left out: keep 10% of the memory back for activations and the framework", m - w),
+            # a percentage read as an amount: 10 GB kept back, which is the 10% only on a 100 GB card
+            *([(f"10 GB kept back: the reserve is 10% of the {m:g} GB, a share, not an amount", m - 10 - w)]
+              if m != 100 else []),
             ("the weights at 1 byte per parameter, where they are BF16 (2 bytes)", 0.9 * m - w / 2),
             (self._after_weights(), (m - w) * 0.9),
             ("the weights left out: they are loaded first, and the cache gets what they leave", 0.9 * m),
@@ -248,6 +251,10 @@ class Part1:
 REL = {"token_bytes": 1e-6, "budget_gb": 1e-6, "sequences_fit": 1e-12, "even_context": 2e-3}
 
 
+#: The units of the by-hand answers that have one, for a unit slip's words.
+UNITS = {"token_bytes": "bytes", "budget_gb": "GB"}
+
+
 def _value(learner, kv, params, name, other_params=()):
     part1 = Part1.of(params)
     given = learner.value(name)
@@ -259,7 +266,7 @@ def _value(learner, kv, params, name, other_params=()):
         known=part1.named(name, given),
         rel=part1.rel(name),
         advice=part1.advice(name),
-        unit="GB" if name == "budget_gb" else "",  # for a unit slip's words (bytes for GB)
+        unit=UNITS.get(name, ""),  # for a unit slip's words (bytes for GB, KB for bytes)
         carried=part1.carried(name, learner, [Part1.of(p) for p in other_params]),
     )
 

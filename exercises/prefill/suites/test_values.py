@@ -83,12 +83,13 @@ class Part1:
     def kv_gb(self):
         return 2 * self.layers * self.kv_heads * self.head_dim * 1 * self.tokens / 1e9
 
-    def known(self, flops_right=False):
+    def known(self):
         """Each question's known slips, (what the learner did, the value it gives), on these numbers.
 
         A slip of the FLOPs is named in every question it can give the answer of (issue 33: a slip is the lesson's,
-        not one question's), from one sentence. ``flops_right``: the learner's own prompt_flops is right, so the
-        TTFT worked from it (as the page asks) cannot have left the 2 FLOPs out: that reading is not offered."""
+        not one question's), from one sentence. A TTFT of half is the sparse headline or the 2 FLOPs left out, on
+        any numbers, and both are said even where the learner's own prompt_flops is right: a TTFT worked out
+        directly, not from that answer, can have left the 2 out (issue 33: never one reading that is not theirs)."""
         n_b, t, ttft, kv = f"{self.n / 1e9:g}", self.tokens_text, self.ttft_ms, self.kv_gb
         one_token = f"the FLOPs of one token: every one of the prompt tokens (yours: {t}) costs that much"
         sparse = (f"the datasheet's FP8 figure used as is (yours: {self.sparse / 1e12:,.0f} teraFLOPS; it is with "
@@ -119,8 +120,7 @@ class Part1:
                 (TRAINING, 3 * self.intensity),
             ],
             "ttft_ms": [
-                (sparse if flops_right else f"what two slips give: {sparse}, or the 2 FLOPs per parameter left out",
-                 ttft / 2),
+                (f"what two slips give: {sparse}, or the 2 FLOPs per parameter left out", ttft / 2),
                 (TRAINING, 3 * ttft),
                 (one_token, ttft / self.tokens),
                 (PERCENT, ttft / 100),
@@ -180,8 +180,7 @@ class Part1:
 def _value(learner, prefill, params, name, carried=None):
     part1 = Part1.of(params)
     expected, rel, meaning, advice = part1.values()[name]
-    flops = carried.uses[0] if carried is not None else None  # ttft_ms: the learner's own prompt_flops
-    known = part1.known(flops_right=flops is not None and flops.given is not None and not flops.wrong)[name]
+    known = part1.known()[name]
     prefill.expect_value(
         name, learner.value(name), expected, meaning=meaning, known=known, rel=rel, advice=advice, carried=carried,
         unit=UNITS.get(name, ""),

@@ -137,6 +137,9 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
          lambda intensity, peak_flops, bandwidth: min(peak_flops, bandwidth / intensity)),
         ("the peak halved: peak_flops is already the dense peak, so use it as it is",
          lambda intensity, peak_flops, bandwidth: min(peak_flops / 2, intensity * bandwidth)),
+        ("the intensity alone compared with peak_flops, without the bandwidth: memory feeds intensity * bandwidth "
+         "FLOP/s (FLOPs per byte times bytes per second)",
+         lambda intensity, peak_flops, bandwidth: min(peak_flops, intensity)),
     ),
     "step_seconds": (
         ("the sum of the two times: with perfect overlap the slower of the two sets the time, so take the max",
@@ -170,6 +173,9 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
         ("the ridge x 2 / bytes_per_param, the equation solved upside down: 2 * batch / b = ridge gives "
          "batch = ridge x b / 2",
          lambda peak_flops, bandwidth, bytes_per_param: peak_flops / bandwidth * 2 / bytes_per_param),
+        ("the ridge x bytes_per_param without the / 2: decode does 2 FLOPs per parameter per sequence, so "
+         "2 * batch / b = ridge gives batch = ridge x b / 2",
+         lambda peak_flops, bandwidth, bytes_per_param: peak_flops / bandwidth * bytes_per_param),
         ("the ridge / 2 with the bytes per parameter left out: multiply by bytes_per_param too",
          lambda peak_flops, bandwidth, bytes_per_param: peak_flops / bandwidth / 2),
         ("the peak halved: peak_flops is already the dense peak, so use it as it is",
@@ -212,6 +218,8 @@ SLIPS: dict[str, tuple[SlipRule, ...]] = {
          _itl(lambda fw, b, p, c: fw(b) + fw(min(c, p)))),
         ("an ordinary decode step: while the prompt is prefilled each pass also carries a chunk of it",
          _itl(lambda fw, b, p, c: fw(b))),
+        ("max(chunk_tokens, prefill_tokens) where min belongs: the pass carries one chunk, or the whole prompt "
+         "when it is shorter than a chunk", _itl(lambda fw, b, p, c: fw(b + max(c, p)))),
     ),
     "prefill_iterations": (
         ("rounded down (`//` or int()): a last, partly full chunk still takes an iteration, so round up",
