@@ -152,8 +152,9 @@ _TOOK = pytest.StashKey[float]()
 
 #: Test processes per core under ``-n auto``. The suite waits more than it computes: its CPU was 45% of two cores'
 #: wall time in one process (726 CPU-s in 26 min 51 s, 2026-12-04: kernels and sandboxes starting, time limits
-#: running out, hostile notebooks held to their deadlines), so two processes a core keep both cores busy.
-PROCESSES_PER_CORE = 2
+#: running out, hostile notebooks held to their deadlines). Measured whole on this 2-core machine the same day:
+#: 4 processes 16 min 4 s (another job's lesson gates beside it), 6 processes 13 min 24 s; so three a core.
+PROCESSES_PER_CORE = 3
 
 #: Modules whose tests are split among processes by their parameter (``[decode]``) rather than kept in one: the
 #: lesson gates, one process per lesson, each grading its lesson's one batch (tests/test_lesson_gates.py).
