@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -389,3 +390,17 @@ def test_a_solution_placed_in_the_grader_package_is_refused(tmp_path: Path) -> N
     solution = lesson.root.parent.parent / "grader" / "squares.ipynb"
     with pytest.raises(LessonError, match="learner code may read"):
         bundle_files(dataclasses.replace(lesson, solution=solution), package_root=tmp_path)
+
+
+def test_a_copy_vendored_inside_another_package_is_not_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """setuptools puts its ``_vendor`` folder on ``sys.path`` once imported; its tomli is not installed for pip.
+    The bundle's pins were then those of whichever tests had run before in the same process (seen under -n 2)."""
+    import setuptools
+
+    from grader.integrations.constraints import constraints_text
+
+    vendor = Path(setuptools.__file__).parent / "_vendor"
+    assert any(vendor.glob("tomli-*.dist-info")), "this setuptools vendors no tomli: the test would prove nothing"
+    monkeypatch.syspath_prepend(str(vendor))
+    pins = constraints_text((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert ("tomli==" in pins) == (sys.version_info < (3, 11))  # a real dependency only before 3.11

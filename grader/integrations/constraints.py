@@ -72,11 +72,16 @@ def _applies(marker: Marker | None, extras: frozenset[str], name: str) -> bool:
         return True
     if "extra" in str(marker):
         return False
-    try:
-        metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return False
-    return True
+    return _installed(name)
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` is installed here as pip sees it: a distribution on the path, not a private copy another
+    package keeps in its own folder (setuptools, once imported, puts its ``_vendor`` folder on ``sys.path``, and
+    the tomli in it is no install of tomli: a bundle built in such a process pinned it, one built in another did
+    not)."""
+    paths = [p for p in sys.path if "_vendor" not in Path(p).parts]
+    return any(True for _ in metadata.distributions(name=name, path=paths))
 
 
 def constraints_text(pyproject: Path | str) -> str:
