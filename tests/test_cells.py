@@ -1,7 +1,9 @@
-"""Plain cells run by the worker itself behave exactly as IPython's ``run_cell`` runs them (grader/execute/cells.py)."""
+"""Plain cells run by the worker itself behave exactly as IPython's ``run_cell`` runs them (grader/execute/cells.py):
+with IPython's shell built, and in a :class:`PlainShell` that builds it only for a cell that needs it."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import json
@@ -13,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from grader.execute.cells import _compiled, run_cell
-from grader.execute.worker_main import _make_shell
+from grader.execute.cells import PlainShell, _compiled, _ipython_syntax, ipython_shell, needs_ipython, run_cell
 from tests.conftest import REPO
 
 TRICKY = [
@@ -44,18 +45,70 @@ TRICKY = [
     "import builtins\nipython_builtin = hasattr(builtins, 'get_ipython')",  # the shell's builtins are in place
 ]
 
-HISTORY = {"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii", "exit", "quit", "get_ipython", "__builtins__", "_sh"}
+#: Cells a :class:`PlainShell` runs without IPython: every one is plain Python and names nothing only IPython defines.
+PLAIN = [
+    "x = 1",
+    "x + 1",
+    "y = _ * 10",
+    "from __future__ import annotations",
+    "def f(a: NotDefinedAnywhere) -> int:\n    return 1",
+    "sorted(f.__annotations__)",
+    "raise ValueError('boom')",
+    "import sys\nsys.exit(3)",
+    "1 / 0",
+    "def g():\n    return not_defined\n\nq = [i * i for i in range(3)]\ng()",
+    "class C:\n    pass\n\nc = C()\nprint('printed', len(q))",
+    "# only a comment",
+    "",
+    "None",
+    "for i in range(2):\n    i",
+    "i",
+    "import pickle\ndef h():\n    return 1\n\nback = pickle.loads(pickle.dumps(h)) is h",  # the namespace is __main__
+    "import __main__\nmain_x = __main__.x",
+    "import inspect\nsource_lines = len(inspect.getsource(g).splitlines())",  # the cell's source is registered
+    "[1, 2]",
+    "__ == 1 and ___ == 20",
+    "_ = 'mine'",  # the learner's own `_`: displayed values no longer move it
+    "5",
+    "kept = _",
+    "__name__",
+    "rate = {tb_per_s}e12 / 2",  # a syntax error of the learner's, not IPython syntax
+    "\n\n\nnope = (1,\n",  # leading blank lines: IPython drops them, and names the line after that
+    "def broken():\nreturn 1",  # an IndentationError
+    "print('what?') +",
+]
+
+#: IPython's own names, never compared (they differ from run to run, or a plain shell has none of them).
+HISTORY = {
+    "In",
+    "Out",
+    "_ih",
+    "_oh",
+    "_dh",
+    "_i",
+    "_ii",
+    "_iii",
+    "exit",
+    "quit",
+    "get_ipython",
+    "__builtins__",
+    "_sh",
+    "open",
+}
 
 
-def _run_all(way: str) -> None:
-    """In a fresh process (IPython's shell is a singleton): run TRICKY one way, print what came of it as JSON."""
-    runner = run_cell if way == "ours" else _ipython
-    shell = _make_shell()
+def _run_all(way: str, cells: list[str] | None = None) -> None:
+    """In a fresh process (IPython's shell is a singleton): run ``cells`` (TRICKY) one way, print what came of it as
+    JSON. ``ours``: :func:`run_cell` with IPython's shell; ``plain``: with a :class:`PlainShell`; ``ipython``:
+    IPython's own ``run_cell``."""
+    runner = _ipython if way == "ipython" else run_cell
+    shell: Any = PlainShell() if way == "plain" else ipython_shell()
     errors, out = [], io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        for source in TRICKY:
+        for source in TRICKY if cells is None else cells:
             err = runner(shell, source)
             errors.append("" if err is None else f"{type(err).__name__}: {err}")
+    errors.append(f"IPython imported: {'IPython' in sys.modules}")
     names = {
         k: re.sub(" at 0x[0-9a-f]+", "", repr(v))
         for k, v in shell.user_ns.items()
@@ -68,8 +121,8 @@ def _run_all(way: str) -> None:
     print(json.dumps([names, errors, printed]))
 
 
-def _ran(way: str) -> tuple[dict[str, str], list[str], str]:
-    code = f"from tests.test_cells import _run_all; _run_all({way!r})"
+def _ran(way: str, cells: list[str] | None = None) -> tuple[dict[str, str], list[str], str]:
+    code = f"from tests.test_cells import _run_all; _run_all({way!r}, {cells!r})"
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     names, errors, out = json.loads(done.stdout.splitlines()[-1])
@@ -89,6 +142,77 @@ def test_plain_cells_run_as_ipython_runs_them() -> None:
     assert ours[2] == theirs[2]  # what was printed: displayed values, tracebacks
     assert ours[0]["y"] == "20" and ours[0]["_"] == "1" and "w" in ours[0] and "indented" in ours[0]
     assert ours[1][11:14] == ["ValueError: boom", "SystemExit: 3", "ZeroDivisionError: division by zero"]
+
+
+@pytest.mark.slow
+def test_a_plain_shell_runs_plain_cells_as_ipython_does_without_importing_it() -> None:
+    plain, theirs = _ran("plain", PLAIN), _ran("ipython", PLAIN)
+    assert plain[0] == theirs[0]  # the namespace: `_`, `__`, `___`, `_1` moved as IPython's display hook moves them
+    assert plain[1][:-1] == theirs[1][:-1]  # each cell's error
+    assert plain[1][-1] == "IPython imported: False"
+    names = plain[0]
+    assert names["y"] == "20" and names["back"] == "True" and names["main_x"] == "1" and names["source_lines"] == "2"
+    assert names["_"] == "'mine'" and names["kept"] == "'mine'" and names["_1"] == "'__main__'"
+
+
+@pytest.mark.slow
+def test_a_plain_shell_builds_ipython_for_the_first_cell_that_needs_it() -> None:
+    """TRICKY needs IPython from its ``%time`` cell on: the namespace (what the display hook set before included)
+    and every error are IPython's own."""
+    plain, theirs = _ran("plain"), _ran("ipython")
+    assert plain[0] == theirs[0]
+    assert plain[1] == theirs[1]
+    assert plain[1][-1] == "IPython imported: True"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "get_ipython()",
+        "display(1)",
+        "Out",
+        "In[0]",
+        "exit()",
+        "quit",
+        "_1",
+        "_i",
+        "__IPYTHON__",
+        "open(0)",
+        "def later():\n    return get_ipython()",
+        "class K:\n    def m(self):\n        display(self)",
+        "lambda: In",
+    ],
+)
+def test_a_cell_naming_what_only_ipython_defines_runs_in_ipython(source: str) -> None:
+    assert needs_ipython(ast.parse(source))
+
+
+@pytest.mark.parametrize(
+    ("source", "ipython"),
+    [
+        ("x = !ls", True),
+        ("%time 1", True),
+        (">>> x = 1", True),
+        ("x?", True),
+        ("  x = (", True),
+        ("await f()", True),
+        ("In [1]: x = 1", True),
+        ("/f 1 2", True),
+        ("x = {a}e12", False),
+        ("def f():\nreturn 1", False),
+        ("print('what?') +", False),
+        ("x = 1 +", False),
+    ],
+)
+def test_a_cell_that_is_not_python_is_told_ipython_syntax_or_a_slip(source: str, ipython: bool) -> None:
+    assert _ipython_syntax(source) is ipython
+
+
+@pytest.mark.parametrize(
+    "source", ["x = 1", "_ = 2", "for _ in range(3):\n    pass", "__ + ___", "print(len([]))", "sys.exit(1)"]
+)
+def test_a_plain_cell_needs_no_ipython(source: str) -> None:
+    assert not needs_ipython(ast.parse(source))
 
 
 @pytest.mark.parametrize(
@@ -111,4 +235,4 @@ def test_only_plain_python_skips_ipython(source: str, plain: bool) -> None:
 
 @cache
 def _shell() -> Any:
-    return _make_shell()
+    return ipython_shell()

@@ -183,6 +183,22 @@ def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_not
     assert run(zygote, write_notebook(["z = 3"], name="fine.ipynb"), "z") == {"z": 3}  # the zygote lives on
 
 
+def test_a_learner_who_needed_ipython_has_the_zygote_build_it_for_the_next_ones(
+    zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook of plain Python never imports IPython; one with a magic builds its shell in its own worker, and
+    then the zygote builds it too, so the learners after it start with it (and find /tmp as the first did: the
+    zygote built it in a home it deleted), also after the zygote is replaced."""
+    monkeypatch.setattr("grader.execute.zygote.ZYGOTE_FORKS", 3)
+    plain = write_notebook(["import os, sys\nipython = 'IPython' in sys.modules\ntmp = os.listdir('/tmp')"])
+    magic = write_notebook(["%time x = 1\nimport sys\nipython = 'IPython' in sys.modules"], name="magic.ipynb")
+    first = run(zygote, plain, "ipython", "tmp")
+    assert first["ipython"] is False
+    assert run(zygote, magic, "x", "ipython") == {"x": 1, "ipython": True}
+    assert run(zygote, plain, "ipython", "tmp") == {"ipython": True, "tmp": first["tmp"]}  # the zygote built it
+    assert run(zygote, plain, "ipython", "tmp") == {"ipython": True, "tmp": first["tmp"]}  # a fresh zygote, again
+
+
 def test_a_zygote_is_replaced_after_its_quota_of_learners(
     zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

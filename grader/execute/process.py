@@ -6,7 +6,7 @@ be. Two ways exist, both behind :class:`WorkerOS`:
 - :class:`Spawned`: a fresh ``python -I`` under the sandbox launcher (:mod:`grader.execute.sandbox`), one
   per learner. Works at every isolation level.
 - ``Forked`` (:mod:`grader.execute.zygote`): a child of a warm, sandboxed zygote, one per learner; used by
-  long-lived graders at the bubblewrap level, where it saves importing IPython for every notebook.
+  long-lived graders at the bubblewrap level, where it saves starting an interpreter for every notebook.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ class WorkerOS(Protocol):
 
     def end(self) -> None:
         """Kill the worker and everything it started; delete its working directory and temporary files."""
+
+    def needed_ipython(self) -> None:
+        """The worker's cells needed IPython's shell (a forked one's zygote builds it for the next learners)."""
 
 
 class Spawned:
@@ -101,6 +104,9 @@ class Spawned:
         if self.uid is not None and not LEVELS[self.level].private_tmp:  # else /tmp and IPC died with it
             remove_files_of(self.uid)
             remove_ipc(self.uid)
+
+    def needed_ipython(self) -> None:
+        """Nothing to keep: the next spawned worker is a new interpreter anyway."""
 
 
 _SIGNAL_NUMBERS = {int(s) for s in signal.Signals}

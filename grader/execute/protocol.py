@@ -28,13 +28,13 @@ TYPE = "t"
 
 # -- the channel: grading process <-> worker -------------------------------------------------------------
 READY = "ready"
-"""worker -> grader: booted (IPython imported); the notebook's clock starts."""
+"""worker -> grader: booted; the notebook's clock starts."""
 RUN = "run"
 """grader -> worker: run these cells top to bottom."""
 CELL = "cell"
 """worker -> grader: now running this cell (so a timeout can name it)."""
 EXECUTED = "executed"
-"""worker -> grader: every cell ran; these raised."""
+"""worker -> grader: every cell ran; these raised (and whether a cell needed IPython's shell)."""
 GET = "get"
 """grader -> worker: the value of a variable."""
 CALL = "call"
@@ -60,9 +60,12 @@ END = "end"
 """grader -> zygote: kill this worker and sweep after it."""
 ENDED = "ended"
 """zygote -> grader: swept; the worker's exit status."""
+IPYTHON = "ipython"
+"""grader -> zygote: build IPython's shell now, so that the learners forked from now on start with it (a learner
+before them needed it: cells with magics run in it, and importing it costs each worker ~0.3 s)."""
 ERROR = "error"
 """zygote -> grader: a request it does not know."""
-# the zygote also says READY once it has built its shell
+# the zygote also says READY once it has started, and once it has built IPython's shell
 
 
 class CellSource(TypedDict):
@@ -102,15 +105,19 @@ class Executed(TypedDict):
     """The first :data:`MAX_CELL_ERRORS` cells that raised."""
     more: int
     """How many more cells raised, not listed (20,000 raising cells once made this message too large to read)."""
+    ipython: bool
+    """Whether a cell needed IPython's shell (:mod:`grader.execute.cells`): the grader then has the zygote build it
+    for the next learners. A worker that says so falsely costs only time."""
 
 
 #: Cells that raised that one ``executed`` message lists (each a few hundred bytes: well within a message).
 MAX_CELL_ERRORS = 200
 
 
-def executed(errors: list[CellRaised]) -> Executed:
+def executed(errors: list[CellRaised], ipython: bool = False) -> Executed:
     """The ``executed`` message for these errors, the first :data:`MAX_CELL_ERRORS` listed and the rest counted."""
-    return Executed(t=EXECUTED, errors=errors[:MAX_CELL_ERRORS], more=max(0, len(errors) - MAX_CELL_ERRORS))
+    more = max(0, len(errors) - MAX_CELL_ERRORS)
+    return Executed(t=EXECUTED, errors=errors[:MAX_CELL_ERRORS], more=more, ipython=ipython)
 
 
 class Get(TypedDict):
@@ -192,6 +199,10 @@ class End(TypedDict):
 class Ended(TypedDict):
     t: str
     status: int | None
+
+
+class BuildIPython(TypedDict):
+    t: str
 
 
 class Error(TypedDict):

@@ -124,6 +124,8 @@ class LearnerProcess:
         except ChannelError:
             raise self._crashed() from None
         errors = tuple(self._cell_error(e) for e in message.get("errors", []) if isinstance(e, dict))
+        if message.get("ipython") is True:
+            self._os.needed_ipython()
         more = message.get("more", 0)
         return Execution(
             cell_errors=errors,
@@ -133,7 +135,7 @@ class LearnerProcess:
         )
 
     def _wait_until_ready(self) -> None:
-        """Wait for the worker to finish starting (importing IPython); no learner code has run yet."""
+        """Wait for the worker to finish starting (importing its code); no learner code has run yet."""
         try:
             while self._endpoint.receive(self._spawned + self.limits.budget.boot)[wire.TYPE] != wire.READY:
                 pass

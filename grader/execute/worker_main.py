@@ -1,8 +1,9 @@
 """The program that runs inside the learner's worker process (the untrusted side).
 
-It receives the notebook's code cells over the channel, runs them top to bottom in an IPython shell (so
-magics, ``!commands`` and ``?`` behave as in Jupyter), reports which cells raised, then answers calls of
-the learner's functions until the grader hangs up. Nothing here is trusted: the grader validates every
+It receives the notebook's code cells over the channel, runs them top to bottom as IPython would (plain Python
+by itself, and magics, ``!commands`` and ``?`` in IPython's shell, built for the first cell that needs it:
+:mod:`grader.execute.cells`), reports which cells raised, then answers calls of the learner's functions until
+the grader hangs up. Nothing here is trusted: the grader validates every
 byte that comes back.
 
 When it starts as root (inside bubblewrap, see :mod:`grader.execute.sandbox`) it first becomes the owner of
@@ -18,7 +19,7 @@ from typing import Any
 
 from grader.execute import protocol as wire
 from grader.execute.calls import ResultIdentity, changed_arguments, snapshot, stood_in
-from grader.execute.cells import install_graded_helpers, run_cell
+from grader.execute.cells import PlainShell, install_graded_helpers, run_cell
 from grader.execute.channel import Endpoint
 
 
@@ -33,19 +34,9 @@ def _no_input(prompt: object = "") -> str:
     raise EOFError(NO_INPUT)
 
 
-def _make_shell() -> Any:
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
-    class GradingShell(InteractiveShell):  # type: ignore[misc,unused-ignore]  # IPython 8 is untyped here
-        def enable_gui(self, gui: Any = None) -> None:
-            """No event loop to hook: ``%matplotlib inline`` and friends just select a backend, as in Jupyter."""
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    config.InteractiveShell.colors = "nocolor"  # IPython 9 spells it in lower case; 8 ignores case
-    config.InteractiveShell.xmode = "Plain"
-    return GradingShell.instance(config=config)
+def make_shell() -> PlainShell:
+    """The learner's namespace, ready for the first cell: IPython's shell is built only if a cell needs it."""
+    return PlainShell()
 
 
 class Worker:
@@ -127,7 +118,7 @@ def serve(rfd: int, wfd: int, shell: Any) -> None:
     worker.endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
-    worker.endpoint.send(wire.executed(errors))
+    worker.endpoint.send(wire.executed(errors, ipython=isinstance(shell, PlainShell) and shell.built is not None))
     answer_calls(worker)
     sys.stdout.flush()
     os._exit(0)
@@ -147,7 +138,7 @@ def main() -> None:
     leave_root()
     rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
     del sys.argv[1:]
-    serve(rfd, wfd, _make_shell())
+    serve(rfd, wfd, make_shell())
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """A warm worker factory for long-lived graders: fork each learner's worker from a sandboxed zygote.
 
-Spawning a worker costs a new interpreter that imports IPython (most of a second, almost all of a batch's
-time per notebook). A :class:`Zygote` pays that once: it starts ``zygote_main`` under exactly the sandbox a
-spawned worker gets (bubblewrap: no network, read-only system, lessons and solutions masked, scrubbed
-environment, resource limits), and asks it to fork one child per learner. What separates one learner from
-the next, given that they share the zygote's sandbox, is in SECURITY.md; in short, learners never overlap
-(one child at a time per zygote), each child gets its own session, working directory and, when the grader
-is root, drops to an unprivileged uid the zygote does not share, and after each learner the zygote kills
-every process the learner left and empties ``/tmp``, ``/dev/shm``, System V IPC and the learner's directory.
+Spawning a worker costs a new interpreter that imports the worker's code (and IPython's shell, for a notebook that
+needs it: :mod:`grader.execute.cells`). A :class:`Zygote` pays that once: it starts ``zygote_main`` under exactly
+the sandbox a spawned worker gets (bubblewrap: no network, read-only system, lessons and solutions masked, scrubbed
+environment, resource limits), and asks it to fork one child per learner. What separates one learner from the next,
+given that they share the zygote's sandbox, is in SECURITY.md; in short, learners never overlap (one child at a
+time per zygote), each child gets its own session, working directory and, when the grader is root, drops to an
+unprivileged uid the zygote does not share, and after each learner the zygote kills every process the learner left
+and empties ``/tmp``, ``/dev/shm``, System V IPC and the learner's directory.
 
 Learners' directories are made here, by the grader, with names nobody can predict (``tempfile.mkdtemp``), in
 the zygote's root folder, which belongs to the grader: when the grader is root, learner code can neither
@@ -61,6 +61,9 @@ class Forked:
             self._status = self._zygote.poll(self._pid)
         return self._status
 
+    def needed_ipython(self) -> None:
+        self._zygote.needs_ipython()
+
     def end(self) -> None:
         if self._ended:
             return
@@ -86,6 +89,15 @@ class Zygote:
         """The grader's: learners' directories are made in it, and it is emptied after each learner."""
         self.isolation = self.level = ""
         self.uid: int | None = None
+        self._ipython = False
+        """A learner needed IPython's shell: every zygote booted for this one builds it before its next fork."""
+        self._built = False
+        """This zygote process has built IPython's shell."""
+
+    def needs_ipython(self) -> None:
+        """A learner forked from here needed IPython's shell: have the zygote build it before the next fork, so the
+        learners after it do not each import it (a course whose notebooks use magics)."""
+        self._ipython = True
 
     @classmethod
     def start(cls, limits: Limits, mode: WorkerMode) -> Zygote | None:
@@ -169,7 +181,11 @@ class Zygote:
             self._kill()  # a fresh one every so often: its CPU-time limit and any slow growth stay bounded
         if self._control is None:
             self._boot()  # died with an earlier learner, or retired above: start again
-            self._forks = 0
+            self._forks, self._built = 0, False
+        if self._ipython and not self._built:
+            self._send(wire.BuildIPython(t=wire.IPYTHON))
+            self._expect(wire.READY, self.limits.budget.boot)
+            self._built = True
         self._forks += 1
         workdir = self._new_workdir()
         out_r, out_w = os.pipe()

@@ -1,8 +1,9 @@
-"""The zygote: a sandboxed parent that has imported IPython once and forks one worker per learner.
+"""The zygote: a sandboxed parent that has imported the worker's code once and forks one worker per learner.
 
 It runs inside the same bubblewrap sandbox a spawned worker gets (see :mod:`grader.execute.zygote` for the
-grader's side and SECURITY.md for the argument). It never runs learner code itself: it builds one pristine
-IPython shell, then serves requests from the grader over a control socket, one learner at a time:
+grader's side and SECURITY.md for the argument). It never runs learner code itself: it makes one pristine
+namespace (:class:`grader.execute.cells.PlainShell`: IPython is not imported until a cell needs it), then
+serves requests from the grader over a control socket, one learner at a time:
 
 ``fork`` (with the channel's two pipe ends and an output pipe as file descriptors)
     fork a child that keeps only those descriptors, starts its own session, moves into the learner's
@@ -16,9 +17,13 @@ IPython shell, then serves requests from the grader over a control socket, one l
     and remove System V IPC objects, so the next learner finds the sandbox as the zygote left it: empty but
     for the folders leading to the sandbox's mounts. A sweep that cannot make it so exits with an error,
     which ends the zygote, and its sandbox with it (fail-safe). Replies with the child's exit status.
+``ipython``
+    build IPython's shell over the pristine namespace, so that every child forked from now on starts with it
+    (an earlier learner's cells needed it: a course whose notebooks use magics pays the import once, not once a
+    learner). Replies ``ready``.
 
-The zygote itself leaves nothing in its ``/tmp``: the home it builds the shell in is deleted before it says
-``ready``.
+The zygote itself leaves nothing in its ``/tmp``: the home it builds its namespace (or IPython's shell) in is
+deleted before it answers.
 
 Python reseeds ``random`` in a forked child by itself; nothing else with random state (numpy) is imported
 before the fork. The zygote is not dumpable (``PR_SET_DUMPABLE`` 0): a learner process running as the same uid (a
@@ -37,7 +42,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -45,7 +50,7 @@ from grader.config import SWEEP_SCAN_SECONDS
 from grader.execute import protocol as wire
 from grader.execute.ipc import remove_ipc
 from grader.execute.limits import live_processes, remove_tree
-from grader.execute.worker_main import _make_shell, leave_root, serve
+from grader.execute.worker_main import leave_root, make_shell, serve
 
 _PR_SET_DUMPABLE = 4
 _WIPED = {"/tmp": 0o1777, "/dev/shm": 0o1777}
@@ -63,7 +68,7 @@ class ZygoteServer:
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
-        self.shell = _make_shell()  # made once, never used here: every child starts from this same state
+        self.shell = make_shell()  # made once, never used here: every child starts from this same state
         self.statuses: dict[int, int] = {}
         self.mounts, self.ways = _mounts()
 
@@ -84,6 +89,9 @@ class ZygoteServer:
                 self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
             elif kind == wire.END:
                 self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
+            elif kind == wire.IPYTHON:
+                in_scratch_home(self.shell.ipython)
+                self.reply(wire.Ready(t=wire.READY))
             else:
                 for fd in fds:
                     os.close(fd)
@@ -226,19 +234,26 @@ def _mounts() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(points), frozenset(ways - points)
 
 
+def in_scratch_home(build: Callable[[], object]) -> None:
+    """``build()`` with a home of its own in the sandbox's private /tmp, deleted afterwards: IPython writes its
+    profile there while its shell is built, and every learner must find /tmp as empty as the sweep leaves it."""
+    home = tempfile.mkdtemp(dir="/tmp")
+    os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
+    try:
+        build()
+    finally:
+        remove_tree(home)
+        tempfile.tempdir = None
+
+
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[-1]))
     del sys.argv[1:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    home = tempfile.mkdtemp(
-        dir="/tmp"
-    )  # the sandbox's private /tmp; IPython writes its profile while the shell is built
-    os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
-    zygote = ZygoteServer(control)
-    remove_tree(home)  # so that the first learner, too, finds /tmp as empty as the sweep leaves it for the next
-    tempfile.tempdir = None
-    zygote.loop()
+    zygotes: list[ZygoteServer] = []
+    in_scratch_home(lambda: zygotes.append(ZygoteServer(control)))
+    zygotes[0].loop()
     os._exit(0)
 
 
