@@ -43,6 +43,7 @@ CELLS = [
     "def fresh(n):\n    return list(range(n))",
     "def zero(n):\n    return n",
     "PAIR = (1, 2)",
+    "def bump(items, n=0):\n    items.append(n)\n    return len(items)",
 ]
 
 Call_ = Callable[..., Returned]
@@ -110,6 +111,9 @@ def check_contract(call: Call_, value: Callable[[str], Any]) -> None:
     assert [call("fresh", 2).same_as for _ in range(3)] == [None, None, None]
     assert call("zero", 0).same_as is None  # small ints are shared by Python: their identity means nothing
     assert call("pair").same_as is None
+    # arguments changed in place are named, by position and keyword; scalars (a NaN too) never are
+    assert call("bump", [1], 2).changed == ("0",) and call("bump", items=[1]).changed == ("items",)
+    assert call("echo", float("nan")).changed == () and call("zero", n=7).changed == ()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ Standard library only: the worker imports it inside the sandbox, and self-check 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -76,10 +76,20 @@ def changed_arguments(
 
 
 def _equal(a: Any, b: Any) -> bool:
+    if a is b:  # a float NaN is not == itself, and was never changed by the call
+        return True
     try:
         return bool(a == b)
     except Exception:
         return False
+
+
+_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
+def all_scalars(values: Iterable[Any]) -> bool:
+    """Whether every value is None, a bool, an int, a float or a str, exactly: nothing a call can change in place."""
+    return all(type(v) in _SCALARS for v in values)
 
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)

@@ -64,6 +64,9 @@ MAX_DEPTH = 64
 _SCALARS = frozenset({type(None), bool, int, float, str})
 MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""One encoder for every message (``json.dumps`` with separators builds a new one each call)."""
+_FN_QUOTED = b'"' + FN_KEY.encode() + b'"'
 
 
 class LentFunctionExpired(LookupError):
@@ -132,6 +135,8 @@ class Endpoint:
     # -- encoding -----------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
         """Make ``value`` JSON-ready (see the module's wire format); callables become references to call back."""
+        if type(value) is list and all(type(v) in _SCALARS for v in value):
+            return list(value)  # most calls' arguments: already plain data
         return to_plain(value, self._export, wire=True)
 
     def _export(self, fn: Callable[..., Any]) -> Any:
@@ -188,7 +193,7 @@ class Endpoint:
     def send(self, message: Mapping[str, Any], deadline: float | None = None) -> None:
         """Write one message; on the grader's end, give up with :class:`ChannelTimeout` at the deadline."""
         deadline = self._bounded(deadline)
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        data = (_ENCODER.encode(message) + "\n").encode("utf-8")
         try:
             view = memoryview(data)
             while view:
@@ -277,7 +282,10 @@ class Endpoint:
         payload = dict(message, id=call_id)
         for key in ("args", "kwargs", "swap"):
             if key in payload:
-                payload[key] = self.encode(payload[key])
+                if payload[key]:
+                    payload[key] = self.encode(payload[key])
+                else:  # the other side reads a missing one as empty
+                    del payload[key]
         self.send(payload)
         while True:
             reply = self.receive()
@@ -401,7 +409,7 @@ def _plainly_within(line: bytes, guard: Guard) -> bool:
         len(line) <= min(guard.max_items, guard.max_chars)
         and line.isascii()
         and b"\\u" not in line
-        and line.count(b'"' + FN_KEY.encode() + b'"') <= guard.max_refs
+        and line.count(_FN_QUOTED) <= guard.max_refs
     )
 
 

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from grader.execute import protocol as wire
-from grader.execute.calls import ResultIdentity, changed_arguments, snapshot, stood_in
+from grader.execute.calls import ResultIdentity, all_scalars, changed_arguments, snapshot, stood_in
 from grader.execute.cells import PlainShell, install_graded_helpers, run_cell
 from grader.execute.channel import Endpoint
 
@@ -84,11 +84,16 @@ class Worker:
         args = self.endpoint.decode(message.get("args") or [])
         kwargs = self.endpoint.decode(message.get("kwargs") or {})
         swaps = self.endpoint.decode(message.get("swap") or {})  # the whole map, encoded like args and kwargs
-        before = snapshot(args), snapshot(kwargs)
-        with stood_in(self.namespace, swaps):
-            result = fn(*args, **kwargs)
+        if not swaps and all_scalars(args) and all_scalars(kwargs.values()):
+            # most calls: nothing to stand in, and arguments no call can change in place
+            result, changed = fn(*args, **kwargs), []
+        else:
+            before = snapshot(args), snapshot(kwargs)
+            with stood_in(self.namespace, swaps):
+                result = fn(*args, **kwargs)
+            changed = changed_arguments(args, kwargs, *before)
         same_as = self.results.same_as(result, args, kwargs)
-        return wire.CallReply(value=result, changed=changed_arguments(args, kwargs, *before), same_as=same_as)
+        return wire.CallReply(value=result, changed=changed, same_as=same_as)
 
 
 def _short(err: BaseException) -> str:
