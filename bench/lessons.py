@@ -1,14 +1,15 @@
 """The per-notebook cost of each lesson of the chapter, ``grade batch`` side by side with ``nbgrader autograde``.
 
-    python bench/lessons.py                       # every lesson of exercises/chapter.toml, N = 20, 3 repeats
+    python bench/lessons.py                       # every lesson of exercises/chapter.toml, N = 40, 3 repeats
     python bench/lessons.py --lesson request --lesson prefill -n 10 --repeats 2
 
 For each lesson: N submissions generated from its own notebooks and mistakes corpus (``bench/generate.py``,
 ``--lesson``), graded by ``grade batch SUBMISSIONS --lesson L --out RESULTS --jobs J`` from an empty results
 folder each run, and by ``nbgrader autograde L --force`` in a course laid out from the same files
 (``bench/nbgrader_course.py``, its venv made once); the scores are compared. It prints a Markdown table (a row
-per lesson: per-notebook wall time, min / median / max, for both; the ratio; the scores' agreement) and writes
-every raw run to ``OUT/lessons.json``. It does not touch RESULTS.md: paste the table into a round there, with
+per lesson: per-notebook wall time, min / median / max, for both; the ratio; the machine's CPU seconds per
+notebook for both, medians, from ``/proc/stat``, which counts the sandboxed workers a process tree's own accounting
+misses; the scores' agreement) and writes every raw run to ``OUT/lessons.json``. It does not touch RESULTS.md: paste the table into a round there, with
 the load average it prints (figures taken on a loaded machine are slower than on an idle one).
 """
 
@@ -73,14 +74,18 @@ def _mmm(values: list[float]) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| lesson | N | grade batch: per notebook | nbgrader autograde: per notebook | ratio (median) | scores agree |",
-        "|---|---|---|---|---|---|",
+        "| lesson | N | grade batch: per notebook | nbgrader autograde: per notebook | ratio (median) | "
+        "CPU s per notebook (machine), ours / nbgrader | scores agree |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ours, theirs = r["batch"]["per_notebook_s"], r["nbgrader"]["per_notebook_s"]
+        cpu_ours = r["batch"]["machine_cpu_s"][1] / r["n"]
+        cpu_theirs = r["nbgrader"]["machine_cpu_s"][1] / r["n"]
         agree = r["agreement"]
         lines.append(
             f"| {r['lesson']} | {r['n']} | {_mmm(ours)} | {_mmm(theirs)} | {theirs[1] / ours[1]:.1f}x | "
+            f"{cpu_ours:.3f} / {cpu_theirs:.3f} ({cpu_theirs / cpu_ours:.1f}x) | "
             f"{agree.get('agree', '?')} of {agree.get('compared', '?')} |"
         )
     return "\n".join(lines)
@@ -99,7 +104,7 @@ def chosen_lessons(given: list[str] | None) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lesson", action="append", help="repeat for several (default: the chapter's lessons)")
-    parser.add_argument("-n", type=int, default=20, help="submissions per lesson (default 20)")
+    parser.add_argument("-n", type=int, default=40, help="submissions per lesson (default 40)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)

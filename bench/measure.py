@@ -35,6 +35,10 @@ class Run:
     returncode: int
     stdout: str = ""
     stderr: str = ""
+    machine_cpu: float = 0.0
+    """User + system seconds of every process on the machine while the command ran (``/proc/stat``): unlike
+    ``cpu``, it counts processes the command's tree never waits for (a sandbox's workers, killed in their own pid
+    namespace, are out of ``RUSAGE_CHILDREN``'s reach), and whatever else runs: take it on a quiet machine."""
 
 
 def tree_total(proc: psutil.Process, value: Callable[[psutil.Process], float]) -> float:
@@ -70,6 +74,7 @@ def tree_cpu(proc: psutil.Process) -> float:
 def run(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 3600) -> Run:
     """Run ``cmd`` to completion, sampling its process tree's memory in a thread."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    machine_before = machine_cpu_s()
     start = time.perf_counter()
     proc = psutil.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = [0]
@@ -91,9 +96,21 @@ def run(cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | No
             proc.kill()
             proc.wait()
     wall = time.perf_counter() - start
+    machine = machine_cpu_s() - machine_before
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Run(wall, cpu, peak[0], proc.returncode, out, err)
+    return Run(wall, cpu, peak[0], proc.returncode, out, err, machine)
+
+
+def machine_cpu_s() -> float:
+    """Seconds of CPU every process of the machine has used since boot (user, nice, system, irq, softirq), from
+    ``/proc/stat``; 0 where there is none."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields)
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass

@@ -1,28 +1,36 @@
-"""Where one notebook's time goes, per lesson: the phases of grading, with the in-process floor beside them.
+"""Where one notebook's CPU and time go, per lesson: a grading process's start, the phases of grading each notebook,
+the channel's round trips and the costliest hidden tests, with the in-process floor beside them.
 
     python bench/phases.py                         # every lesson of exercises/chapter.toml, N = 20
     python bench/phases.py --lesson decode -n 40
 
 For each lesson, N submissions are generated from its notebooks and mistakes corpus (``bench/generate.py``) and
-graded one after another by one warm :class:`grader.grader.Grader` in this process, as a batch's grading
-process grades them (workers forked from a warm zygote at the best isolation level here). The grader's own
-methods are wrapped with timers (an instrument, as ``bench/lender_counts.py`` is: nothing of ``grader`` changes),
-so each phase's wall time is measured where it happens:
+graded one after another by one :class:`grader.grader.Grader` in this process, kept to one CPU with its workers,
+as a batch's grading process grades them (workers forked from a warm zygote at the best isolation level here). The
+grader's own methods are wrapped with timers and counters (an instrument, as ``bench/lender_counts.py`` is:
+nothing of ``grader`` changes), so each figure is taken where it happens:
 
-- ``boot``: the worker's (and the lender's) start for the notebook (``Workers.boot`` and ``Workers.start``);
-- ``cells``: the notebook's cells run in the worker (``LearnerProcess.run_notebook``);
-- ``suites``: the hidden tests against the worker (``SuiteSession.run``: test bodies, generated inputs, the
-  reference calls, every turn of the channel), of which ``lent`` is the part spent in lent calls
-  (``Lender.call``) and ``rerun`` the other-numbers check (``other_numbers``);
-- ``score``: outcomes to a report (``score``);
-- ``close``: the notebook's workers ended and swept (``Workers.close``).
+- ``start``: what the process pays before its steady state, from a new Grader to the end of its first notebook
+  (pytest and hypothesis imported, the suites collected, the examples loaded, the zygote and the lender's worker
+  booted), wall and the machine's CPU;
+- per notebook, wall time by phase: ``boot``, the worker's (and the lender's) start (``Workers.boot`` and
+  ``Workers.start``); ``cells``, the notebook's cells run in the worker (``LearnerProcess.run_notebook``);
+  ``suites``, the hidden tests against the worker (``SuiteSession.run``: test bodies, generated inputs, the
+  reference calls, every turn of the channel), of which ``lent`` is the part spent in lent calls (``Lender.call``)
+  and ``rerun`` the other-numbers check (``other_numbers``); ``score``, outcomes to a report (``score``);
+  ``close``, the notebook's workers ended and swept (``Workers.close``);
+- per notebook, CPU: the hidden tests' thread's (``time.thread_time`` around each test: pytest, hypothesis's
+  replay, the suites' checks and reference calls, the trusted end of the channel), this process's
+  (``time.process_time``) and the machine's (every process's user and system time from ``/proc/stat``: this
+  process, the zygote, the workers and the lender's worker, which run in their own namespaces where
+  ``RUSAGE_CHILDREN`` does not reach them, and also whatever else runs: take it on a quiet machine; the load
+  average is printed); ``worker side`` is the machine's less this process's;
+- ``trips``: round trips on the learners' channels per notebook, the tests' requests and the learner's callbacks
+  (a stand-in, a lent function) the trusted end answered;
+- the costliest tests: the tests' thread's CPU per notebook, with their round trips.
 
-CPU, per notebook: this process's (``time.process_time``: the suites, pytest, hypothesis, scoring), and the
-machine's (every process's user and system time from ``/proc/stat``: this process, the zygote, the workers and
-the lender's worker, which run in their own namespaces where ``RUSAGE_CHILDREN`` does not reach them, and also
-whatever else runs: take it on a quiet machine; the load average is printed).
 ``floor`` is ``bench/floor.py``'s figure for the same files: the same suites on the cells ``exec``'d in one
-process, no isolation. Prints a Markdown table; writes every raw figure to ``OUT/profile.json``.
+process, no isolation. Prints Markdown tables; writes every raw figure to ``OUT/profile.json``.
 """
 
 from __future__ import annotations
@@ -47,8 +55,10 @@ sys.path.insert(0, str(HERE.parent))
 import floor  # noqa: E402
 import generate  # noqa: E402
 from lessons import chosen_lessons  # noqa: E402
+from measure import machine_cpu_s  # noqa: E402
 
 PHASES = ("boot", "cells", "suites", "lent", "rerun", "score", "close")
+TOP_TESTS = 5
 
 
 class Timers:
@@ -71,6 +81,48 @@ class Timers:
 
         setattr(owner, name, timed)
         return lambda: setattr(owner, name, original)
+
+
+class Counters:
+    """Round trips on the learners' channels, and each hidden test's CPU (its thread's) and round trips."""
+
+    def __init__(self) -> None:
+        self.requests = self.callbacks = 0
+        self.test_cpu: dict[str, float] = defaultdict(float)
+        self.test_trips: dict[str, int] = defaultdict(int)
+        self._test = ""
+
+    def wrap(self) -> Callable[[], None]:
+        from grader.execute.channel import Endpoint
+        from grader.suites.session import _Plugin
+
+        counters, exchange, answer, run = self, Endpoint._exchange, Endpoint.answer, _Plugin._run
+
+        def counted_exchange(endpoint: Endpoint, message: Any) -> Any:
+            if endpoint._guard is not None:  # the trusted end: a test's request, or a lent call to the lender
+                counters.requests += 1
+                counters.test_trips[counters._test] += 1
+            return exchange(endpoint, message)
+
+        def counted_answer(endpoint: Endpoint, call: Any) -> Any:
+            if endpoint._guard is not None:  # a callback the learner's code made
+                counters.callbacks += 1
+                counters.test_trips[counters._test] += 1
+            return answer(endpoint, call)
+
+        def timed_run(plugin: Any, item: Any, *args: Any, **kwargs: Any) -> Any:
+            counters._test, started = item.nodeid, time.thread_time()
+            try:
+                return run(plugin, item, *args, **kwargs)
+            finally:
+                counters.test_cpu[item.nodeid] += time.thread_time() - started
+
+        Endpoint._exchange, Endpoint.answer, _Plugin._run = counted_exchange, counted_answer, timed_run  # type: ignore[method-assign]
+
+        def undo() -> None:
+            Endpoint._exchange, Endpoint.answer, _Plugin._run = exchange, answer, run  # type: ignore[method-assign]
+
+        return undo
 
 
 @contextmanager
@@ -98,6 +150,7 @@ def instrumented(timers: Timers) -> Iterator[None]:
 
 
 def profile_lesson(lesson: str, n: int, seed: int, out: Path) -> dict[str, Any]:
+    from grader.execute.upkeep import keep_to_one_cpu
     from grader.grader import Grader
     from grader.pipeline import GradeOptions, read_for_lesson
 
@@ -106,60 +159,83 @@ def profile_lesson(lesson: str, n: int, seed: int, out: Path) -> dict[str, Any]:
     generate.generate(n, folder, seed=seed, lesson=lesson)
     paths = sorted(folder.glob("*.ipynb"))
     options = GradeOptions(lesson=lesson)
-    timers = Timers()
+    timers, counters = Timers(), Counters()
+    keep_to_one_cpu()  # as a batch's grading process: it, its zygote and its workers on one CPU
+    machine0, wall0 = machine_cpu_s(), time.perf_counter()
     with Grader(options.for_any_lesson()) as grader:
-        t0 = time.perf_counter()
-        grader.warm(lesson)  # suites collected, a zygote booted: what a batch pays once per process
-        warm_s = time.perf_counter() - t0
+        grader.warm_soon()  # as a grading process starts (batch/work.py)
         first = read_for_lesson(paths[0], options)[0]
-        grader.grade(first, lesson)  # the first notebook also records or loads the examples: not profiled
+        grader.grade(first, lesson)  # imports, collects, loads the examples: the process's start, not profiled
+        start_s, start_cpu = time.perf_counter() - wall0, machine_cpu_s() - machine0
         cpu0, machine0, wall0 = time.process_time(), machine_cpu_s(), time.perf_counter()
         scores: dict[str, float] = {}
-        with instrumented(timers):
-            for path in paths:
-                submission, _ = read_for_lesson(path, options)
-                scores[path.stem] = grader.grade(submission, lesson).score
-            cpu, machine = time.process_time() - cpu0, machine_cpu_s() - machine0
+        undo = counters.wrap()
+        try:
+            with instrumented(timers):
+                for path in paths:
+                    submission, _ = read_for_lesson(path, options)
+                    scores[path.stem] = grader.grade(submission, lesson).score
+                cpu, machine = time.process_time() - cpu0, machine_cpu_s() - machine0
+        finally:
+            undo()
         wall = time.perf_counter() - wall0
     ground = floor.main(folder, lesson)
     agree = sum(1 for k, v in scores.items() if abs(v - ground["scores"].get(k, float("nan"))) < 1e-9)
+    count = len(paths)
+    costliest = sorted(counters.test_cpu, key=lambda t: -counters.test_cpu[t])[:TOP_TESTS]
     return {
         "lesson": lesson,
-        "n": len(paths),
-        "warm_s": warm_s,
-        "per_notebook_wall_s": wall / len(paths),
-        "per_notebook_cpu_s": cpu / len(paths),
-        "per_notebook_machine_cpu_s": machine / len(paths),
+        "n": count,
+        "start_s": start_s,
+        "start_machine_cpu_s": start_cpu,
+        "per_notebook_wall_s": wall / count,
+        "per_notebook_tests_cpu_s": sum(counters.test_cpu.values()) / count,
+        "per_notebook_cpu_s": cpu / count,
+        "per_notebook_machine_cpu_s": machine / count,
+        "per_notebook_requests": counters.requests / count,
+        "per_notebook_callbacks": counters.callbacks / count,
+        "costliest_tests": [
+            {"test": t, "cpu_s": counters.test_cpu[t] / count, "trips": counters.test_trips[t] / count}
+            for t in costliest
+        ],
         "load_average": os.getloadavg(),
-        "phases_s": {p: timers.seconds[p] / len(paths) for p in PHASES},
+        "phases_s": {p: timers.seconds[p] / count for p in PHASES},
         "floor_per_notebook_s": ground["per_notebook_s"],
-        "scores_agree_with_floor": f"{agree} of {len(paths)}",
+        "scores_agree_with_floor": f"{agree} of {count}",
     }
-
-
-def machine_cpu_s() -> float:
-    """Seconds of CPU every process of the machine has used since boot (user, nice, system, irq, softirq)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]
-    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields)
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     ms = 1e3
-    head = "| lesson | N | wall | CPU: grader | CPU: machine | " + " | ".join(PHASES) + " | floor | x floor |"
+    head = (
+        "| lesson | N | start: wall / CPU | wall | "
+        + " | ".join(PHASES)
+        + " | CPU: tests | CPU: grading process | CPU: worker side | CPU: machine | trips | floor | x floor |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         phases = " | ".join(f"{r['phases_s'][p] * ms:.0f}" for p in PHASES)
-        cpu = r["per_notebook_machine_cpu_s"]
+        cpu, process = r["per_notebook_machine_cpu_s"], r["per_notebook_cpu_s"]
         lines.append(
-            f"| {r['lesson']} | {r['n']} | {r['per_notebook_wall_s'] * ms:.0f} | {r['per_notebook_cpu_s'] * ms:.0f} | "
-            f"{cpu * ms:.0f} | {phases} | {r['floor_per_notebook_s'] * ms:.0f} | "
-            f"{cpu / r['floor_per_notebook_s']:.1f}x |"
+            f"| {r['lesson']} | {r['n']} | {r['start_s'] * ms:.0f} / {r['start_machine_cpu_s'] * ms:.0f} | "
+            f"{r['per_notebook_wall_s'] * ms:.0f} | {phases} | {r['per_notebook_tests_cpu_s'] * ms:.0f} | "
+            f"{process * ms:.0f} | {(cpu - process) * ms:.0f} | {cpu * ms:.0f} | "
+            f"{r['per_notebook_requests']:.0f} + {r['per_notebook_callbacks']:.0f} | "
+            f"{r['floor_per_notebook_s'] * ms:.0f} | {cpu / r['floor_per_notebook_s']:.1f}x |"
         )
-    return "\n".join(lines) + (
-        "\n\n(milliseconds per notebook; 'x floor' is the machine's CPU over the floor's time; load average "
-        f"at the end: {rows[-1]['load_average'] if rows else '?'})"
+    lines.append(
+        "\n(milliseconds; start once per grading process, the rest per notebook; trips: the tests' requests + the "
+        "learner's callbacks; 'x floor' is the machine's CPU over the floor's time; load average at the end: "
+        f"{rows[-1]['load_average'] if rows else '?'})\n\nThe costliest tests (the tests' thread's CPU per notebook, "
+        "and their round trips):\n"
     )
+    for r in rows:
+        tests = "; ".join(
+            f"{t['test'].split('::')[-1]} {t['cpu_s'] * ms:.1f} ms ({t['trips']:.0f} trips)"
+            for t in r["costliest_tests"]
+        )
+        lines.append(f"- {r['lesson']}: {tests}")
+    return "\n".join(lines)
 
 
 def main() -> None:

@@ -96,7 +96,10 @@ def series(name: str, repeats: int, per: int, once: Callable[[int], measure.Run]
         if run.returncode != 0:
             raise SystemExit(f"bench: {name} failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
         s.runs.append(run)
-        log(f"  {name} #{i + 1}: {run.wall:.2f} s wall, {run.cpu:.2f} s cpu, peak {run.peak_rss / 2**20:.0f} MiB")
+        log(
+            f"  {name} #{i + 1}: {run.wall:.2f} s wall, {run.cpu:.2f} s cpu ({run.machine_cpu:.2f} s on the machine), "
+            f"peak {run.peak_rss / 2**20:.0f} MiB"
+        )
     return s
 
 
@@ -107,6 +110,7 @@ def summary(s: measure.Series) -> dict[str, Any]:
         "per_notebook_s": s.per_notebook,
         "notebooks_per_s": [s.per / w for w in s.wall[::-1]],
         "cpu_s": s.stat("cpu"),
+        "machine_cpu_s": s.stat("machine_cpu"),
         "peak_rss_mib": [v / 2**20 for v in s.stat("peak_rss")],
         "runs": [{k: v for k, v in asdict(r).items() if k not in ("stdout", "stderr")} for r in s.runs],
     }
