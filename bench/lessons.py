@@ -4,13 +4,14 @@
     python bench/lessons.py --lesson request --lesson prefill -n 10 --repeats 2
 
 For each lesson: N submissions generated from its own notebooks and mistakes corpus (``bench/generate.py``,
-``--lesson``), graded by ``grade batch SUBMISSIONS --lesson L --out RESULTS --jobs J`` from an empty results
-folder each run, and by ``nbgrader autograde L --force`` in a course laid out from the same files
-(``bench/nbgrader_course.py``, its venv made once); the scores are compared. It prints a Markdown table (a row
-per lesson: per-notebook wall time, min / median / max, for both; the ratio; the machine's CPU seconds per
-notebook for both, medians, from ``/proc/stat``, which counts the sandboxed workers a process tree's own accounting
-misses; the scores' agreement) and writes every raw run to ``OUT/lessons.json``. It does not touch RESULTS.md: paste the table into a round there, with
-the load average it prints (figures taken on a loaded machine are slower than on an idle one).
+``--lesson``), graded by ``grade batch SUBMISSIONS --lesson L --out RESULTS --jobs J`` from an empty results folder
+each run, and by ``nbgrader autograde L --force`` in a course laid out from the same files
+(``bench/nbgrader_course.py``, its venv made once); the scores are compared. It prints a Markdown table (a row per
+lesson: per-notebook wall time, min / median / max, for both; the ratio; the machine's CPU seconds per notebook for
+both, medians, from ``/proc/stat``, which counts the sandboxed workers a process tree's own accounting misses; the
+scores' agreement) and writes every raw run to ``OUT/lessons.json``. It does not touch RESULTS.md: paste the table
+into a round there, with the load average it prints (figures taken on a loaded machine are slower than on an idle
+one).
 """
 
 from __future__ import annotations
