@@ -76,6 +76,10 @@ PLAIN = [
     "\n\n\nnope = (1,\n",  # leading blank lines: IPython drops them, and names the line after that
     "def broken():\nreturn 1",  # an IndentationError
     "print('what?') +",
+    "import sys\nlimit = sys.getrecursionlimit()",  # a Jupyter kernel's, 3000 (jedi sets it), without IPython too
+    "total = " + " + ".join(["1"] * 1200),  # compiles only under that limit
+    "way_too_deep = " + "-" * 100_000 + "1",  # past any limit: the cell's error, and the notebook goes on
+    "after_the_deep_one = 1",
 ]
 
 #: IPython's own names, never compared (they differ from run to run, or a plain shell has none of them).
@@ -156,6 +160,17 @@ def test_a_plain_shell_runs_plain_cells_as_ipython_does_without_importing_it() -
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.parametrize("way", ["ours", "plain"])
+def test_a_trailing_semicolon_shows_nothing_and_leaves_underscore_as_a_kernel_does(way: str) -> None:
+    """A kernel hides the value of a cell whose last token is ``;`` and does not set ``_`` (IPython's own ``run_cell``
+    without history got this wrong, reading the rule off a cell it had not stored)."""
+    cells = ["1 + 1", "40 + 2;", "seen = _", "7  # shown", "after = _", "8;  # a comment after it", "still = _", "9 ;"]
+    names, errors, _ = _ran(way, cells)
+    assert (names["seen"], names["after"], names["still"], names["_"]) == ("2", "7", "7", "7")
+    assert errors[:-1] == [""] * len(cells)
+
+
 def test_a_plain_shell_builds_ipython_for_the_first_cell_that_needs_it() -> None:
     """TRICKY needs IPython from its ``%time`` cell on: the namespace (what the display hook set before included)
     and every error are IPython's own."""
@@ -223,7 +238,7 @@ def test_a_plain_cell_needs_no_ipython(source: str) -> None:
         ("%time x", False),
         ("!ls", False),
         ("x?", False),
-        ("x;", False),
+        ("x;", True),
         ("await f()", False),
         ("  x = 1", False),
         ("%%timeit\nx", False),

@@ -69,3 +69,35 @@ def test_workdir_is_removed(write_notebook: Callable[..., Path]) -> None:
     assert (workdir / "left.txt").exists()
     worker.close()
     assert not workdir.exists()
+
+
+def test_a_notebook_imports_the_modules_it_writes_beside_itself(write_notebook: Callable[..., Path]) -> None:
+    """As in a Jupyter kernel started in the notebook's folder, its own folder is on the module path (the hostile
+    round: ``%%writefile helper.py`` then ``from helper import ...`` failed in the worker, and passed in a kernel)."""
+    path = write_notebook(
+        [
+            "from pathlib import Path\nPath('helper.py').write_text('def seven():\\n    return 7\\n')",
+            "from helper import seven\nx = seven()",
+            "%%writefile other.py\nEIGHT = 8\n",
+            "from other import EIGHT",
+        ]
+    )
+    worker, execution = start_worker(read_submission(path), DEFAULT_LIMITS, DEFAULT_MODE)
+    with worker:
+        assert execution.cell_errors == ()
+        assert (worker.value("x"), worker.value("EIGHT")) == (7, 8)
+
+
+def test_code_larger_than_a_worker_reads_is_refused_with_a_sentence(
+    write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook whose code is larger than the worker reads in one message is not run, and says why (the hostile
+    round: 1.1 MB of code made the worker exit 'before any cell started', pointing at exit() and os._exit())."""
+    monkeypatch.setattr("grader.execute.protocol.MAX_RUN_BYTES", 1 << 20)
+    path = write_notebook([f"blob = {'x' * (1 << 20)!r}", "y = 1"])
+    with pytest.raises(WorkerCrashed, match="code cells hold 1 MB of text, more than the 1 MB a notebook's code may"):
+        start_worker(read_submission(path), DEFAULT_LIMITS, DEFAULT_MODE)
+    small = write_notebook([f"blob = {'x' * (1 << 19)!r}", "y = 1"], name="small.ipynb")
+    worker, execution = start_worker(read_submission(small), DEFAULT_LIMITS, DEFAULT_MODE)
+    with worker:
+        assert execution.cell_errors == () and worker.value("y") == 1

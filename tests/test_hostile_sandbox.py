@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from grader.config import DEFAULT_LIMITS, Limits
+from grader.execute import ipc
 from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
@@ -194,9 +195,33 @@ def test_a_refused_call_says_why(worker_level: str, shared_tmp: Path) -> None:
         for zygote in started:
             zygote.close()
     assert [e.evalue for e in execution.cell_errors] == [
-        "[Errno 38] Function not implemented: shared memory and message queues between processes (System V IPC, memfd) "
-        "are turned off while grading"
+        "[Errno 38] Function not implemented: shared memory, message queues and keyrings between processes (System V "
+        "IPC, memfd, the kernel's keys) are turned off while grading"
     ]
+
+
+KEYRING = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+numbers = {{"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}}.get(os.uname().machine, (248, 249, 250))
+libc.syscall.restype = ctypes.c_long
+USER_KEYRING = -4
+if {put}:
+    made = libc.syscall(numbers[0], b"user", b"left-by-first", b"secret", 6, USER_KEYRING)
+else:
+    made = libc.syscall(numbers[1], b"user", b"left-by-first", None, USER_KEYRING)
+refused = os.strerror(ctypes.get_errno()) if made < 0 else "made"
+"""
+
+
+@pytest.mark.skipif(ipc.FILTER is None, reason="no system-call filter for this machine")
+def test_a_learner_cannot_leave_keys_in_the_kernel_for_the_next(worker_level: str, shared_tmp: Path) -> None:
+    """A uid's keyring outlives its processes: keys a learner added stayed after grading (4 KB per uid, found in
+    /proc/key-users), where the next learner graded as the same uid read them. The key calls are refused."""
+    put = write_nb(shared_tmp, f"key-put-{worker_level}", [KEYRING.format(put=True)])
+    get = write_nb(shared_tmp, f"key-get-{worker_level}", [KEYRING.format(put=False)])
+    first, second = in_turn(worker_level, DEFAULT_LIMITS, (put, ("refused",)), (get, ("refused",)))
+    assert first["refused"] == second["refused"] == "Function not implemented"
 
 
 IPC_LEFT = """

@@ -183,20 +183,25 @@ def test_timeouts_and_crashes_read_the_same_as_spawned(zygote: Zygote, write_not
     assert run(zygote, write_notebook(["z = 3"], name="fine.ipynb"), "z") == {"z": 3}  # the zygote lives on
 
 
-def test_a_learner_who_needed_ipython_has_the_zygote_build_it_for_the_next_ones(
-    zygote: Zygote, write_notebook: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+def test_a_learner_who_needed_ipython_changes_nothing_for_the_next_ones(
+    zygote: Zygote, write_notebook: Callable[..., Path]
 ) -> None:
-    """A notebook of plain Python never imports IPython; one with a magic builds its shell in its own worker, and
-    then the zygote builds it too, so the learners after it start with it (and find /tmp as the first did: the
-    zygote built it in a home it deleted), also after the zygote is replaced."""
-    monkeypatch.setattr("grader.execute.zygote.ZYGOTE_FORKS", 3)
-    plain = write_notebook(["import os, sys\nipython = 'IPython' in sys.modules\ntmp = os.listdir('/tmp')"])
+    """A notebook of plain Python never imports IPython; one with a magic builds IPython's shell in its own worker
+    only, so the learners after it run exactly as the ones before it (the hostile round: once the zygote built it
+    for them, the recursion limit and IPython's names changed under a plain learner, and a 1,200-term sum that
+    crashed one learner's worker passed after another learner's magic)."""
+    plain = write_notebook(
+        [
+            "import builtins, sys\nipython = 'IPython' in sys.modules\nlimit = sys.getrecursionlimit()\n"
+            "shown = hasattr(builtins, '__IPYTHON__')\ntotal = " + " + ".join(["1"] * 1200)
+        ]
+    )
     magic = write_notebook(["%time x = 1\nimport sys\nipython = 'IPython' in sys.modules"], name="magic.ipynb")
-    first = run(zygote, plain, "ipython", "tmp")
-    assert first["ipython"] is False
+    names = ("ipython", "limit", "shown", "total")
+    before = run(zygote, plain, *names)
+    assert before == {"ipython": False, "limit": 3000, "shown": False, "total": 1200}  # a kernel's limit, no IPython
     assert run(zygote, magic, "x", "ipython") == {"x": 1, "ipython": True}
-    assert run(zygote, plain, "ipython", "tmp") == {"ipython": True, "tmp": first["tmp"]}  # the zygote built it
-    assert run(zygote, plain, "ipython", "tmp") == {"ipython": True, "tmp": first["tmp"]}  # a fresh zygote, again
+    assert run(zygote, plain, *names) == before
 
 
 def test_a_zygote_is_replaced_after_its_quota_of_learners(

@@ -1,19 +1,21 @@
-"""Run one notebook cell in the worker, as IPython's ``InteractiveShell.run_cell`` would (untrusted side).
+"""Run one notebook cell in the worker, as a Jupyter kernel's IPython would (untrusted side).
 
 Most cells of a lesson notebook are plain Python, and most notebooks are nothing else. Importing IPython costs
 ~0.22 s of CPU (its package imports prompt_toolkit and jedi for the terminal), which every zygote and every
 spawned worker paid before its first cell; building its shell and ``run_cell``'s own machinery (transforming
 IPython syntax, which tokenizes the cell, the top-level ``await`` check, per-node compiling, history) cost
-~0.5 ms a cell more. So a worker starts with a :class:`PlainShell`: a namespace set up as IPython's is, in
-which a cell that compiles as plain Python and names none of IPython's own names runs with what ``run_cell``
-does that a learner's code can see: the cell compiled with a compiler that keeps ``from __future__`` imports
-for later cells and registers the source (tracebacks and ``inspect`` show the learner's lines), the namespace
-as ``__main__``, and the value of a last bare expression setting ``_``, ``__``, ``___`` and ``_1`` as IPython's
-display hook does. The first cell that needs IPython (a magic, ``!command``, ``?``, top-level ``await``, an
-indented cell, a trailing ``;``, or a name only IPython defines: ``get_ipython``, ``display``, ``In``,
-``Out``, ``exit`` ...) builds IPython's ``InteractiveShell`` over that same namespace (:meth:`PlainShell.ipython`),
-and from then on the notebook runs as it always did; that import is the notebook's own time. Nothing is
-printed for a displayed value in a plain shell (a worker's output is read only when it failed to start).
+~0.5 ms a cell more. So a worker starts with a :class:`PlainShell`: a namespace set up as IPython's is (the
+recursion limit a kernel has too), in which a cell that compiles as plain Python and names none of IPython's own
+names runs with what ``run_cell`` does that a learner's code can see: the cell compiled with a compiler that keeps
+``from __future__`` imports for later cells and registers the source (tracebacks and ``inspect`` show the
+learner's lines), the namespace as ``__main__``, and the value of a last bare expression setting ``_``, ``__``,
+``___`` and ``_1`` as IPython's display hook does (not after a trailing ``;``). The first cell that needs IPython
+(a magic, ``!command``, ``?``, top-level ``await``, an indented cell, or a name only IPython defines:
+``get_ipython``, ``display``, ``In``, ``Out``, ``exit`` ...) builds IPython's ``InteractiveShell`` over that same
+namespace (:meth:`PlainShell.ipython`), and from then on the notebook runs as it always did; that import is the
+notebook's own time, in its own worker only (a zygote never builds it: what one learner's cells need must not
+change what the next learner's run in). Nothing is printed for a displayed value in a plain shell (a worker's
+output is read only when it failed to start).
 
 With IPython's shell, a cell that compiles as plain Python is still run by :func:`run_cell` itself with the
 shell's compiler, builtins and display hook (firing ``pre_execute``/``post_execute``, which plotting
@@ -27,9 +29,11 @@ import ast
 import builtins
 import codeop
 import hashlib
+import io
 import linecache
 import re
 import sys
+import tokenize
 import traceback
 import types
 from types import CodeType
@@ -72,6 +76,9 @@ _IPYTHON_NAME = re.compile(r"_i+|_i?\d+")
 _FUTURE_FLAGS = 0
 for _feature in __import__("__future__").all_feature_names:
     _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
+#: The recursion limit of a Jupyter kernel, which a plain shell sets too: importing IPython imports jedi, which sets
+#: it (a recursive answer 1,500 calls deep runs in Jupyter, and must not depend on whether IPython was imported).
+JUPYTER_RECURSION_LIMIT = 3000
 #: IPython's execution count while grading: cells run with ``store_history=False``, so it stays 1.
 _COUNT = 1
 
@@ -93,6 +100,7 @@ class PlainShell:
         """The last value displayed (IPython's ``Out[1]``), to hand over to IPython's shell."""
         self._ipython: Any = None
         sys.modules["__main__"] = module  # as IPython's shell makes its namespace __main__ (pickle, import __main__)
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), JUPYTER_RECURSION_LIMIT))
 
     @property
     def built(self) -> Any:
@@ -209,28 +217,46 @@ def _compiled(shell: Any, source: str) -> list[CodeType] | None:
     return None if tree is None else _compiled_tree(shell, source, tree)
 
 
+#: What parsing or compiling a cell may raise besides a syntax error: a cell nested past the recursion limit
+#: (``1 + 1 + ... + 1``), or too large; IPython's own run then tells it as the cell's error.
+_NOT_COMPILED = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
 def _parsed(source: str) -> ast.Module | None:
     """The cell's syntax tree, or None if IPython must run it."""
-    if source.rstrip().endswith(";"):
-        return None  # IPython hides the last value (and does not set ``_``): leave that rule to it
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):  # IPython syntax, or bytes Python refuses: IPython decides
+    except _NOT_COMPILED:  # IPython syntax, or source Python refuses: IPython decides
         return None
 
 
 def _compiled_tree(shell: Any, source: str, tree: ast.Module) -> list[CodeType] | None:
     filename = shell.compile.cache(source, shell.execution_count)  # the name run_cell would give it
     body, last = tree.body, []
-    if body and isinstance(body[-1], ast.Expr):
+    if body and isinstance(body[-1], ast.Expr) and not _quiet(source):
         body, last = body[:-1], body[-1:]
     try:
         codes = [shell.compile(ast.Module(body=body, type_ignores=[]), filename, "exec")]
         if last:
             codes.append(shell.compile(ast.Interactive(body=last), filename, "single"))
-    except (SyntaxError, ValueError):  # parsed but not compilable as plain Python (top-level ``await``)
+    except _NOT_COMPILED:  # parsed but not compilable as plain Python (top-level ``await``)
         return None
     return codes
+
+
+def _quiet(source: str) -> bool:
+    """Whether the cell's last token (comments and blank lines aside) is ``;``: then Jupyter shows no value and
+    sets no ``_`` (IPython's ``DisplayHook.semicolon_at_end_of_expression``; its own check reads the last cell of a
+    history the grader does not keep, so such a cell is not left to it)."""
+    if ";" not in source:
+        return False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    skipped = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
+    last = next((token for token in reversed(tokens) if token.type not in skipped), None)
+    return last is not None and last.type == tokenize.OP and last.string == ";"
 
 
 #: How IPython syntax begins a line (a magic, a shell command, help, an autocall, a pasted prompt) or follows ``=``.
@@ -258,7 +284,7 @@ def _syntax_error(shell: PlainShell, source: str) -> BaseException | None:
     name = shell.compile.cache(cell, shell.execution_count)
     try:
         compile(cell, name, "exec", shell.compile.flags | ast.PyCF_ONLY_AST, True)
-    except (OverflowError, SyntaxError, ValueError, TypeError, MemoryError) as err:
+    except Exception as err:  # as IPython's run_cell: a syntax error, or one of _NOT_COMPILED, is the cell's error
         traceback.print_exception(type(err), err, None)
         return err
     return run_cell(shell.ipython(), source)  # it parses once named: let IPython run it

@@ -27,12 +27,17 @@ _prctl = getattr(_LIBC, "prctl", None)  # Linux only
 
 # -- refused by a system-call filter ------------------------------------------------------------------------------
 #: Per machine, its audit architecture and the numbers of the calls refused: System V shared memory, message
-#: queues and semaphores (shm*, msg*, sem*), POSIX message queues (mq_*) and memfd_create.
+#: queues and semaphores (shm*, msg*, sem*), POSIX message queues (mq_*), memfd_create, and the kernel's key
+#: management (add_key, request_key, keyctl: a uid's keyring outlives every process of that uid, so a learner's keys
+#: stayed after grading, where a later learner given the same uid could read them).
 _CALLS = {
-    "x86_64": (0xC000003E, (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 240, 241, 242, 243, 244, 245, 319)),
+    "x86_64": (
+        0xC000003E,
+        (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 240, 241, 242, 243, 244, 245, 319, 248, 249, 250),
+    ),
     "aarch64": (
         0xC00000B7,
-        (194, 195, 196, 197, 190, 191, 192, 193, 186, 187, 188, 189, 180, 181, 182, 183, 184, 185, 279),
+        (194, 195, 196, 197, 190, 191, 192, 193, 186, 187, 188, 189, 180, 181, 182, 183, 184, 185, 279, 217, 218, 219),
     ),
 }
 

@@ -145,7 +145,7 @@ def main() -> None:
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")  # jupyter_core's own paths, without its warning about them
     rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
     del sys.argv[1:]
-    _exit_as(asyncio.run(_run(Endpoint(rfd, wfd, _not_a_call), rfd, wfd)))
+    _exit_as(asyncio.run(_run(Endpoint(rfd, wfd, _not_a_call, max_bytes=wire.MAX_RUN_BYTES), rfd, wfd)))
 
 
 if __name__ == "__main__":

@@ -47,9 +47,6 @@ class WorkerOS(Protocol):
     def end(self) -> None:
         """Kill the worker and everything it started; delete its working directory and temporary files."""
 
-    def needed_ipython(self) -> None:
-        """The worker's cells needed IPython's shell (a forked one's zygote builds it for the next learners)."""
-
 
 class Spawned:
     """A worker started as a new interpreter, with the channel's pipe ends ``rfd`` and ``wfd``."""
@@ -104,9 +101,6 @@ class Spawned:
         if self.uid is not None and not LEVELS[self.level].private_tmp:  # else /tmp and IPC died with it
             remove_files_of(self.uid)
             remove_ipc(self.uid)
-
-    def needed_ipython(self) -> None:
-        """Nothing to keep: the next spawned worker is a new interpreter anyway."""
 
 
 _SIGNAL_NUMBERS = {int(s) for s in signal.Signals}

@@ -34,7 +34,7 @@ RUN = "run"
 CELL = "cell"
 """worker -> grader: now running this cell (so a timeout can name it)."""
 EXECUTED = "executed"
-"""worker -> grader: every cell ran; these raised (and whether a cell needed IPython's shell)."""
+"""worker -> grader: every cell ran; these raised."""
 GET = "get"
 """grader -> worker: the value of a variable."""
 CALL = "call"
@@ -46,6 +46,10 @@ RAISE = "raise"
 FRESH = "fresh"
 """grader -> lender's worker (:mod:`grader.execute.lender_main`): serve the next learner from a fresh copy of the
 state the solution left; it answers ``ready`` once the fresh copy listens."""
+
+MAX_RUN_BYTES = 64 << 20
+"""The largest message a worker reads, once encoded: the ``run`` message, which holds the notebook's code (the
+grader refuses a notebook whose code is larger, with a sentence, rather than send it)."""
 
 # -- the zygote's control socket: grading process <-> zygote ---------------------------------------------
 FORK = "fork"
@@ -60,12 +64,9 @@ END = "end"
 """grader -> zygote: kill this worker and sweep after it."""
 ENDED = "ended"
 """zygote -> grader: swept; the worker's exit status."""
-IPYTHON = "ipython"
-"""grader -> zygote: build IPython's shell now, so that the learners forked from now on start with it (a learner
-before them needed it: cells with magics run in it, and importing it costs each worker ~0.3 s)."""
 ERROR = "error"
 """zygote -> grader: a request it does not know."""
-# the zygote also says READY once it has started, and once it has built IPython's shell
+# the zygote also says READY once it has started
 
 
 class CellSource(TypedDict):
@@ -105,19 +106,15 @@ class Executed(TypedDict):
     """The first :data:`MAX_CELL_ERRORS` cells that raised."""
     more: int
     """How many more cells raised, not listed (20,000 raising cells once made this message too large to read)."""
-    ipython: bool
-    """Whether a cell needed IPython's shell (:mod:`grader.execute.cells`): the grader then has the zygote build it
-    for the next learners. A worker that says so falsely costs only time."""
 
 
 #: Cells that raised that one ``executed`` message lists (each a few hundred bytes: well within a message).
 MAX_CELL_ERRORS = 200
 
 
-def executed(errors: list[CellRaised], ipython: bool = False) -> Executed:
+def executed(errors: list[CellRaised]) -> Executed:
     """The ``executed`` message for these errors, the first :data:`MAX_CELL_ERRORS` listed and the rest counted."""
-    more = max(0, len(errors) - MAX_CELL_ERRORS)
-    return Executed(t=EXECUTED, errors=errors[:MAX_CELL_ERRORS], more=more, ipython=ipython)
+    return Executed(t=EXECUTED, errors=errors[:MAX_CELL_ERRORS], more=max(0, len(errors) - MAX_CELL_ERRORS))
 
 
 class Get(TypedDict):
@@ -199,10 +196,6 @@ class End(TypedDict):
 class Ended(TypedDict):
     t: str
     status: int | None
-
-
-class BuildIPython(TypedDict):
-    t: str
 
 
 class Error(TypedDict):

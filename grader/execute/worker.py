@@ -14,6 +14,7 @@ worker in a thread that outlives it.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
 import threading
@@ -98,6 +99,10 @@ class LearnerProcess:
         finish. ``until``: a deadline of the caller's, sooner than the notebook's own (a run again after a crash,
         within what is left of the notebook's budget); running out of it raises :class:`ChannelTimeout`."""
         cells = [wire.CellSource(index=c.index, source=c.source) for c in self.submission.cells if not c.skip]
+        too_large = _code_too_large(cells)
+        if too_large is not None:
+            self.close()
+            raise WorkerCrashed(too_large)
         self._wait_until_ready()
         started = time.monotonic()  # the notebook's clock starts once the worker has booted
         deadline = started + self.limits.budget.notebook
@@ -124,8 +129,6 @@ class LearnerProcess:
         except ChannelError:
             raise self._crashed() from None
         errors = tuple(self._cell_error(e) for e in message.get("errors", []) if isinstance(e, dict))
-        if message.get("ipython") is True:
-            self._os.needed_ipython()
         more = message.get("more", 0)
         return Execution(
             cell_errors=errors,
@@ -269,7 +272,8 @@ class LearnerProcess:
             errno.EMFILE: f"a notebook may have {self.limits.max_open_files} files open at once",
             errno.EAGAIN: f"a notebook may run {self.limits.max_processes} processes and threads at once",
             errno.ENOSYS: (
-                "shared memory and message queues between processes (System V IPC, memfd) are turned off while grading"
+                "shared memory, message queues and keyrings between processes (System V IPC, memfd, the kernel's "
+                "keys) are turned off while grading"
             ),
         }
 
@@ -390,3 +394,18 @@ def start_worker(
     worker = LearnerProcess(submission, limits, mode, zygote)
     execution = worker.run_notebook()
     return worker, execution
+
+
+def _code_too_large(cells: list[wire.CellSource]) -> str | None:
+    """Why the notebook's code is not sent to its worker: more than the worker reads in one message, once encoded
+    (each character at most 12 bytes of JSON, so a precise count is needed only near the bound); None if it fits."""
+    if 12 * sum(len(c["source"]) for c in cells) + 64 * len(cells) < wire.MAX_RUN_BYTES:
+        return None
+    size = len(json.dumps(wire.Run(t=wire.RUN, cells=cells), separators=(",", ":"))) + 1
+    if size <= wire.MAX_RUN_BYTES:
+        return None
+    return (
+        f"Your notebook's code cells hold {size / 2**20:.0f} MB of text, more than the {wire.MAX_RUN_BYTES >> 20} MB "
+        "a notebook's code may be, so none of it was run: keep large data out of code cells (read it from a file, "
+        "or leave it out of the notebook), then hand it in again."
+    )

@@ -43,7 +43,7 @@ class Worker:
     """Holds the learner's namespace and answers the grader's requests against it."""
 
     def __init__(self, rfd: int, wfd: int) -> None:
-        self.endpoint = Endpoint(rfd, wfd, self.handle)
+        self.endpoint = Endpoint(rfd, wfd, self.handle, max_bytes=wire.MAX_RUN_BYTES)
         self.shell: Any = None
         self.results = ResultIdentity()
 
@@ -118,12 +118,13 @@ def leave_root() -> None:
 def serve(rfd: int, wfd: int, shell: Any) -> None:
     """Say ready, run the cells the grader sends, answer its calls until it hangs up, then exit."""
     builtins.input = _no_input
+    sys.path.insert(0, os.getcwd())  # as a Jupyter kernel started in the notebook's folder: its own modules import
     worker = Worker(rfd, wfd)
     worker.shell = shell
     worker.endpoint.send(wire.Ready(t=wire.READY))  # the grader starts the notebook's clock now
     start = worker.endpoint.receive()
     errors = worker.run_cells(start.get("cells", []))
-    worker.endpoint.send(wire.executed(errors, ipython=isinstance(shell, PlainShell) and shell.built is not None))
+    worker.endpoint.send(wire.executed(errors))
     answer_calls(worker)
     sys.stdout.flush()
     os._exit(0)

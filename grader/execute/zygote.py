@@ -61,9 +61,6 @@ class Forked:
             self._status = self._zygote.poll(self._pid)
         return self._status
 
-    def needed_ipython(self) -> None:
-        self._zygote.needs_ipython()
-
     def end(self) -> None:
         if self._ended:
             return
@@ -89,15 +86,6 @@ class Zygote:
         """The grader's: learners' directories are made in it, and it is emptied after each learner."""
         self.isolation = self.level = ""
         self.uid: int | None = None
-        self._ipython = False
-        """A learner needed IPython's shell: every zygote booted for this one builds it before its next fork."""
-        self._built = False
-        """This zygote process has built IPython's shell."""
-
-    def needs_ipython(self) -> None:
-        """A learner forked from here needed IPython's shell: have the zygote build it before the next fork, so the
-        learners after it do not each import it (a course whose notebooks use magics)."""
-        self._ipython = True
 
     @classmethod
     def start(cls, limits: Limits, mode: WorkerMode) -> Zygote | None:
@@ -181,11 +169,7 @@ class Zygote:
             self._kill()  # a fresh one every so often: its CPU-time limit and any slow growth stay bounded
         if self._control is None:
             self._boot()  # died with an earlier learner, or retired above: start again
-            self._forks, self._built = 0, False
-        if self._ipython and not self._built:
-            self._send(wire.BuildIPython(t=wire.IPYTHON))
-            self._expect(wire.READY, self.limits.budget.boot)
-            self._built = True
+            self._forks = 0
         self._forks += 1
         workdir = self._new_workdir()
         out_r, out_w = os.pipe()

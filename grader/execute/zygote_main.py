@@ -17,13 +17,12 @@ serves requests from the grader over a control socket, one learner at a time:
     and remove System V IPC objects, so the next learner finds the sandbox as the zygote left it: empty but
     for the folders leading to the sandbox's mounts. A sweep that cannot make it so exits with an error,
     which ends the zygote, and its sandbox with it (fail-safe). Replies with the child's exit status.
-``ipython``
-    build IPython's shell over the pristine namespace, so that every child forked from now on starts with it
-    (an earlier learner's cells needed it: a course whose notebooks use magics pays the import once, not once a
-    learner). Replies ``ready``.
 
-The zygote itself leaves nothing in its ``/tmp``: the home it builds its namespace (or IPython's shell) in is
-deleted before it answers.
+It never builds IPython's shell: a child whose cells need it builds its own, so what one learner's cells need never
+changes what the next learner's run in (the recursion limit, IPython's names in the builtins).
+
+The zygote itself leaves nothing in its ``/tmp``: the home it makes its namespace in is deleted before it says
+``ready``.
 
 Python reseeds ``random`` in a forked child by itself; nothing else with random state (numpy) is imported
 before the fork. The zygote is not dumpable (``PR_SET_DUMPABLE`` 0): a learner process running as the same uid (a
@@ -89,9 +88,7 @@ class ZygoteServer:
                 self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
             elif kind == wire.END:
                 self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
-            elif kind == wire.IPYTHON:
-                in_scratch_home(self.shell.ipython)
-                self.reply(wire.Ready(t=wire.READY))
+
             else:
                 for fd in fds:
                     os.close(fd)
@@ -235,8 +232,8 @@ def _mounts() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def in_scratch_home(build: Callable[[], object]) -> None:
-    """``build()`` with a home of its own in the sandbox's private /tmp, deleted afterwards: IPython writes its
-    profile there while its shell is built, and every learner must find /tmp as empty as the sweep leaves it."""
+    """``build()`` with a home of its own in the sandbox's private /tmp, deleted afterwards: every learner must find
+    /tmp as empty as the sweep leaves it."""
     home = tempfile.mkdtemp(dir="/tmp")
     os.environ.update(HOME=home, TMPDIR=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib")
     try:
