@@ -224,7 +224,8 @@ def test_a_cell_that_is_not_python_is_told_ipython_syntax_or_a_slip(source: str,
 
 
 @pytest.mark.parametrize(
-    "source", ["x = 1", "_ = 2", "for _ in range(3):\n    pass", "__ + ___", "print(len([]))", "sys.exit(1)"]
+    "source",
+    ["x = 1", "_ = 2", "for _ in range(3):\n    pass", "__ + ___", "print(len([]))", "sys.exit(1)", "import IPythonic"],
 )
 def test_a_plain_cell_needs_no_ipython(source: str) -> None:
     assert not needs_ipython(ast.parse(source))

@@ -203,12 +203,21 @@ def run_cell(shell: Any, source: str) -> BaseException | None:
 
 
 def needs_ipython(tree: ast.AST) -> bool:
-    """Whether a cell's code names (as a variable, anywhere in it) something only IPython defines: then a
+    """Whether a cell's code names (as a variable, anywhere in it) something only IPython defines, or imports
+    IPython (``IPython.get_ipython()`` is the kernel's shell in Jupyter, and None where no shell was built): then a
     :class:`PlainShell` builds IPython's shell to run it. An attribute of that name (``sys.exit``) is not one."""
-    return any(
-        isinstance(node, ast.Name) and (node.id in IPYTHON_NAMES or _IPYTHON_NAME.fullmatch(node.id) is not None)
-        for node in ast.walk(tree)
-    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and (node.id in IPYTHON_NAMES or _IPYTHON_NAME.fullmatch(node.id) is not None):
+            return True
+        if isinstance(node, ast.Import) and any(_is_ipython(alias.name) for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and _is_ipython(node.module or ""):
+            return True
+    return False
+
+
+def _is_ipython(module: str) -> bool:
+    return module == "IPython" or module.startswith("IPython.")
 
 
 def _compiled(shell: Any, source: str) -> list[CodeType] | None:
