@@ -171,6 +171,7 @@ def test_a_trailing_semicolon_shows_nothing_and_leaves_underscore_as_a_kernel_do
     assert errors[:-1] == [""] * len(cells)
 
 
+@pytest.mark.slow  # 4 s: two processes that import IPython
 def test_a_plain_shell_builds_ipython_for_the_first_cell_that_needs_it() -> None:
     """TRICKY needs IPython from its ``%time`` cell on: the namespace (what the display hook set before included)
     and every error are IPython's own."""

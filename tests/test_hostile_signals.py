@@ -57,6 +57,7 @@ EXIT_SECONDS = 60
 """Far beyond what stopping takes (a few seconds); a batch that deadlocks never exits."""
 
 
+@pytest.mark.slow  # 6 s a level: the exit waits out its bounded wait for the lock held by the signalled thread
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_grading_process_signalled_while_it_holds_a_lock_exits(level: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The handler used to clean up on the main thread, so a SIGTERM that came while that thread held the lenders'

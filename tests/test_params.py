@@ -619,6 +619,7 @@ def test_grade_params_shows_a_learners_numbers_as_the_rule_draws_them(course: Pa
     assert missing.returncode != 0 and SECRET_ENV in missing.stderr and SECRET_FILE in missing.stderr
 
 
+@pytest.mark.slow  # 5 s: three `grade params` processes
 def test_grade_params_json_and_a_whole_roster(course: Path, tmp_path: Path) -> None:
     """`--json` is what a program reads; `--roster` draws every learner of the release's roster at once."""
     import os

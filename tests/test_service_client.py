@@ -63,6 +63,7 @@ def test_check_sends_the_lesson_questions_and_cells_with_the_token(fake: Fake) -
     assert headers["Authorization"] == f"Bearer {TOKEN}"
 
 
+@pytest.mark.slow  # 5 s: a server that accepts and never answers is waited out
 def test_each_failure_is_one_sentence_that_says_what_to_do(fake: Fake) -> None:
     forged = protocol.token_text("ada", "decode", "0" * protocol.MAC_HEX)
     with pytest.raises(ServiceError, match="token was not accepted.*ask your instructor for your own notebook"):
