@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from grader.batch.work import Settings, Task, grade_task, start_grading_process, started
+from grader.batch.work import Task, grade_task, start_grading_process
 from grader.config import STOP_POLL_SECONDS, STOP_SECONDS
 from grader.errors import GraderError, LessonError, Stopped
 from grader.execute.upkeep import cpu_count, remove_leftovers, remove_stale
@@ -116,60 +116,22 @@ class _Stop:
             )
 
 
-class EarlyPool:
-    """Grading processes started before the batch has read its notebooks: they import pytest, collect the lesson's
-    suites and boot their zygotes meanwhile (~0.5 s of a batch's start), instead of after. :func:`run_local` grades
-    its first round with them; a batch that ends up with nothing to grade stops them (:meth:`close`)."""
-
-    def __init__(self, settings: Settings, processes: int, lesson: str) -> None:
-        remove_stale(INFLIGHT_PREFIX)
-        self._folder = tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-")
-        self.settings = replace(settings, inflight=Path(self._folder.name))
-        self.processes = max(1, min(processes, default_jobs()))
-        self.pool: ProcessPoolExecutor | None = _new_pool(self.settings, self.processes, lesson)
-        for _ in range(self.processes):  # a pool starts its processes as tasks come: one each, now
-            self.pool.submit(started)
-
-    @property
-    def folder(self) -> Path:
-        return Path(self._folder.name)
-
-    def take(self) -> ProcessPoolExecutor | None:
-        """The pool, for the first round that can use it (once)."""
-        pool, self.pool = self.pool, None
-        return pool
-
-    def close(self) -> None:
-        """Stop the pool if no round took it, and delete the in-flight folder."""
-        pool = self.take()
-        if pool is not None:
-            _stop_pool(pool)
-        self._folder.cleanup()
-
-
-def run_local(
-    tasks: list[Task], jobs: int | None = None, early: EarlyPool | None = None
-) -> Iterator[tuple[Task, Result]]:
-    """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools;
-    the first round in ``early``'s processes, if given (their settings are the tasks', in-flight folder included).
+def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task, Result]]:
+    """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools.
 
     A signal stops it (:class:`_Stop`): raises :class:`Stopped` once the grading processes are gone."""
     jobs = jobs or default_jobs()
-    if early is None:
-        remove_stale(INFLIGHT_PREFIX)
+    remove_stale(INFLIGHT_PREFIX)
     with (
         _Stop().installed() as stop,
         tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-") as inflight,
     ):
-        folder = early.folder if early is not None else Path(inflight)
+        folder = Path(inflight)
         pending = [replace(t, settings=replace(t.settings, inflight=folder)) for t in tasks]
         suspects: list[Task] = []  # were running when a pool broke: retried one at a time
         while pending or suspects:
             alone = bool(suspects)
-            pool = None
-            if early is not None and not alone and pending and pending[0].settings == early.settings:
-                pool = early.take()
-            unfinished = yield from _pool_round(suspects if alone else pending, 1 if alone else jobs, stop, pool)
+            unfinished = yield from _pool_round(suspects if alone else pending, 1 if alone else jobs, stop)
             stop.check()  # the signal broke the pool: nothing is retried
             running = _take_markers(folder)
             if unfinished and not running:
@@ -193,28 +155,19 @@ def _take_markers(folder: Path) -> set[str]:
     return names
 
 
-def _new_pool(settings: Settings, processes: int, lesson: str | None = None) -> ProcessPoolExecutor:
-    """A pool of ``processes`` grading processes for ``settings`` (started as tasks come), collecting ``lesson``'s
-    suites as each starts."""
+def _pool_round(tasks: list[Task], jobs: int, stop: _Stop) -> Generator[tuple[Task, Result], None, list[Task]]:
+    """Run tasks in one fresh pool; return those left unfinished because the pool broke. A signal (``stop``) ends
+    the round at the next look: what has arrived is yielded, then :class:`Stopped` is raised."""
+    processes = min(jobs, len(tasks))
     context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
     # One CPU per grading process, when there are CPUs enough for each to have its own (upkeep.keep_to_one_cpu).
     slots = context.Value("i", 0) if processes <= cpu_count() else None
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=processes,
         mp_context=context,
         initializer=start_grading_process,
-        initargs=(settings, os.getpid(), slots, lesson),
+        initargs=(tasks[0].settings, os.getpid(), slots),
     )
-
-
-def _pool_round(
-    tasks: list[Task], jobs: int, stop: _Stop, pool: ProcessPoolExecutor | None = None
-) -> Generator[tuple[Task, Result], None, list[Task]]:
-    """Run tasks in one fresh pool (``pool``, if one was started for them early); return those left unfinished
-    because the pool broke. A signal (``stop``) ends the round at the next look: what has arrived is yielded, then
-    :class:`Stopped` is raised."""
-    if pool is None:
-        pool = _new_pool(tasks[0].settings, min(jobs, len(tasks)), tasks[0].lesson_id)
     unfinished: list[Task] = []
     try:
         futures: dict[Future[Report], Task] = {}

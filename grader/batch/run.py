@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Executor
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.chapter_links import rewrite_chapters
 from grader.batch.choose import Choice, Read, choose, read_entry
-from grader.batch.dispatch import EarlyPool, Result, default_jobs, run_local, run_on
+from grader.batch.dispatch import Result, run_local, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
@@ -160,13 +159,11 @@ def _run_batch(
     check_export(options.export)
     fingerprint = grading_fingerprint(options.grading, batch.suites_hash)
     names = (batch.lesson.title, batch.lesson.id, options.export_name or "")
-    with ExitStack() as stack:
-        found = stack.enter_context(open_submissions(submissions, options.assignment, names))
+    with open_submissions(submissions, options.assignment, names) as found:
         if not found.entries:
             raise UsageError(
                 f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
             )
-        early = stack.enter_context(_early_pool(len(found.entries), options, batch.lesson.id, executor))
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         found, batch = _rostered(found, batch, options.roster)
         choices = _choose_all(found, batch.lesson)
@@ -192,7 +189,7 @@ def _run_batch(
                 book.set_roster(run_id, learners)
             progress.start(len(choices))
             try:
-                graded, skipped = _grade_all(choices, book, run_id, options, batch, executor, progress, plan, early)
+                graded, skipped = _grade_all(choices, book, run_id, options, batch, executor, progress, plan)
             finally:
                 progress.stop()
             notes += plan.notes()
@@ -259,22 +256,6 @@ def _choose_all(found: Found, lesson: Lesson) -> dict[str, Choice]:
     return {learner: choose(group, lesson.id, lesson.notebook.name) for learner, group in reads.items()}
 
 
-@contextmanager
-def _early_pool(
-    entries: int, options: BatchOptions, lesson: str, executor: Executor | None
-) -> Iterator[EarlyPool | None]:
-    """Grading processes started now, while this process reads the notebooks (:class:`EarlyPool`), one per notebook
-    up to ``--jobs``; none with an executor of someone else's (Dask)."""
-    if executor is not None:
-        yield None
-        return
-    early = EarlyPool(Settings(options.grading.for_any_lesson()), min(options.jobs or default_jobs(), entries), lesson)
-    try:
-        yield early
-    finally:
-        early.close()
-
-
 def _grade_all(
     choices: dict[str, Choice],
     book: Gradebook,
@@ -284,7 +265,6 @@ def _grade_all(
     executor: Executor | None,
     progress: Progress,
     plan: RegradePlan,
-    early: EarlyPool | None = None,
 ) -> tuple[int, int]:
     """Grade what is not current in the gradebook, committing each row as it comes; return (graded, skipped).
 
@@ -308,9 +288,7 @@ def _grade_all(
             pending[learner] = prepared
     tasks = [p.task for p in pending.values() if p.task is not None]
     results = (
-        (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs, early))
-        if tasks
-        else iter(())
+        (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
     )
     for task, result in results:
         prepared = pending[task.learner]

@@ -107,15 +107,13 @@ def grade_task(task: Task) -> Report:
             marker.unlink(missing_ok=True)
 
 
-def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None, lesson: str | None = None) -> None:
+def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None) -> None:
     """Initializer of a local pool worker: build the context now, and never leave learner code running behind.
 
     Ctrl-C is left to the batch process, which stops the pool. If the pool is torn down (SIGTERM) or the
     batch process is killed (``kill -9``), this worker kills the learner processes it started, then exits.
     ``slots``: a shared counter (``multiprocessing.Value``) from which each grading process takes the next
-    CPU to keep to, with the workers it starts; None leaves placement to the scheduler. ``lesson``: the lesson
-    whose suites to collect now, while the batch process is still reading notebooks (a broken lesson is left for
-    the first task to raise, which stops the batch with the lesson's own error).
+    CPU to keep to, with the workers it starts; None leaves placement to the scheduler.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_on_sigterm()
@@ -128,16 +126,6 @@ def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None
     Finalize(None, _close, args=(context,), exitpriority=10)  # pool workers skip atexit; multiprocessing runs this
     Finalize(None, _exit_at_once, exitpriority=0)  # after the context is closed
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
-    if lesson is not None:
-        try:
-            context.grader.session(lesson)
-        except Exception:  # noqa: BLE001 - the first task opens it again and raises the lesson's own error
-            pass
-
-
-def started() -> int:
-    """A task that does nothing: submitting one per process makes a pool start its processes now."""
-    return os.getpid()
 
 
 _CLOSING = threading.RLock()
