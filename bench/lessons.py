@@ -6,12 +6,12 @@
 For each lesson: N submissions generated from its own notebooks and mistakes corpus (``bench/generate.py``,
 ``--lesson``), graded by ``grade batch SUBMISSIONS --lesson L --out RESULTS --jobs J`` from an empty results folder
 each run, and by ``nbgrader autograde L --force`` in a course laid out from the same files
-(``bench/nbgrader_course.py``, its venv made once); the scores are compared. It prints a Markdown table (a row per
-lesson: per-notebook wall time, min / median / max, for both; the ratio; the machine's CPU seconds per notebook for
-both, medians, from ``/proc/stat``, which counts the sandboxed workers a process tree's own accounting misses; the
-scores' agreement) and writes every raw run to ``OUT/lessons.json``. It does not touch RESULTS.md: paste the table
-into a round there, with the load average it prints (figures taken on a loaded machine are slower than on an idle
-one).
+(``bench/nbgrader_course.py``, its venv made once), the repeats interleaved; the scores are compared. It prints a
+Markdown table (a row per lesson: per-notebook wall time, min / median / max, for both; the ratio; the machine's CPU
+seconds per notebook for both, medians, from ``/proc/stat``, which counts the sandboxed workers a process tree's own
+accounting misses; the scores' agreement) and writes every raw run to ``OUT/lessons.json``. It does not touch
+RESULTS.md: paste the table into a round there, with the load average it prints (figures taken on a loaded machine
+are slower than on an idle one).
 """
 
 from __future__ import annotations
@@ -48,22 +48,29 @@ def bench_lesson(lesson: str, n: int, repeats: int, jobs: int, seed: int, out: P
         shutil.rmtree(res, ignore_errors=True)
         return measure.run([GRADE, "batch", str(subs), "--lesson", lesson, "--out", str(res), "--jobs", str(jobs)])
 
-    batch = summary(series(f"{lesson}: grade batch", repeats, n, ours))
     course = folder / "nbgrader-course"
     nbgrader_course.lay_out_course(course, {x.id: subs / f"{x.id}.ipynb" for x in learners}, lesson=lesson)
     nbgrader_course.generate_assignment(python, course, folder / "nbgrader.log", lesson=lesson)
     env = nbgrader_course.venv_env()
     command = nbgrader_course.autograde_command(python, course, lesson=lesson)
-    theirs = summary(
-        series(f"{lesson}: nbgrader autograde", repeats, n, lambda _: measure.run(command, cwd=course, env=env))
-    )
+
+    def theirs(_: int) -> measure.Run:
+        return measure.run(command, cwd=course, env=env)
+
+    # Interleaved (ours, nbgrader, ours, ...): a shared machine's speed drifts by 10% over minutes, and each pair
+    # then sees the same drift.
+    mine, nbgrader = measure.Series(f"{lesson}: grade batch", per=n), measure.Series(f"{lesson}: nbgrader", per=n)
+    for _ in range(repeats):
+        mine.runs += series(mine.name, 1, n, ours).runs
+        nbgrader.runs += series(nbgrader.name, 1, n, theirs).runs
+    batch, theirs_summary = summary(mine), summary(nbgrader)
     scores = {k: float(v["score"]) for k, v in nbgrader_course.scores(python, course, lesson).items()}
     return {
         "lesson": lesson,
         "n": n,
         "mix": {k: kinds.count(k) for k in sorted(set(kinds))},
         "batch": batch,
-        "nbgrader": theirs,
+        "nbgrader": theirs_summary,
         "agreement": compare_scores(batch_scores(res), scores),
     }
 
