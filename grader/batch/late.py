@@ -141,10 +141,17 @@ def extension_notes(policy: LatePolicy, rows: Sequence[Row]) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def iso_time(text: str) -> datetime:
+    """``datetime.fromisoformat``, with the ``Z`` (UTC) that Python reads only from 3.11 on read on 3.10 too."""
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    return datetime.fromisoformat(text)
+
+
 def parse_time(text: str, what: str) -> datetime:
     """An ISO 8601 time; one without an offset is in the local time zone (see the module's docstring)."""
     try:
-        moment = datetime.fromisoformat(text.strip())
+        moment = iso_time(text.strip())
     except ValueError:
         raise UsageError(
             f"{what} {text!r} is not a date and time; write it as 2024-03-01T09:00 (local) or 2024-03-01T09:00+01:00."
@@ -212,7 +219,7 @@ def _nbgrader_time(stamp: Path) -> datetime | None:
     except Exception:  # nbgrader could not read it: the file's time is used instead
         return None
     try:
-        moment = datetime.fromisoformat(text)
+        moment = iso_time(text)
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
@@ -224,7 +231,7 @@ def lateness(row: Row, policy: LatePolicy) -> Lateness | None:
     if due is None:
         return None
     if row.submitted:
-        handed = datetime.fromisoformat(row.submitted)
+        handed = iso_time(row.submitted)
         days = days_late(handed, due)
         how = "submitted " + handed.isoformat(timespec="minutes")
     elif row.late and _extended(policy, due):
@@ -270,8 +277,8 @@ def remember(out: Path, policy: LatePolicy | None) -> LatePolicy:
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
         return LatePolicy(
-            datetime.fromisoformat(body["due"]),
-            tuple((who, datetime.fromisoformat(when)) for who, when in body["extensions"]),
+            iso_time(body["due"]),
+            tuple((who, iso_time(when)) for who, when in body["extensions"]),
             Penalty.parse(body["penalty"]),
         )
     except (ValueError, KeyError, TypeError) as err:
