@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -167,7 +168,10 @@ def test_hostile_lent_functions_cost_one_call_alone(level: str, name: str, tmp_p
     scores = _scores(report)
     assert report["score"] >= FULL - COMBINE  # its own answers to the other questions are its own
     assert {q: s for q, s in scores.items() if q != "combine"} == {"count_up": 1.0, "repeat": 1.0, "depth": 1.0}
-    assert scores["combine"] < COMBINE or name == "alloc"  # what a worker refuses to build, it may have caught
+    # What a worker refuses to build, it may have caught; and from Python 3.12 on, Python frames no longer take the C
+    # stack, so the reference's recursion (its limit raised to 10**8) ends in an exception the learner may catch too,
+    # where before it ended the lender's worker.
+    assert scores["combine"] < COMBINE or name == "alloc" or (name == "recurse" and sys.version_info >= (3, 12))
 
 
 @pytest.mark.slow

@@ -76,8 +76,9 @@ _IPYTHON_NAME = re.compile(r"_i+|_i?\d+")
 _FUTURE_FLAGS = 0
 for _feature in __import__("__future__").all_feature_names:
     _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
-#: The recursion limit of a Jupyter kernel, which a plain shell sets too: importing IPython imports jedi, which sets
-#: it (a recursive answer 1,500 calls deep runs in Jupyter, and must not depend on whether IPython was imported).
+#: The recursion limit every worker runs with, plain or with IPython's shell: a Jupyter kernel's with IPython 8, whose
+#: import imports jedi, which sets it (IPython 9 leaves Python's 1000), so that a recursive answer 1,500 calls deep
+#: runs whether or not the notebook needed IPython, and whatever IPython the grading machine has.
 JUPYTER_RECURSION_LIMIT = 3000
 #: IPython's execution count while grading: cells run with ``store_history=False``, so it stays 1.
 _COUNT = 1
@@ -122,8 +123,11 @@ class PlainShell:
             hook._, hook.__, hook.___ = self._unders
             for name, value in zip(("_", "__", "___"), (mine["_"], mine["__"], mine["___"]), strict=True):
                 ns[name] = value
-            if self._shown:
-                ns["_oh"][_COUNT] = self._shown[-1]
+            if self._shown:  # the last value shown, under the number IPython's count gives it (0 from IPython 9 on)
+                count = shell.displayhook.prompt_count  # execution_count, less 1 from IPython 9 on
+                if count != _COUNT and ns.get(f"_{_COUNT}") is self._shown[-1]:
+                    ns[f"_{count}"] = ns.pop(f"_{_COUNT}")
+                ns["_oh"][count] = self._shown[-1]
         return self._ipython
 
     def display(self, value: Any) -> None:
@@ -156,7 +160,9 @@ def ipython_shell(module: types.ModuleType | None = None) -> Any:
     config.HistoryManager.enabled = False
     config.InteractiveShell.colors = "nocolor"  # IPython 9 spells it in lower case; 8 ignores case
     config.InteractiveShell.xmode = "Plain"
-    return GradingShell.instance(config=config, user_module=module)
+    shell = GradingShell.instance(config=config, user_module=module)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), JUPYTER_RECURSION_LIMIT))  # IPython 9 no longer raises it
+    return shell
 
 
 class _CachingCompiler(codeop.Compile):

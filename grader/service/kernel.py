@@ -52,8 +52,8 @@ def history(namespace: dict[str, Any]) -> list[str]:
         shell = get_ipython()  # type: ignore[no-untyped-call,unused-ignore]  # typed in IPython 9, not 8
     except ImportError:
         shell = None
-    mine = shell is not None and shell.user_ns is namespace
-    raw = shell.history_manager.input_hist_raw if mine else namespace.get("In", [])
+    manager = shell.history_manager if shell is not None and shell.user_ns is namespace else None
+    raw = manager.input_hist_raw if manager is not None else namespace.get("In", [])
     return [str(cell) for cell in raw if isinstance(cell, str)]
 
 
