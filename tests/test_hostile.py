@@ -19,6 +19,7 @@ import random
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +35,7 @@ import pytest
 from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode, cache_dir
 from grader.errors import WorkerCrashed
 from grader.execute import bubblewrap, sandbox
-from grader.execute.levels import DROP_NONE
+from grader.execute.levels import DROP_NONE, is_root
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.zygote import Zygote
@@ -493,6 +494,28 @@ def test_the_sandbox_shows_the_folders_a_pth_file_adds_to_the_workers_path(
     assert bubblewrap._pth_dirs([str(site_dir)]) == {extra.resolve(), other.resolve()}
     shown = bubblewrap._visible_dirs()
     assert all(any(d == f or d in f.parents for d in shown) for f in (extra.resolve(), other.resolve())), shown
+
+
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
+def test_a_python_reached_through_another_venvs_links_starts_in_the_sandbox(
+    shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.10's ``venv``, run by another venv's Python, links the new venv's ``python`` to that Python, not
+    to the interpreter: the worker's sandbox (its own empty /tmp) must hold each link on the way, or bwrap cannot
+    start it (tests/test_package.py failed so on 3.10)."""
+    (shared_tmp / "other" / "bin").mkdir(parents=True)
+    (shared_tmp / "venv" / "bin").mkdir(parents=True)
+    (shared_tmp / "other" / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    (shared_tmp / "other" / "bin" / "python").symlink_to("python3")
+    (shared_tmp / "venv" / "bin" / "python").symlink_to(shared_tmp / "other" / "bin" / "python")
+    monkeypatch.setattr(sys, "executable", str(shared_tmp / "venv" / "bin" / "python"))
+    links = bubblewrap._links_to_python(bubblewrap._visible_dirs())
+    assert [link.name for link, _ in links] == ["python", "python", "python3"]
+    workdir = shared_tmp / "work"
+    workdir.mkdir(mode=0o777)
+    argv = [*bubblewrap.bwrap_argv(workdir, Limits(), is_root()), sys.executable, "-I", "-S", "-c", "pass"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=workdir)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -168,10 +167,10 @@ def test_hostile_lent_functions_cost_one_call_alone(level: str, name: str, tmp_p
     scores = _scores(report)
     assert report["score"] >= FULL - COMBINE  # its own answers to the other questions are its own
     assert {q: s for q, s in scores.items() if q != "combine"} == {"count_up": 1.0, "repeat": 1.0, "depth": 1.0}
-    # What a worker refuses to build, it may have caught; and from Python 3.12 on, Python frames no longer take the C
-    # stack, so the reference's recursion (its limit raised to 10**8) ends in an exception the learner may catch too,
-    # where before it ended the lender's worker.
-    assert scores["combine"] < COMBINE or name == "alloc" or (name == "recurse" and sys.version_info >= (3, 12))
+    # A call that runs for hours costs the question its call limit. One that ends in an error the learner may have
+    # caught before answering honestly: the allocation a worker refuses, and the recursion 10**8 deep, whose end the
+    # Python version and its stack decide (here 3.11 lost the question; 3.10 and 3.13 kept it).
+    assert scores["combine"] < COMBINE or name != "spin"
 
 
 @pytest.mark.slow

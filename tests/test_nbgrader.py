@@ -25,11 +25,14 @@ from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
 from tests.integration_support import MIX, PARTLY_WRONG, mix_notebook, reference_report, reference_scores
 
 ASSIGNMENT = "ps1"
+#: nbgrader fails a notebook whose kernel is silent 4 s after a cell's reply (its ``raise_on_iopub_timeout``); on
+#: a loaded 2-core machine running the suite in parallel it was (Python 3.10, tests/test_variant_class.py).
 CONFIG = """\
 c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = "course101"
 c.CourseDirectory.db_url = {db!r}
+c.Execute.iopub_timeout = 60
 """
 #: The nbgrader source notebook ``grade build`` writes for the Decode lesson.
 NBGRADER_SOURCE = REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb"

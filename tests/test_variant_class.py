@@ -195,6 +195,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (course / "source" / "ps1").mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\nc.CourseDirectory.db_url = {url!r}\n"
+        "c.Execute.iopub_timeout = 60\n"  # as tests/test_nbgrader.py's CONFIG: a loaded machine
     )
     shutil.copy(REPO / "exercises" / "decode" / "nbgrader" / "decode.ipynb", course / "source" / "ps1")
     nbgrader = [sys.executable, "-m", "nbgrader"]

@@ -131,6 +131,8 @@ def bwrap_argv(workdir: Path, limits: Limits, root: bool, exe: str | None = None
     for path in shown:
         bind("--ro-bind", path)
     bind("--bind", workdir)
+    for link, target in _links_to_python(shown):
+        args.extend([*_parents(link.parent, made), "--symlink", target, str(link)])
     for secret in _secrets_inside(shown):
         args += ["--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
     args += ["--remount-ro", "/", "--chdir", str(workdir), "--"]
@@ -148,6 +150,22 @@ def _visible_dirs() -> list[Path]:
     # /usr is already visible; a path inside another shown path needs no bind of its own
     kept = sorted(d for d in dirs if not _inside(d, Path("/usr")))
     return [d for d in kept if not any(d != o and _inside(d, o) for o in kept)]
+
+
+def _links_to_python(shown: list[Path]) -> list[tuple[Path, str]]:
+    """The symbolic links from ``sys.executable`` to the interpreter that lie outside every shown folder, each with
+    what it points to: a venv made from another venv's Python (Python 3.10's ``venv`` links to the Python it ran
+    as, not to its base) reaches its interpreter through the other venv, which the worker must not see whole."""
+    links: list[tuple[Path, str]] = []
+    path = Path(sys.executable)
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        if not path.is_symlink():
+            break
+        target = os.readlink(path)
+        if not any(_inside(path, d) for d in [*shown, Path("/usr")]):
+            links.append((path, target))
+        path = Path(os.path.normpath(path.parent / target))
+    return links
 
 
 def _pth_dirs(site_dirs: list[str]) -> set[Path]:
