@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 import zipfile
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 
 from grader.config import ISOLATION_ENV
 from grader.execute import bubblewrap
-from grader.execute.sandbox import LEVELS
+from grader.execute.sandbox import LEVELS, _drop_blocker
 from grader.params import SECRET_ENV
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, notebook
 
@@ -158,7 +159,11 @@ def test_told_the_process_level_grades_and_says_in_one_line_what_that_allows(tmp
     assert told.returncode == 0, told.stderr
     lines = [line for line in told.stderr.splitlines() if "isolation process, as asked" in line]
     assert len(lines) == 1 and lines[0].startswith("grade batch: isolation process, as asked: process limits"), lines
-    assert "can read" in lines[0] and "network open" in lines[0]
+    # as root, the learner runs as an unprivileged user where every user can reach the worker's Python and the
+    # grader (Debian's /usr/bin/python3), and as root where not (a Python under /root, as pyenv's)
+    drops = _drop_blocker(Path(tempfile.gettempdir()) / "grader-worker") is None and os.geteuid() == 0
+    said = "files every user may read stay readable" if drops else "learner code can read and write what the grader can"
+    assert said in lines[0] and "network open" in lines[0], lines[0]
     assert {str(row["isolation"]).split(",")[0] for row in _rows(out)} <= {"process limits", "process limits only"}
 
     again = _run(NO_BUNDLED, "batch", str(_class(tmp_path)), *SQUARES, "--out", str(tmp_path / "env"), cwd=tmp_path,
@@ -214,14 +219,17 @@ with open({out!r}, "w") as f:
 
 
 @pytest.mark.slow
-def test_no_process_the_grader_starts_inherits_the_course_secret(tmp_path: Path) -> None:
-    """At the process level (here as root: learner code can read every process's environment), a learner scans
-    /proc during a batch: the only process whose environment holds the secret is the ``grade`` the teaching
-    assistant started with it (its grading processes and workers were started without it)."""
+def test_no_process_the_grader_starts_inherits_the_course_secret(request: pytest.FixtureRequest) -> None:
+    """At the process level (as root with a Python under /root: learner code runs as root and can read every
+    process's environment; else as an unprivileged user, its own), a learner scans /proc during a batch: the only
+    process whose environment holds the secret is the ``grade`` the teaching assistant started with it (its grading
+    processes and workers were started without it)."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="grader-secret-"))  # not pytest's: its folders are private to root
+    request.addfinalizer(lambda: shutil.rmtree(tmp_path, ignore_errors=True))
+    tmp_path.chmod(0o755)
     found = tmp_path / "found.json"
     found.touch()
     found.chmod(0o666)  # a learner of another uid may write it too
-    tmp_path.chmod(0o755)
     probe = PROBE.format(reversed=SECRET[::-1], out=str(found))
     folder = _class(tmp_path, probe)
     env = {k: v for k, v in os.environ.items() if k != ISOLATION_ENV} | {SECRET_ENV: SECRET, "GRADER_DAEMON": "off"}

@@ -193,7 +193,7 @@ def run_cell(shell: Any, source: str) -> BaseException | None:
         try:
             result = shell.run_cell(source, store_history=False)
         except ValueError as err:  # Python 3.10's compile refuses a NUL byte so, and IPython 8 lets it out: the
-            refused = SyntaxError(str(err))  # cell's syntax error, as from Python 3.11 on (the notebook goes on)
+            refused = SyntaxError(str(err))  # cell's syntax error, as 3.11.7 raises (the notebook goes on)
             traceback.print_exception(SyntaxError, refused, None)
             return refused
         return result.error_before_exec or result.error_in_exec  # type: ignore[no-any-return]
