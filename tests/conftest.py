@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -71,6 +74,23 @@ def suite_session() -> Iterator[Callable[[Lesson], SuiteSession]]:
             return opened[key]
 
         yield session
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_worker_folder_left() -> Iterator[None]:
+    """A module whose code started workers in this process and left one's folder behind (a ``Workers`` never
+    closed: use it as a context manager) fails at its teardown, naming them: a grading machine's /tmp would collect
+    them. Deleted then, so that the next module is judged on its own."""
+    from grader.execute.process import WORKDIR_PREFIX
+
+    pattern = os.path.join(tempfile.gettempdir(), f"{WORKDIR_PREFIX}{os.getpid()}-*")
+    before = set(glob.glob(pattern))
+    yield
+    left = sorted(set(glob.glob(pattern)) - before)
+    for folder in left:
+        shutil.rmtree(folder, ignore_errors=True)
+    if left:
+        pytest.fail(f"{len(left)} worker folders left behind by this module's workers, never ended: {left[:3]}")
 
 
 #: The README's first command grades the bundled chapter class so; tests/test_chapter_examples.py reads the same run.

@@ -51,9 +51,8 @@ def cli_json(path: Path) -> dict:
 
 def _graded(submission: Submission, suites: SuiteSession) -> Report:
     """``submission`` graded by the pipeline's recipe in the shared session, with workers of its own."""
-    return grade_submission(
-        submission, suites.lesson, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(suites.lesson)
-    )
+    with Workers(DEFAULT_LIMITS, DEFAULT_MODE) as workers:
+        return grade_submission(submission, suites.lesson, suites, workers, lent_solution(suites.lesson))
 
 
 def test_solution_gets_full_marks_through_the_cli() -> None:

@@ -280,9 +280,8 @@ def batch(worker_level: str, shared_tmp: Path) -> Iterator[Batch]:  # noqa: F811
             with lock:
                 zygote: Zygote | None = idle.pop()
             try:
-                reports[name] = grade_submission(
-                    submission, lesson, suites, Workers(limits, mode, zygote), lent_solution(lesson)
-                )
+                with Workers(limits, mode, zygote) as workers:
+                    reports[name] = grade_submission(submission, lesson, suites, workers, lent_solution(lesson))
             finally:
                 with lock:
                     idle.append(zygote)

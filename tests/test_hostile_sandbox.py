@@ -287,16 +287,10 @@ def test_a_squatter_changes_no_later_learners_score(worker_level: str, shared_tm
     started = zygotes(worker_level, 1, limits)
     try:
         with SuiteSession(lesson) as suites:
-            reports = [
-                grade_submission(
-                    sub,
-                    lesson,
-                    suites,
-                    Workers(limits, mode_of(worker_level), started[0] if started else None),
-                    lent_solution(lesson),
-                )
-                for sub in (squatter, honest, honest, squatter, honest)
-            ]
+            reports = []
+            for sub in (squatter, honest, honest, squatter, honest):
+                with Workers(limits, mode_of(worker_level), started[0] if started else None) as workers:
+                    reports.append(grade_submission(sub, lesson, suites, workers, lent_solution(lesson)))
     finally:
         for zygote in started:
             zygote.close()

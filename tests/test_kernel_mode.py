@@ -18,6 +18,7 @@ from grader.execute.protocol import Returned
 from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
+from grader.model import Report, Submission
 from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.session import SuiteSession
@@ -59,11 +60,13 @@ def test_hostile_notebooks_get_the_default_paths_results_in_a_kernel(tmp_path: P
     limits = replace(DEFAULT_LIMITS, timeout=3.0, call_timeout=1.0, max_file_mb=4)
     notebooks = batch_notebooks("unused")
     submissions = {name: read_submission(write_nb(tmp_path, name, notebooks[name])) for name in KERNEL_CASES}
+
+    def graded(submission: Submission) -> Report:
+        with Workers(limits, KERNEL) as workers:
+            return grade_submission(submission, lesson, suites, workers, lent_solution(lesson))
+
     with SuiteSession(lesson) as suites, ThreadPoolExecutor(2) as pool:
-        futures = {
-            name: pool.submit(grade_submission, sub, lesson, suites, Workers(limits, KERNEL), lent_solution(lesson))
-            for name, sub in submissions.items()
-        }
+        futures = {name: pool.submit(graded, sub) for name, sub in submissions.items()}
         reports = {name: future.result() for name, future in futures.items()}
     for name in KERNEL_CASES:
         score, errors = WHOLE_NOTEBOOK[name]

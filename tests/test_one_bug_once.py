@@ -98,9 +98,8 @@ def reports(
     for name, code in {"solution": "", **VARIANTS}.items():
         path = folder / f"{name}.ipynb"
         path.write_text(json.dumps(variant_notebook(LESSON.solution, code)), encoding="utf-8")
-        graded[name] = grade_submission(
-            read_submission(path), LESSON, suites, Workers(DEFAULT_LIMITS, DEFAULT_MODE), lent_solution(LESSON)
-        )
+        with Workers(DEFAULT_LIMITS, DEFAULT_MODE) as workers:
+            graded[name] = grade_submission(read_submission(path), LESSON, suites, workers, lent_solution(LESSON))
     return graded
 
 

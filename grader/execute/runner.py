@@ -31,7 +31,9 @@ __all__ = ["Runner", "Workers"]
 
 
 class Workers:
-    """Starts the workers of one notebook at a time: forked from ``zygote`` when there is one, spawned otherwise."""
+    """Starts the workers of one notebook at a time: forked from ``zygote`` when there is one, spawned otherwise.
+    Whoever makes one ends its workers (their processes and folders): ``with Workers(...) as workers``, or
+    :meth:`close`; :meth:`Runner.workers` does."""
 
     def __init__(
         self, limits: Limits, mode: WorkerMode, zygote: Zygote | None = None, lenders: Lenders | None = None
@@ -81,6 +83,12 @@ class Workers:
         ``solution`` it lends run in this notebook's lender."""
         lender = None if solution is None else self.lender(solution)
         return WorkerTarget(submission, self.limits, self.mode, worker, self._zygote, lender)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         """End every worker started here (closing one twice does nothing), and one booted but never started."""
