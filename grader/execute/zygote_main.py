@@ -88,7 +88,6 @@ class ZygoteServer:
                 self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
             elif kind == wire.END:
                 self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
-
             else:
                 for fd in fds:
                     os.close(fd)
