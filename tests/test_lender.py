@@ -9,6 +9,8 @@ These tests use small solution notebooks of their own, whose functions can show 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,3 +108,32 @@ def test_a_child_that_dies_closes_the_channel_at_once_and_the_next_call_gets_a_n
     with pytest.raises(LentFunctionFailed):
         lender.call("die", [7], {})
     assert lender.call("remember", ["e"], {}) == 1
+
+
+def test_a_lender_started_on_a_thread_that_ends_stays_warm_for_the_next_learner(
+    lenders: Lenders, solution: Submission, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon grades each ``grade`` on a thread of its own. A spawned worker dies with the thread that started
+    it (bwrap's ``--die-with-parent``, ``PR_SET_PDEATHSIG``): started on that thread, the lender's worker was killed
+    when the request ended and spawned again for every learner after it (~30 ms a notebook)."""
+    spawned: list[int] = []
+    start = LearnerProcess.__init__
+
+    def counted(self: LearnerProcess, *args: object, **kwargs: object) -> None:
+        spawned.append(1)
+        start(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LearnerProcess, "__init__", counted)
+
+    def one_learner() -> None:
+        lender = lenders.take(solution)
+        lender.ready()
+        assert lender.call("remember", ["x"], {}) == 1
+        lenders.give(lender)
+
+    for _ in range(3):
+        thread = threading.Thread(target=one_learner)
+        thread.start()
+        thread.join()
+        time.sleep(0.2)  # time for a worker killed with its thread to be seen dead
+    assert len(spawned) == 1
