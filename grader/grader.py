@@ -137,10 +137,10 @@ def grade_notebook(path: Path, options: GradeOptions | None = None, params: Para
     ``params``: the learner parameters to grade it on, when the caller knows whose it is (Gradescope); None
     grades it on the numbers it states (:func:`grader.params.graded_params`)."""
     options = options or GradeOptions()
-    submission, lesson_id = read_for_lesson(path, options)
-    if params is not None:
-        submission = replace(submission, params=params)
-    with Grader.cold(options) as grader:
+    with Grader.cold(options) as grader:  # first: its sandbox is probed while the notebook is read
+        submission, lesson_id = read_for_lesson(path, options)
+        if params is not None:
+            submission = replace(submission, params=params)
         return grader.grade(submission, lesson_id, contain=False)
 
 

@@ -6,6 +6,8 @@ The engine knows nothing of any lesson: these run it on ``tests/fixtures/lessons
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,7 +16,12 @@ import pytest
 
 from grader.config import EXIT_UNGRADED
 from grader.errors import GraderError
-from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, run_grade
+from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, run_grade
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 LESSONS = ("--lessons", str(FIXTURE_LESSONS))
 
@@ -129,3 +136,25 @@ def test_every_command_maps_the_library_errors_through_reported(
         ), ctx.command_path
         seen.append(ctx.command_path)
     assert {"grade gradescope", "grade daemon", "grade serve", "grade serve token"} <= set(seen)
+
+
+def test_the_grade_script_ends_at_once_with_its_exit_handlers_run_and_its_output_written() -> None:
+    """A cold ``grade NOTEBOOK`` ends with ``os._exit`` after its exit handlers (tearing down an interpreter that
+    imported pytest and hypothesis took ~60 ms); nothing printed, and no handler (the end of adopted sandboxes),
+    may be lost on the way, and the status is the command's."""
+    code = (
+        "import atexit, sys, grader.cli as cli; cli._SCRIPT = True; "
+        "atexit.register(print, 'handler ran'); sys.stdout.write('answer\\n'); sys.stderr.write('note'); cli._finish(3)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "answer\nhandler ran\n", "note")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["scripts"]["grade"] == "grader.cli:run"  # the one entry that may end the process so
+
+
+def test_grade_piped_into_a_reader_that_stops_early_exits_quietly(write_notebook: Callable[..., Path]) -> None:
+    path = write_notebook(SQUARES_SOLVED)
+    done = subprocess.run(
+        f"grade {path} --lessons {FIXTURE_LESSONS} | head -c 1", shell=True, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import types
 import zipfile
 from pathlib import Path
@@ -282,3 +284,27 @@ def test_the_graders_first_environment_is_closed_to_its_own_uid() -> None:
 
     assert seen("control") == "found inherited"
     assert seen("take") == "PermissionError clean"
+
+
+def test_the_sandbox_is_tried_once_when_two_threads_ask_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-notebook grade probes its sandbox on a thread of its own (``sandbox.probe_soon``) while it reads the
+    notebook, and asks again when it starts its worker: the trial sandbox runs once, and the second asker waits for
+    the first one's answer instead of trying again."""
+    tried: list[str] = []
+
+    def trial(exe: str) -> None:
+        tried.append(exe)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(bubblewrap, "_trial", trial)
+    monkeypatch.setattr(bubblewrap, "bwrap_binaries", lambda: ([("/nowhere/bwrap", "bwrap")], []))
+    bubblewrap._tried.cache_clear()
+    try:
+        askers = [threading.Thread(target=bubblewrap.bwrap_problem) for _ in range(2)]
+        for asker in askers:
+            asker.start()
+        for asker in askers:
+            asker.join()
+        assert tried == ["/nowhere/bwrap"] and bubblewrap.bwrap_problem() is None
+    finally:
+        bubblewrap._tried.cache_clear()  # the tests after this one probe the real bubblewrap again

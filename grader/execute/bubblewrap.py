@@ -23,6 +23,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from pathlib import Path
 
 from grader.config import SANDBOX_PROBE_SECONDS, Limits, lessons_root
@@ -214,10 +215,18 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-@functools.cache
+_TRYING = threading.Lock()
+
+
 def _working() -> tuple[str | None, str, str]:
     """``(bwrap, what to call it, why not)``: the first candidate that starts a trial sandbox here, tried once per
-    process; ``(None, "", why)`` when none does."""
+    process (a thread that asks while another tries waits for its answer); ``(None, "", why)`` when none does."""
+    with _TRYING:
+        return _tried()
+
+
+@functools.cache
+def _tried() -> tuple[str | None, str, str]:
     candidates, problems = bwrap_binaries()
     for exe, name in candidates:
         problem = _trial(exe)

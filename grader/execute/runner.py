@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 from grader.config import Limits, WorkerMode
 from grader.execute.lender import Lender, Lenders
+from grader.execute.sandbox import probe_soon
 from grader.execute.target import WorkerTarget
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
@@ -120,6 +121,8 @@ class Runner:
         self._warming: threading.Thread | None = None
         self._lenders = Lenders(limits, mode)
         """The lesson solutions' lenders, one per notebook graded at once, warm between notebooks."""
+        if not fork:
+            probe_soon(mode)  # a warm runner's zygote, booting in the background, probes instead
 
     @contextmanager
     def workers(self) -> Iterator[Workers]:

@@ -30,6 +30,7 @@ import stat
 import sys
 import sysconfig
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,6 +138,20 @@ def choose_level(mode: WorkerMode) -> tuple[Level, str]:
             return level, "; ".join(problems)
         problems.append(problem)
     raise UsageError(f"No isolation level can run here: {'; '.join(problems)}.")
+
+
+def probe_soon(mode: WorkerMode) -> None:
+    """Find the level workers get in ``mode`` on a thread of its own, now: its probe (a trial sandbox, ~25 ms, once
+    per process) then runs while the caller reads the notebook and the lesson, not when its first worker starts.
+    A problem is left for that start to raise."""
+
+    def probe() -> None:
+        try:
+            choose_level(mode)
+        except UsageError:
+            pass
+
+    threading.Thread(target=probe, name="grader-probe", daemon=True).start()
 
 
 def level_line(mode: WorkerMode) -> tuple[Level, str]:
