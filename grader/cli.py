@@ -301,11 +301,8 @@ def notebook_command(
     A warm daemon answers when one is running (GRADER_DAEMON=off: never). A notebook
     released with a course service is graded there when no lessons are on this machine.
     """
-    import os
-
     from grader.config import lessons_root as found_lessons
     from grader.serve import client
-    from grader.serve.protocol import NotebookRequest, Terminal
 
     with _reported():
         if service is None and lessons_root is None:
@@ -325,17 +322,14 @@ def notebook_command(
 
             _print_report(grade_remotely(notebook, service or None), as_json)
             return
-        request = NotebookRequest(
-            notebook=str(notebook),
-            cwd=os.getcwd(),
+        request = client.notebook_request(
+            notebook,
             as_json=as_json,
+            lessons=lessons_root,
             lesson=lesson,
+            suites=suites,
             timeout=timeout,
             kernel=kernel,
-            suites=None if suites is None else str(suites.resolve()),
-            # found here, in the learner's folder: a daemon runs in another
-            lessons_root=str((lessons_root or found_lessons()).resolve()),
-            terminal=Terminal.here(),
         )
         address = client.socket_path() if client.mode() != "off" else None
         asked = client.ask(request, address)

@@ -271,6 +271,8 @@ MISTAKES_FOLDER = "mistakes"
 
 #: Environment variable naming the folder of lesson definitions (``--lessons`` wins over it).
 LESSONS_ENV = "GRADER_LESSONS"
+#: Environment variable holding the course secret (grader/params.py; ``grade`` takes it out of its environment).
+SECRET_ENV = "GRADER_COURSE_SECRET"
 #: The folder of a course that holds its lessons, one folder with a ``lesson.toml`` each.
 LESSONS_FOLDER = "exercises"
 

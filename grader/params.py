@@ -38,10 +38,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from grader.config import SECRET_ENV
 from grader.errors import CourseSecretMissing, LessonError
 from grader.model import Lesson, LessonParam, Params, ParamValue, QuestionResult, Submission, TestOutcome
 
-SECRET_ENV = "GRADER_COURSE_SECRET"
 #: The file, in the lessons folder, that holds the course secret when ``$GRADER_COURSE_SECRET`` is not set.
 SECRET_FILE = ".grader-secret"
 #: A secret shorter than this is refused: a guessable secret would let a learner compute everyone's numbers.

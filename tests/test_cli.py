@@ -149,7 +149,7 @@ def test_the_grade_script_ends_at_once_with_its_exit_handlers_run_and_its_output
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (3, "answer\nhandler ran\n", "note")
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["scripts"]["grade"] == "grader.cli:run"  # the one entry that may end the process so
+    assert project["scripts"]["grade"] == "grader.__main__:run"  # the warm answer, else grader.cli.run: may end so
 
 
 def test_grade_piped_into_a_reader_that_stops_early_exits_quietly(write_notebook: Callable[..., Path]) -> None:

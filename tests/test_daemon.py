@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -290,3 +291,34 @@ def test_a_stopped_daemon_costs_the_next_grade_only_a_greeting(
     finally:
         os.kill(stopped, signal.SIGCONT)
     assert daemons.answered() == 0  # it never saw the request: nothing was sent to it
+
+
+#: ``grade ARGS`` run as the script runs it, saying on stderr's last line which of click and pytest it imported.
+IMPORTED = (
+    "import atexit, sys; from grader.__main__ import run; "
+    "atexit.register(lambda: print('imported:', *[m for m in ('click', 'pytest') if m in sys.modules], "
+    "file=sys.stderr)); sys.argv[0] = 'grade'; run()"
+)
+
+
+def test_a_plain_grade_notebook_is_answered_before_the_command_line_is_even_imported(
+    daemons: Daemons, write_notebook: Callable[..., Path]
+) -> None:
+    """The daemon answers a notebook in tens of milliseconds, and importing all of ``grade``'s commands took ~50 ms
+    more: ``grade NOTEBOOK [--json] [--lessons FOLDER]`` asks it first (grader/__main__.py). Any other form is parsed
+    by the command as always, and a daemon still answers it; both answers are the cold grade's."""
+    solved = write_notebook(SQUARES_SOLVED, name="solved.ipynb")
+
+    def grade(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", IMPORTED, *args]
+        return subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=180, env=daemons.env)
+
+    cold = daemons.grade(str(solved), *LESSONS, "--json", GRADER_DAEMON="off")
+    grade(str(solved), *LESSONS, "--json")  # cold, and starts a daemon for this interpreter
+    daemons.wait_until_ready()
+    plain = grade(str(solved), *LESSONS, "--json")
+    assert (plain.stdout, plain.returncode) == (cold.stdout, 0) and plain.stderr.splitlines()[-1] == "imported:"
+    assert daemons.answered() == 1
+    other = grade(str(solved), *LESSONS, "--json", "--timeout", f"{DEFAULT_LIMITS.timeout:g}")
+    assert (other.stdout, other.returncode) == (cold.stdout, 0) and other.stderr.splitlines()[-1] == "imported: click"
+    assert daemons.answered() == 2

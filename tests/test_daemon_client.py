@@ -10,15 +10,17 @@ from __future__ import annotations
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS, Limits
+from grader.config import DEFAULT_LIMITS, SECRET_ENV, Limits
 from grader.serve import client
 from grader.serve.protocol import NotebookRequest
+from tests.conftest import FIXTURE_LESSONS
 
 REQUEST = NotebookRequest("a.ipynb", "/")
 #: A greeting deadline short enough for the quick loop (the default is one learner call's limit, 5 s).
@@ -30,6 +32,7 @@ def asking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A socket path in a fresh folder, with ``grade`` willing to ask a daemon and the quick limits."""
     monkeypatch.setenv("GRADER_DAEMON", "auto")
     monkeypatch.setattr(client, "limits_for", lambda timeout: QUICK)
+    monkeypatch.setattr(client, "_ASKED", {})
     with tempfile.TemporaryDirectory(prefix="gdc-") as folder:  # short: a socket path has at most 107 bytes
         yield Path(folder) / "d.sock"
 
@@ -62,3 +65,59 @@ def test_no_daemon_or_one_that_hangs_up_is_graded_cold_without_a_note(asking: Pa
 
 def test_the_greeting_deadline_is_one_learner_calls_limit() -> None:
     assert Limits(call_timeout=0.2).budget.daemon_hello == 0.2
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["a.ipynb"], ("a.ipynb", False, None)),
+        (["a.ipynb", "--json"], ("a.ipynb", True, None)),
+        (["--json", "./a.ipynb"], ("a.ipynb", True, None)),
+        (["a.ipynb", "--lessons", "{lessons}"], ("a.ipynb", False, "{lessons}")),
+        (["--lessons={lessons}", "a.ipynb", "--json"], ("a.ipynb", True, "{lessons}")),
+        # anything else is the command's to parse (and to report on): another word, option or file, twice, missing
+        (["batch", "a.ipynb"], None),
+        (["a.ipynb", "--timeout", "30"], None),
+        (["a.ipynb", "--json", "--json"], None),
+        (["a.ipynb", "b.ipynb"], None),
+        (["a.txt"], None),
+        (["-a.ipynb"], None),
+        (["--json"], None),
+        (["a.ipynb", "--lessons"], None),
+        (["a.ipynb", "--lessons", "{lessons}/missing"], None),
+        (["{lessons}"], None),  # a folder whose name ends in .ipynb
+        ([], None),
+    ],
+)
+def test_only_the_plain_grade_notebook_is_answered_before_the_command_line_is_parsed(
+    tmp_path: Path, args: list[str], plain: tuple[str, bool, str | None] | None
+) -> None:
+    (tmp_path / "lessons.ipynb").mkdir()
+    lessons = str(tmp_path / "lessons.ipynb")
+    given = [a.replace("{lessons}", lessons) for a in args]
+    found = client._plain(given)
+    if plain is None:
+        assert found[0] is None
+    else:
+        notebook, as_json, folder = plain
+        where = None if folder is None else Path(folder.replace("{lessons}", lessons))
+        assert found == (Path(notebook), as_json, where)
+
+
+def test_a_request_the_warm_answer_left_to_the_command_is_not_asked_again(
+    asking: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``grade NOTEBOOK`` asks the daemon before the command line is parsed (``warm_answer``); what it leaves to
+    the command, which asks the same request again, gets the same outcome at once: a daemon that does not greet is
+    waited for, and named, once; one that leaves a request to a cold grade counts it once."""
+    monkeypatch.setattr(client, "socket_path", lambda: asking)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stopped:
+        stopped.bind(str(asking))
+        stopped.listen(1)  # never accepted: a stopped daemon
+        assert client.warm_answer(["a.ipynb", "--lessons", str(FIXTURE_LESSONS)]) is None
+        request = client.notebook_request(Path("a.ipynb"), lessons=FIXTURE_LESSONS)  # as grader.cli makes it
+        started = time.monotonic()
+        assert client.ask(request, asking) == client.Asked(None)
+        assert time.monotonic() - started < QUICK.budget.daemon_hello
+    assert capsys.readouterr().err.count("did not answer within") == 1

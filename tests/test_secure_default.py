@@ -24,10 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import ISOLATION_ENV
+from grader.config import ISOLATION_ENV, SECRET_ENV
 from grader.execute import bubblewrap
 from grader.execute.sandbox import LEVELS, _drop_blocker
-from grader.params import SECRET_ENV
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, notebook
 
 SQUARES = ("--lessons", str(FIXTURE_LESSONS), "--lesson", "squares")

@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.config import SECRET_ENV
 from grader.model import Lesson, Params
-from grader.params import SECRET_ENV, default_params, describe, draw, every_params
+from grader.params import default_params, describe, draw, every_params
 
 if TYPE_CHECKING:
     from grader.batch.progress import Progress

@@ -29,8 +29,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import DAEMON_ENV, DAEMON_MODES, DAEMON_STATUS_SECONDS, LESSONS_ENV, limits_for
-from grader.serve.protocol import HELLO, STATUS_REQUEST, Answer, NotebookRequest, Status, parse_reply
+from grader.config import (
+    DAEMON_ENV,
+    DAEMON_MODES,
+    DAEMON_STATUS_SECONDS,
+    DEFAULT_LIMITS,
+    LESSONS_ENV,
+    SECRET_ENV,
+    lessons_root,
+    limits_for,
+)
+from grader.errors import UsageError
+from grader.serve.protocol import HELLO, STATUS_REQUEST, Answer, NotebookRequest, Status, Terminal, parse_reply
 from grader.staleness import source_hash
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -95,10 +105,97 @@ class _Silent(Exception):
     """The daemon took the connection but did not greet within ``TimeBudget.daemon_hello``."""
 
 
+def notebook_request(
+    notebook: Path,
+    *,
+    as_json: bool = False,
+    lessons: Path | None = None,
+    lesson: str | None = None,
+    suites: Path | None = None,
+    timeout: float = DEFAULT_LIMITS.timeout,
+    kernel: bool = False,
+) -> NotebookRequest:
+    """``grade NOTEBOOK`` with these options, as this process would grade it: the one place a request is made, for
+    :func:`warm_answer` and for ``grade``'s own command (:func:`grader.cli.notebook_command`), so a daemon is asked
+    the same either way. Raises :class:`UsageError` when no lessons are found (``lessons`` None)."""
+    return NotebookRequest(
+        notebook=str(notebook),
+        cwd=os.getcwd(),
+        as_json=as_json,
+        lesson=lesson,
+        timeout=timeout,
+        kernel=kernel,
+        suites=None if suites is None else str(suites.resolve()),
+        # found here, in the learner's folder: a daemon runs in another
+        lessons_root=str((lessons or lessons_root()).resolve()),
+        terminal=Terminal.here(),
+    )
+
+
+def warm_answer(args: list[str]) -> Answer | None:
+    """The warm daemon's answer to ``grade NOTEBOOK [--json] [--lessons FOLDER]`` (``args``, as typed), asked with
+    nothing imported but this module; None for anything else, and whenever no daemon answers.
+
+    A learner at a terminal runs this again and again; the daemon answers a notebook in ~60 ms, and importing all
+    of ``grade``'s commands (click, every option, the LMS table their choices come from) took ~50 ms more. Whatever
+    this returns None for goes to :mod:`grader.cli`, which parses the same arguments as always (and reports what is
+    wrong with them); a daemon that did not greet in time is not asked again there (see :func:`ask`).
+    """
+    if SECRET_ENV in os.environ:
+        return None  # the command takes the course secret out of its environment first: leave it to it
+    notebook, as_json, lessons = _plain(args)
+    if notebook is None or mode() == "off":
+        return None
+    path = socket_path()
+    if path is None or not path.exists():
+        return None
+    try:
+        request = notebook_request(notebook, as_json=as_json, lessons=lessons)
+    except UsageError:
+        return None  # no lessons here: a notebook released with a course service is graded there (grader.cli)
+    asked = ask(request, path)
+    if asked.note:
+        print(asked.note, file=sys.stderr)
+    _ASKED[(path, request.to_json())] = Asked(asked.answer)  # said once; not asked again (see ask)
+    return asked.answer
+
+
+def _plain(args: list[str]) -> tuple[Path | None, bool, Path | None]:
+    """``(NOTEBOOK, --json, --lessons FOLDER)`` when ``args`` are those and no others, each valid as the command
+    would take it (an ``.ipynb`` path that is not a folder, an existing folder); ``(None, ...)`` otherwise."""
+    notebook: Path | None = None
+    as_json, lessons = False, None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--json" and not as_json:
+            as_json = True
+        elif arg.startswith("--lessons=") and lessons is None:
+            lessons = Path(arg.removeprefix("--lessons="))
+        elif arg == "--lessons" and lessons is None and rest:
+            lessons = Path(rest.pop(0))
+        elif notebook is None and arg.endswith(".ipynb") and not arg.startswith("-"):
+            notebook = Path(arg)
+        else:
+            return None, False, None
+    if notebook is None or notebook.is_dir() or (lessons is not None and not lessons.is_dir()):
+        return None, False, None
+    return notebook, as_json, lessons
+
+
+_ASKED: dict[tuple[Path, bytes], Asked] = {}
+"""What :func:`warm_answer` was told, in this process, by socket and request: when it leaves a request to
+:mod:`grader.cli`, the command's own :func:`ask` gets the same outcome without asking again (a daemon that did not
+greet would be waited for twice, and one that left a request to a cold grade would count it twice)."""
+
+
 def ask(request: NotebookRequest, path: Path | None) -> Asked:
     """The daemon's answer, or none if there is no daemon, it is stale, silent, or anything at all went wrong."""
     if path is None or mode() == "off":
         return Asked(None)
+    told = _ASKED.get((path, request.to_json()))
+    if told is not None:
+        return told
     budget = limits_for(request.timeout).budget
     try:
         reply = _exchange(path, request.to_json(), reply_seconds(request), budget.daemon_hello)

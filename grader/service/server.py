@@ -20,10 +20,11 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from grader.config import SECRET_ENV
 from grader.errors import CourseSecretMissing, UsageError
 from grader.execute.upkeep import check_settings, unsandboxed
 from grader.lessons import available_lessons, load_lesson, require_solution
-from grader.params import SECRET_ENV, secret_path
+from grader.params import secret_path
 from grader.service.app import Service, ServiceConfig, create_app
 from grader.service.grading import GradingPool
 
