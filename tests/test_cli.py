@@ -158,3 +158,13 @@ def test_grade_piped_into_a_reader_that_stops_early_exits_quietly(write_notebook
         f"grade {path} --lessons {FIXTURE_LESSONS} | head -c 1", shell=True, capture_output=True, text=True, timeout=180
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_only_the_grade_script_collects_garbage_rarely_for_its_cold_grade() -> None:
+    """A cold grade's imports set the garbage collector off ~130 times (~30 ms); the script, which ends a second
+    later, raises its thresholds. ``main`` called in another program's process leaves that program's alone."""
+    code = "import gc, grader.cli as cli; cli._SCRIPT = {}; cli._collect_garbage_rarely(); print(gc.get_threshold()[0])"
+    default = subprocess.run([sys.executable, "-c", "import gc; print(gc.get_threshold()[0])"], capture_output=True)
+    for script, expected in ((True, b"100000"), (False, default.stdout.strip())):
+        done = subprocess.run([sys.executable, "-c", code.format(script)], capture_output=True, timeout=60)
+        assert done.stdout.strip() == expected, done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from grader.errors import LessonError
 from grader.lessons import load_lesson
 from grader.selfcheck import NamespaceTarget
 from grader.suites.session import SuiteSession
-from tests.conftest import FIXTURE_LESSONS
+from tests.conftest import FIXTURE_LESSONS, REPO
 
 
 def namespace(source: str) -> dict[str, object]:
@@ -99,3 +100,19 @@ def test_lessons_whose_suites_share_file_names_keep_their_own_modules(tmp_path: 
             outcomes = {o.name: o.status for o in session.run(NamespaceTarget(ns))}
             assert outcomes[f"test_flavour_{flavour}"] == "passed", outcomes
             assert not any(name.startswith("test_flavour_") and name != f"test_flavour_{flavour}" for name in outcomes)
+
+
+def test_a_session_gives_pytest_hypothesis_plugin_itself_and_scans_no_entry_points(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the plugins the grader gives run in a session (no autoloading: what else is installed must not change a
+    grade). hypothesis's is given as its module: named with ``-p``, pytest first searched every installed package's
+    entry points for it (~15 ms a session, on a cold grade's critical path). Its hooks still run: it marks the
+    properties it finds."""
+    scans: list[str] = []
+    every = importlib.metadata.distributions
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda *a, **k: (scans.append("scan"), every(*a, **k))[1])
+    with SuiteSession(load_lesson("decode", REPO / "exercises")) as session:
+        items = session._plugin.ready.result()
+    assert scans == []
+    assert any(item.get_closest_marker("hypothesis") for item in items)
