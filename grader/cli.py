@@ -375,20 +375,16 @@ def _collect_garbage_rarely() -> None:
 def _finish(status: int) -> NoReturn:
     """Exit with ``status`` once a notebook's answer is written and its workers are ended.
 
-    In the ``grade`` script, the process ends at once after the exit handlers (the end of adopted sandboxes) and
-    a flush: tearing down an interpreter that imported pytest and hypothesis takes ~60 ms, a tenth of a cold grade,
-    and frees nothing that outlives the process. Elsewhere (``main`` called in a test's process) a normal exit."""
+    In the ``grade`` script, the process ends at once (:func:`grader.execute.upkeep.exit_at_once`) after its exit
+    handlers (the end of adopted sandboxes). Elsewhere (``main`` called in a test's process) a normal exit."""
     if not _SCRIPT:
         sys.exit(status)
     import atexit
 
+    from grader.execute.upkeep import exit_at_once
+
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away (`grade x.ipynb | head -1`), or a closed stream
-            pass
-    os._exit(status)
+    exit_at_once(status)
 
 
 def _print_report(report: Report, as_json: bool) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import os
 import signal
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.config import STOP_SECONDS
-from grader.execute.upkeep import keep_to_one_cpu, kill_workers
+from grader.execute.upkeep import exit_at_once, keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
 from grader.pipeline import GradeOptions
@@ -124,7 +123,9 @@ def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None
     context = context_for(settings)
     context.grader.warm_soon()
     Finalize(None, _close, args=(context,), exitpriority=10)  # pool workers skip atexit; multiprocessing runs this
-    Finalize(None, _exit_at_once, exitpriority=0)  # after the context is closed
+    # Last, after the context is closed: results went back on the pool's queue as each task finished, and nothing is
+    # buffered but what stdout and stderr hold, so the interpreter's teardown is skipped.
+    Finalize(None, exit_at_once, args=(0,), exitpriority=0)
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), name="parent-watch", daemon=True).start()
 
 
@@ -146,22 +147,6 @@ def _abandon_after_close(context: GradingContext) -> None:
     if _CLOSING.acquire(timeout=STOP_SECONDS):
         _CLOSING.release()
     context.abandon()
-
-
-def _exit_at_once() -> None:
-    """The last step of a pool worker's exit, once its context is closed (zygotes stopped, suites closed).
-
-    What is left is the interpreter's own teardown: freeing every object of pytest, hypothesis, IPython and
-    the suites, ~0.1 s of CPU a grading process, which the batch waits for before it can finish (its wall
-    time, bench/RESULTS.md round 6). Nothing of ours is left to run: results went back on the pool's queue
-    as each task finished, synchronously, and nothing is buffered but what stdout and stderr hold.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed stream: nothing to keep
-            pass
-    os._exit(0)
 
 
 def _exit_when_orphaned(parent_pid: int) -> None:

@@ -30,7 +30,6 @@ function of its arguments (SECURITY.md, "What is not defended"). So most noteboo
 from __future__ import annotations
 
 import json
-import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from typing import Any
 from grader.config import Limits, WorkerMode
 from grader.errors import GraderError, MachineFailed
 from grader.execute.channel import DICT_KEY, TUPLE_KEY, to_plain
+from grader.execute.process import started_kept
 from grader.execute.protocol import ChannelClosed, ChannelError, ChannelTimeout
 from grader.execute.sandbox import LENDER_PROGRAM
 from grader.execute.worker import LearnerProcess
@@ -63,7 +63,7 @@ class Lender:
         self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = None
         self._keeper: threading.Event | None = None
-        """Set to end the thread that spawned ``_worker`` (see :func:`_spawn_kept`)."""
+        """Set to end the thread that spawned ``_worker`` (:func:`grader.execute.process.started_kept`)."""
         self._booted = False
         self._asked = False
         """Whether a call reached the lender's worker since its child was fresh."""
@@ -85,8 +85,8 @@ class Lender:
         if self._worker is not None and not self._worker.alive:
             self.close()
         if self._worker is None:
-            self._worker, self._keeper = _spawn_kept(
-                lambda: LearnerProcess(self.solution, self._limits, self._mode, program=LENDER_PROGRAM)
+            self._worker, self._keeper = started_kept(  # kept warm beyond the thread that asks (the daemon's)
+                lambda: LearnerProcess(self.solution, self._limits, self._mode, program=LENDER_PROGRAM), "grader-lender"
             )
 
     def next_learner(self) -> None:
@@ -162,31 +162,6 @@ class Lender:
         if self._keeper is not None:
             self._keeper.set()
             self._keeper = None
-
-
-def _spawn_kept(spawn: Callable[[], LearnerProcess]) -> tuple[LearnerProcess, threading.Event]:
-    """``spawn()`` run in a thread of its own that lives until the returned event is set (at :meth:`Lender.close`).
-
-    A spawned worker dies when the thread that started it exits (bwrap's ``--die-with-parent`` and
-    ``PR_SET_PDEATHSIG`` are per thread), and a lender is kept warm beyond the thread that first needed it: the
-    daemon serves each ``grade`` on a thread of its own, and Dask's threads come and go. Started there, the lender's
-    worker was killed at the end of every request and spawned again for the next (~30 ms each)."""
-    made: queue.Queue[LearnerProcess | BaseException] = queue.Queue()
-    stop = threading.Event()
-
-    def keep() -> None:
-        try:
-            made.put(spawn())
-        except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
-            made.put(err)
-            return
-        stop.wait()
-
-    threading.Thread(target=keep, name="grader-lender", daemon=True).start()
-    worker = made.get()
-    if isinstance(worker, BaseException):
-        raise worker
-    return worker, stop
 
 
 def _key(name: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:

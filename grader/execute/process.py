@@ -12,17 +12,50 @@ be. Two ways exist, both behind :class:`WorkerOS`:
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Protocol, TypeVar
 
 from grader.config import END_WAIT_SECONDS, Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
 from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_files_of, remove_stale, remove_tree, worker_uid
 from grader.execute.sandbox import LEVELS, launch
+
+T = TypeVar("T")
+
+
+def started_kept(start: Callable[[], T], name: str) -> tuple[T, threading.Event]:
+    """``start()`` run on a thread of its own (``name``) that lives until the returned event is set; its result, or
+    the exception it raised, raised here.
+
+    A spawned process dies when the *thread* that started it exits (bwrap's ``--die-with-parent`` and
+    ``PR_SET_PDEATHSIG`` are per thread), so whatever outlives the call that starts it is started so: the zygote,
+    and the lender's worker, which the daemon keeps warm while each ``grade`` is served on a thread that ends with
+    it (started on that thread, the lender's worker was killed at the end of every request and spawned again).
+    Whoever ends the process sets the event."""
+    made: queue.Queue[T | BaseException] = queue.Queue()
+    stop = threading.Event()
+
+    def keep() -> None:
+        try:
+            made.put(start())
+        except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
+            made.put(err)
+            return
+        stop.wait()
+
+    threading.Thread(target=keep, name=name, daemon=True).start()
+    got = made.get()
+    if isinstance(got, BaseException):
+        raise got
+    return got, stop
+
 
 WORKDIR_PREFIX = "grader-worker-"
 """Spawned workers' folders are ``grader-worker-{grader's pid}-{random}``: unpredictable, and removable by the

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import socket
 import subprocess
 import tempfile
@@ -36,6 +35,7 @@ from grader.config import END_WAIT_SECONDS, ZYGOTE_ANSWER_SECONDS, ZYGOTE_FORKS,
 from grader.execute import protocol as wire
 from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
+from grader.execute.process import started_kept
 from grader.execute.sandbox import choose_level, launch, worker_start
 
 ROOT_PREFIX = "grader-zygote-"
@@ -103,21 +103,18 @@ class Zygote:
 
     # -- lifecycle --------------------------------------------------------------------------------------
     def _boot(self) -> None:
-        """Start the zygote in a thread that lives as long as it (bwrap's --die-with-parent is per thread)."""
-        self._stop = threading.Event()
-        started: queue.Queue[Any] = queue.Queue()
-        threading.Thread(target=self._keep, args=(started,), name="grader-zygote", daemon=True).start()
-        proc = started.get()
-        if isinstance(proc, BaseException):
-            raise ZygoteUnavailable(str(proc))
-        self._proc = proc
+        """Start the zygote on a thread that lives as long as it (bwrap's --die-with-parent is per thread)."""
+        try:
+            self._proc, self._stop = started_kept(self._spawn, "grader-zygote")
+        except Exception as err:
+            raise ZygoteUnavailable(str(err)) from None
         try:
             self._expect("ready", self.limits.budget.boot)
         except ZygoteUnavailable:
             self._kill()
             raise
 
-    def _keep(self, started: queue.Queue[Any]) -> None:
+    def _spawn(self) -> subprocess.Popen[bytes]:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             spec = launch(self.root, self.limits, self.mode, program="grader.execute.zygote_main")
@@ -132,17 +129,15 @@ class Zygote:
                 preexec_fn=preexec(self.limits, spec),  # the root stays the grader's: no learner uid may write in it
                 close_fds=True,
             )
-        except BaseException as err:  # reported to the booting thread
+        except BaseException:
             ours.close()
-            started.put(err)
-            return
+            raise
         finally:
             theirs.close()
         self.isolation, self.level = spec.isolation, spec.level
         self.uid = None if spec.drop == DROP_NONE else worker_uid(proc.pid)
         self._control = ours
-        started.put(proc)
-        self._stop.wait()
+        return proc
 
     def _kill(self) -> None:
         with self._killing:
