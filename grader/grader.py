@@ -95,6 +95,7 @@ class Grader:
             # Both boot while the suites are imported and collected, if that is still to do.
             workers.boot(submission, solution)
             lesson, suites = self.session(lesson_id)
+            workers.ready()  # a boot that failed raises here, uncontained, as when it ran on this thread
             try:
                 return grade_submission(submission, lesson, suites, workers, solution, questions)
             except Exception as err:

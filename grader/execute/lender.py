@@ -38,7 +38,7 @@ from typing import Any
 from grader.config import Limits, WorkerMode
 from grader.errors import GraderError, MachineFailed
 from grader.execute.channel import DICT_KEY, TUPLE_KEY, to_plain
-from grader.execute.process import started_kept
+from grader.execute.process import Kept
 from grader.execute.protocol import ChannelClosed, ChannelError, ChannelTimeout
 from grader.execute.sandbox import LENDER_PROGRAM
 from grader.execute.worker import LearnerProcess
@@ -62,8 +62,8 @@ class Lender:
         self.solution = solution
         self._limits, self._mode = limits, mode
         self._worker: LearnerProcess | None = None
-        self._keeper: threading.Event | None = None
-        """Set to end the thread that spawned ``_worker`` (:func:`grader.execute.process.started_kept`)."""
+        self._keeper: Kept[LearnerProcess] | None = None
+        """The thread that spawned ``_worker``, released once it is closed (:class:`grader.execute.process.Kept`)."""
         self._booted = False
         self._asked = False
         """Whether a call reached the lender's worker since its child was fresh."""
@@ -85,9 +85,10 @@ class Lender:
         if self._worker is not None and not self._worker.alive:
             self.close()
         if self._worker is None:
-            self._worker, self._keeper = started_kept(  # kept warm beyond the thread that asks (the daemon's)
+            self._keeper = Kept(  # kept warm beyond the thread that asks (the daemon's)
                 lambda: LearnerProcess(self.solution, self._limits, self._mode, program=LENDER_PROGRAM), "grader-lender"
             )
+            self._worker = self._keeper.get()
 
     def next_learner(self) -> None:
         """A new learner's calls come next: none of them may see what an earlier learner's did in the worker."""
@@ -160,7 +161,7 @@ class Lender:
             self._worker = None
             self._booted = self._asked = False
         if self._keeper is not None:
-            self._keeper.set()
+            self._keeper.release()
             self._keeper = None
 
 

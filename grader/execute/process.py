@@ -19,7 +19,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Protocol, TypeVar
+from typing import IO, Generic, Protocol, TypeVar
 
 from grader.config import END_WAIT_SECONDS, Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
@@ -30,31 +30,42 @@ from grader.execute.sandbox import LEVELS, launch
 T = TypeVar("T")
 
 
-def started_kept(start: Callable[[], T], name: str) -> tuple[T, threading.Event]:
-    """``start()`` run on a thread of its own (``name``) that lives until the returned event is set; its result, or
-    the exception it raised, raised here.
+class Kept(Generic[T]):
+    """What ``start()`` makes, made on a thread of its own (``name``) that lives until :meth:`release`.
 
     A spawned process dies when the *thread* that started it exits (bwrap's ``--die-with-parent`` and
     ``PR_SET_PDEATHSIG`` are per thread), so whatever outlives the call that starts it is started so: the zygote,
-    and the lender's worker, which the daemon keeps warm while each ``grade`` is served on a thread that ends with
-    it (started on that thread, the lender's worker was killed at the end of every request and spawned again).
-    Whoever ends the process sets the event."""
-    made: queue.Queue[T | BaseException] = queue.Queue()
-    stop = threading.Event()
+    the lender's worker, which the daemon keeps warm while each ``grade`` is served on a thread that ends with
+    it (started on that thread, the lender's worker was killed at the end of every request and spawned again),
+    and a cold grade's workers, started while its own thread imports pytest (:meth:`Workers.boot
+    <grader.execute.runner.Workers.boot>`). Whoever ends what was made releases the thread, after ending it.
+    """
 
-    def keep() -> None:
+    def __init__(self, start: Callable[[], T], name: str) -> None:
+        self._made: queue.Queue[T | BaseException] = queue.Queue()
+        self._got: T | BaseException | None = None
+        self._stop = threading.Event()
+        threading.Thread(target=self._keep, args=(start,), name=name, daemon=True).start()
+
+    def _keep(self, start: Callable[[], T]) -> None:
         try:
-            made.put(start())
+            self._made.put(start())
         except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
-            made.put(err)
+            self._made.put(err)
             return
-        stop.wait()
+        self._stop.wait()
 
-    threading.Thread(target=keep, name=name, daemon=True).start()
-    got = made.get()
-    if isinstance(got, BaseException):
-        raise got
-    return got, stop
+    def get(self) -> T:
+        """What ``start()`` returned, once it has (the same each time); what it raised is raised here."""
+        if self._got is None:
+            self._got = self._made.get()
+        if isinstance(self._got, BaseException):
+            raise self._got
+        return self._got
+
+    def release(self) -> None:
+        """Let the thread end (what it started outlives it no longer)."""
+        self._stop.set()
 
 
 WORKDIR_PREFIX = "grader-worker-"

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 from grader.config import Limits, WorkerMode
 from grader.execute.lender import Lender, Lenders
+from grader.execute.process import Kept
 from grader.execute.sandbox import probe_soon
 from grader.execute.target import WorkerTarget
 from grader.execute.worker import LearnerProcess
@@ -46,20 +47,65 @@ class Workers:
         self._own_lenders = lenders is None
         self._lender: Lender | None = None
         self._booting: LearnerProcess | None = None
+        self._boot: Kept[LearnerProcess] | None = None
+        """A boot under way on a thread of its own (no zygote to fork from): see :meth:`boot`."""
+        self._keepers: list[Kept[LearnerProcess]] = []
+        """The threads that spawned this notebook's booted workers, released once the workers are closed."""
         self._started: list[LearnerProcess] = []
         """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
 
     def boot(self, submission: Submission, solution: Submission | None = None) -> None:
         """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest), and
-        the lender of ``solution``'s functions (if given) too."""
+        the lender of ``solution``'s functions (if given) too.
+
+        Forked from a zygote, a worker starts in a millisecond. Spawned, each is a sandbox probed (once a process)
+        and a new interpreter started: ~40 ms of this thread, which a cold ``grade NOTEBOOK`` spent before it could
+        import pytest. Then both are started on a thread of their own, which lives until they are closed (a spawned
+        worker dies with the thread that started it), and whatever needs them (:meth:`start`, :meth:`lender`,
+        :meth:`close`, :meth:`ready`) waits for that thread first; what it raised is raised there."""
+        self._drop_booted()
+        if self._zygote is not None:
+            self._booting = LearnerProcess(submission, self.limits, self.mode, self._zygote)
+            if solution is not None:
+                self._lender_of(solution)
+            return
+
+        def spawn() -> LearnerProcess:
+            worker = LearnerProcess(submission, self.limits, self.mode)
+            if solution is not None:
+                try:
+                    self._lender_of(solution)
+                except BaseException:
+                    worker.close()
+                    raise
+            return worker
+
+        self._boot = Kept(spawn, "grader-boot")
+        self._keepers.append(self._boot)
+
+    def ready(self) -> None:
+        """Wait for a boot under way on its own thread (see :meth:`boot`), if there is one; what it raised is raised
+        here."""
+        boot, self._boot = self._boot, None
+        if boot is not None:
+            self._booting = boot.get()
+
+    def _drop_booted(self) -> None:
+        """Close a worker booted and never started (once its boot is done; one that failed left nothing)."""
+        try:
+            self.ready()
+        except BaseException:  # noqa: BLE001 - a boot that failed started nothing to close
+            self._booting = None
         if self._booting is not None:
             self._booting.close()
-        self._booting = LearnerProcess(submission, self.limits, self.mode, self._zygote)
-        if solution is not None:
-            self.lender(solution)
+            self._booting = None
 
     def lender(self, solution: Submission) -> Lender:
         """The lender of ``solution``'s functions for this notebook (:mod:`grader.execute.lender`), started now."""
+        self.ready()
+        return self._lender_of(solution)
+
+    def _lender_of(self, solution: Submission) -> Lender:
         if self._lender is not None and self._lender.solution != solution:
             self._lenders.give(self._lender)
             self._lender = None
@@ -69,6 +115,7 @@ class Workers:
 
     def start(self, submission: Submission) -> LearnerProcess:
         """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
+        self.ready()
         worker, self._booting = self._booting, None
         if worker is not None and worker.submission is not submission:
             worker.close()
@@ -96,9 +143,10 @@ class Workers:
         for worker in self._started:
             worker.close()
         self._started.clear()
-        if self._booting is not None:
-            self._booting.close()
-            self._booting = None
+        self._drop_booted()
+        for keeper in self._keepers:
+            keeper.release()
+        self._keepers.clear()
         if self._lender is not None:
             self._lenders.give(self._lender)
             self._lender = None

@@ -35,7 +35,7 @@ from grader.config import END_WAIT_SECONDS, ZYGOTE_ANSWER_SECONDS, ZYGOTE_FORKS,
 from grader.execute import protocol as wire
 from grader.execute.levels import DROP_NONE
 from grader.execute.limits import end_worker, preexec, remove_stale, remove_tree, worker_uid
-from grader.execute.process import started_kept
+from grader.execute.process import Kept
 from grader.execute.sandbox import choose_level, launch, worker_start
 
 ROOT_PREFIX = "grader-zygote-"
@@ -78,7 +78,7 @@ class Zygote:
         self._forks = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
-        self._stop = threading.Event()
+        self._keeper: Kept[subprocess.Popen[bytes]] | None = None
         self._killing = threading.Lock()
         """A grading thread that finds the zygote dead and a dying grader's cleanup may both end it at once."""
         remove_stale(ROOT_PREFIX)
@@ -105,7 +105,8 @@ class Zygote:
     def _boot(self) -> None:
         """Start the zygote on a thread that lives as long as it (bwrap's --die-with-parent is per thread)."""
         try:
-            self._proc, self._stop = started_kept(self._spawn, "grader-zygote")
+            self._keeper = Kept(self._spawn, "grader-zygote")
+            self._proc = self._keeper.get()
         except Exception as err:
             raise ZygoteUnavailable(str(err)) from None
         try:
@@ -151,7 +152,8 @@ class Zygote:
                 pass
         if control is not None:
             control.close()
-        self._stop.set()
+        if self._keeper is not None:
+            self._keeper.release()
 
     def close(self) -> None:
         self._kill()

@@ -1,0 +1,143 @@
+"""A notebook's workers boot while its grader imports pytest (grader/execute/runner.py, ``Workers.boot``).
+
+Without a zygote to fork from (a cold ``grade NOTEBOOK``, or a level without one), each worker is spawned: a
+sandbox probed once a process and a new interpreter started, ~40 ms that the grading thread spent before it could
+import pytest. They are spawned on a thread of their own, which must live until they are closed: a spawned worker
+dies with the thread that started it (bwrap's ``--die-with-parent``, ``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.config import DEFAULT_LIMITS, WorkerMode
+from grader.execute import runner
+from grader.execute.lender import Lenders
+from grader.execute.runner import Workers
+from grader.execute.worker import LearnerProcess
+from grader.model import Submission
+from grader.read import read_submission
+from tests.test_hostile import LEVELS, mode_of
+from tests.test_lender import notebook
+
+pytestmark = pytest.mark.slow  # each test spawns workers
+
+
+@pytest.fixture(params=LEVELS)
+def mode(request: pytest.FixtureRequest) -> WorkerMode:
+    return mode_of(request.param)
+
+
+@pytest.fixture
+def submission(tmp_path: Path) -> Submission:
+    (tmp_path / "learner").mkdir()
+    return read_submission(notebook(tmp_path / "learner", {"double": "def double(x):\n    return 2 * x"}))
+
+
+@pytest.fixture
+def solution(tmp_path: Path) -> Submission:
+    (tmp_path / "solution").mkdir()
+    return read_submission(notebook(tmp_path / "solution", {"triple": "def triple(x):\n    return 3 * x"}))
+
+
+class Held:
+    """Makes ``runner``'s spawns wait until :meth:`go`, and says on which thread each was made."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entered = threading.Event()
+        self.released = threading.Event()
+        self.threads: list[str] = []
+        real = LearnerProcess
+
+        def held(*args: Any, **kwargs: Any) -> LearnerProcess:
+            self.threads.append(threading.current_thread().name)
+            self.entered.set()
+            assert self.released.wait(30), "the test never let the spawn go on"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(runner, "LearnerProcess", held)
+
+    def go(self) -> None:
+        self.released.set()
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    spawns = Held(monkeypatch)
+    yield spawns
+    spawns.go()  # a failed test must not leave a boot waiting
+
+
+def test_without_a_zygote_boot_returns_while_the_worker_is_spawned_and_it_outlives_its_thread(
+    mode: WorkerMode, submission: Submission, held: Held
+) -> None:
+    with Workers(DEFAULT_LIMITS, mode) as workers:
+        workers.boot(submission)
+        assert held.entered.wait(30)  # the spawn has begun, and waits: boot returned without waiting for it
+        assert not held.released.is_set()
+        held.go()
+        worker = workers.start(submission)
+        assert held.threads == ["grader-boot"]
+        assert worker.run_notebook().cell_errors == ()
+        time.sleep(0.3)  # a worker killed with the thread that spawned it is seen dead by now
+        assert worker.call("double", [21], {}, {}).value == 42
+
+
+def test_the_lender_is_taken_by_the_boot_once(
+    mode: WorkerMode, submission: Submission, solution: Submission, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[str] = []
+    take = Lenders.take
+
+    def counted(self: Lenders, wanted: Submission) -> Any:
+        taken.append(threading.current_thread().name)
+        return take(self, wanted)
+
+    monkeypatch.setattr(Lenders, "take", counted)
+    with Workers(DEFAULT_LIMITS, mode) as workers:
+        workers.boot(submission, solution)
+        lender = workers.lender(solution)
+        assert taken == ["grader-boot"]
+        lender.ready()
+        assert lender.call("triple", [2], {}) == 6
+        assert workers.lender(solution) is lender
+
+
+def test_a_boot_that_fails_raises_where_its_worker_is_needed(
+    mode: WorkerMode, submission: Submission, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> LearnerProcess:
+        raise OSError("no room for another process")
+
+    monkeypatch.setattr(runner, "LearnerProcess", broken)
+    workers = Workers(DEFAULT_LIMITS, mode)
+    workers.boot(submission)  # returns: the spawn fails on its own thread
+    with pytest.raises(OSError, match="no room"):
+        workers.ready()
+    workers.close()  # nothing was started, nothing to end
+
+
+def test_closed_during_its_boot_the_worker_is_ended_once_booted(
+    mode: WorkerMode, submission: Submission, held: Held
+) -> None:
+    workers = Workers(DEFAULT_LIMITS, mode)
+    workers.boot(submission)
+    assert held.entered.wait(30)
+    threading.Timer(0.2, held.go).start()
+    booted: list[LearnerProcess] = []
+    close = LearnerProcess.close
+
+    def seen(self: LearnerProcess) -> None:
+        booted.append(self)
+        close(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LearnerProcess, "close", seen)
+        workers.close()  # waits for the boot, then ends what it started
+    assert len(booted) == 1 and not booted[0].alive
