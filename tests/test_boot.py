@@ -8,6 +8,7 @@ dies with the thread that started it (bwrap's ``--die-with-parent``, ``PR_SET_PD
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -17,11 +18,14 @@ from typing import Any
 import pytest
 
 from grader.config import DEFAULT_LIMITS, WorkerMode
+from grader.errors import LessonError
 from grader.execute import runner
 from grader.execute.lender import Lenders
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess
+from grader.grader import Grader
 from grader.model import Submission
+from grader.pipeline import GradeOptions
 from grader.read import read_submission
 from tests.test_hostile import LEVELS, mode_of
 from tests.test_lender import notebook
@@ -87,6 +91,7 @@ def test_without_a_zygote_boot_returns_while_the_worker_is_spawned_and_it_outliv
         assert worker.run_notebook().cell_errors == ()
         time.sleep(0.3)  # a worker killed with the thread that spawned it is seen dead by now
         assert worker.call("double", [21], {}, {}).value == 42
+    assert not _boot_threads()  # closed, the worker's thread is let go
 
 
 def test_the_lender_is_taken_by_the_boot_once(
@@ -107,6 +112,7 @@ def test_the_lender_is_taken_by_the_boot_once(
         lender.ready()
         assert lender.call("triple", [2], {}) == 6
         assert workers.lender(solution) is lender
+    assert not _boot_threads()
 
 
 def test_a_boot_that_fails_raises_where_its_worker_is_needed(
@@ -116,28 +122,96 @@ def test_a_boot_that_fails_raises_where_its_worker_is_needed(
         raise OSError("no room for another process")
 
     monkeypatch.setattr(runner, "LearnerProcess", broken)
-    workers = Workers(DEFAULT_LIMITS, mode)
-    workers.boot(submission)  # returns: the spawn fails on its own thread
-    with pytest.raises(OSError, match="no room"):
-        workers.ready()
-    workers.close()  # nothing was started, nothing to end
+    with Workers(DEFAULT_LIMITS, mode) as workers:
+        workers.boot(submission)  # returns: the spawn fails on its own thread
+        with pytest.raises(OSError, match="no room"):
+            workers.ready()
+        with pytest.raises(OSError, match="no room"):
+            workers.start(submission)  # tries again, on this thread
+    assert not _boot_threads()  # closing raised nothing, and let the boot's thread go
 
 
-def test_closed_during_its_boot_the_worker_is_ended_once_booted(
-    mode: WorkerMode, submission: Submission, held: Held
+def test_closed_during_its_boot_the_worker_is_ended_once_booted_and_its_thread_let_go(
+    mode: WorkerMode, submission: Submission, held: Held, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workers = Workers(DEFAULT_LIMITS, mode)
-    workers.boot(submission)
-    assert held.entered.wait(30)
-    threading.Timer(0.2, held.go).start()
-    booted: list[LearnerProcess] = []
+    booted = _closes_seen(monkeypatch)
+    with Workers(DEFAULT_LIMITS, mode) as workers:
+        workers.boot(submission)
+        assert held.entered.wait(30)
+        threading.Timer(0.2, held.go).start()
+    # leaving it closed the workers: it waited for the boot, then ended what it started
+    assert len(booted) == 1 and not booted[0].alive
+    assert not _boot_threads()
+
+
+def test_a_signal_while_waiting_for_the_boot_loses_nothing(
+    mode: WorkerMode, submission: Submission, held: Held, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``grade`` turns SIGTERM into a ``SystemExit`` on its main thread, which may be waiting for the boot: the
+    boot must still be there for ``close`` to wait for and end what it made (else its folder is left behind)."""
+    booted = _closes_seen(monkeypatch)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with Workers(DEFAULT_LIMITS, mode) as workers:
+            workers.boot(submission)
+            assert held.entered.wait(30)
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            with pytest.raises(SystemExit):
+                workers.ready()  # held: the signal arrives while it waits
+            held.go()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert len(booted) == 1 and not booted[0].alive
+    assert not _boot_threads()
+
+
+def test_a_lesson_that_fails_to_open_during_the_boot_leaves_no_worker_and_gives_the_lender_back(
+    mode: WorkerMode, submission: Submission, held: Held, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Grader.grade`` boots, then opens the lesson's suites (which raises for a broken lesson) while the boot is
+    still under way: what the boot made is closed, and the lender given back, once it is done."""
+    booted = _closes_seen(monkeypatch)
+    given: list[object] = []
+    give = Lenders.give
+    monkeypatch.setattr(Lenders, "give", lambda self, lender: (given.append(lender), give(self, lender))[1])
+
+    def broken_lesson(self: Grader, lesson_id: str) -> Any:
+        assert held.entered.wait(30)
+        threading.Timer(0.2, held.go).start()
+        raise LessonError("the suites do not import")
+
+    monkeypatch.setattr(Grader, "session", broken_lesson)
+    with Grader.cold(GradeOptions(mode=mode)) as grader, pytest.raises(LessonError, match="do not import"):
+        grader.grade(submission, "decode")
+    assert len(booted) == 1 and not booted[0].alive
+    assert len(given) == 1
+    assert not _boot_threads()
+
+
+def _closes_seen(monkeypatch: pytest.MonkeyPatch) -> list[LearnerProcess]:
+    """The workers closed from now on (the lender's included)."""
+    closed: list[LearnerProcess] = []
     close = LearnerProcess.close
 
     def seen(self: LearnerProcess) -> None:
-        booted.append(self)
+        if self.submission.path.parent.name == "learner":
+            closed.append(self)
         close(self)
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(LearnerProcess, "close", seen)
-        workers.close()  # waits for the boot, then ends what it started
-    assert len(booted) == 1 and not booted[0].alive
+    monkeypatch.setattr(LearnerProcess, "close", seen)
+    return closed
+
+
+def _boot_threads(wait: float = 5.0) -> list[threading.Thread]:
+    """The boot threads still alive once ``wait`` seconds have given released ones time to end."""
+    deadline = time.monotonic() + wait
+    while True:
+        alive = [t for t in threading.enumerate() if t.name == "grader-boot"]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.01)

@@ -12,14 +12,13 @@ be. Two ways exist, both behind :class:`WorkerOS`:
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Generic, Protocol, TypeVar
+from typing import IO, Generic, Protocol, TypeVar, cast
 
 from grader.config import END_WAIT_SECONDS, Limits, WorkerMode
 from grader.execute.ipc import remove_ipc
@@ -42,26 +41,35 @@ class Kept(Generic[T]):
     """
 
     def __init__(self, start: Callable[[], T], name: str) -> None:
-        self._made: queue.Queue[T | BaseException] = queue.Queue()
-        self._got: T | BaseException | None = None
+        self._outcome: T | BaseException | None = None
+        self._done = threading.Event()
+        """Set once ``start()`` has returned or raised, and ``_outcome`` holds which."""
         self._stop = threading.Event()
-        threading.Thread(target=self._keep, args=(start,), name=name, daemon=True).start()
+        self.thread = threading.Thread(target=self._keep, args=(start,), name=name, daemon=True)
+        self.thread.start()
 
     def _keep(self, start: Callable[[], T]) -> None:
         try:
-            self._made.put(start())
+            self._outcome = start()
         except BaseException as err:  # noqa: BLE001 - handed to the caller, which raises it
-            self._made.put(err)
+            self._outcome = err
+            self._done.set()
             return
+        self._done.set()
         self._stop.wait()
 
+    def outcome(self) -> T | BaseException:
+        """What ``start()`` returned, or what it raised, once it has (waiting is interruptible, and can be done
+        again: a signal's ``SystemExit`` while waiting loses nothing)."""
+        self._done.wait()
+        return cast("T | BaseException", self._outcome)
+
     def get(self) -> T:
-        """What ``start()`` returned, once it has (the same each time); what it raised is raised here."""
-        if self._got is None:
-            self._got = self._made.get()
-        if isinstance(self._got, BaseException):
-            raise self._got
-        return self._got
+        """What ``start()`` returned, once it has; what it raised is raised here."""
+        made = self.outcome()
+        if isinstance(made, BaseException):
+            raise made
+        return made
 
     def release(self) -> None:
         """Let the thread end (what it started outlives it no longer)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from grader.config import Limits, WorkerMode
 from grader.execute.lender import Lender, Lenders
@@ -46,11 +46,14 @@ class Workers:
         self._lenders = lenders or Lenders(limits, mode)
         self._own_lenders = lenders is None
         self._lender: Lender | None = None
-        self._booting: LearnerProcess | None = None
         self._boot: Kept[LearnerProcess] | None = None
         """A boot under way on a thread of its own (no zygote to fork from): see :meth:`boot`."""
+        self._booting: LearnerProcess | None = None
+        """A worker booted and not yet started."""
+        self._booting_keeper: Kept[LearnerProcess] | None = None
+        """The thread that spawned ``_booting``, if one did: released when that worker is closed."""
         self._keepers: list[Kept[LearnerProcess]] = []
-        """The threads that spawned this notebook's booted workers, released once the workers are closed."""
+        """The threads that spawned the workers handed out, released once they are closed."""
         self._started: list[LearnerProcess] = []
         """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
 
@@ -58,11 +61,13 @@ class Workers:
         """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest), and
         the lender of ``solution``'s functions (if given) too.
 
-        Forked from a zygote, a worker starts in a millisecond. Spawned, each is a sandbox probed (once a process)
-        and a new interpreter started: ~40 ms of this thread, which a cold ``grade NOTEBOOK`` spent before it could
+        Forked from a zygote, a worker starts in a millisecond. Spawned (a cold ``grade NOTEBOOK``, and any runner
+        without a zygote: the process level, ``GRADER_WORKERS=spawn``, ``--kernel``), each is a sandbox probed (once
+        a process) and a new interpreter started: ~40 ms of this thread, which a cold grade spent before it could
         import pytest. Then both are started on a thread of their own, which lives until they are closed (a spawned
         worker dies with the thread that started it), and whatever needs them (:meth:`start`, :meth:`lender`,
-        :meth:`close`, :meth:`ready`) waits for that thread first; what it raised is raised there."""
+        :meth:`ready`, :meth:`close`) waits for that thread first. What the boot raised is raised by :meth:`ready`
+        (or :meth:`start`, :meth:`lender`), and by :meth:`close` never: an error the caller met meanwhile wins."""
         self._drop_booted()
         if self._zygote is not None:
             self._booting = LearnerProcess(submission, self.limits, self.mode, self._zygote)
@@ -81,24 +86,39 @@ class Workers:
             return worker
 
         self._boot = Kept(spawn, "grader-boot")
-        self._keepers.append(self._boot)
 
     def ready(self) -> None:
         """Wait for a boot under way on its own thread (see :meth:`boot`), if there is one; what it raised is raised
-        here."""
-        boot, self._boot = self._boot, None
-        if boot is not None:
-            self._booting = boot.get()
+        here. Interrupted (a signal's ``SystemExit``), the boot stays to be waited for again by :meth:`close`."""
+        failed = self._settle_boot()
+        if failed is not None:
+            raise failed
+
+    def _settle_boot(self) -> BaseException | None:
+        """Wait for the boot under way, if any; keep the worker it made (and its thread), or return what it raised."""
+        boot = self._boot
+        if boot is None:
+            return None
+        made = boot.outcome()
+        self._boot = None
+        if isinstance(made, BaseException):
+            boot.release()
+            return made
+        self._booting, self._booting_keeper = made, boot
+        return None
 
     def _drop_booted(self) -> None:
-        """Close a worker booted and never started (once its boot is done; one that failed left nothing)."""
+        """Close a worker booted and never started (once its boot is done; one that failed left nothing), and let
+        the thread that spawned it go."""
+        self._settle_boot()
+        worker, keeper = self._booting, self._booting_keeper
+        self._booting = self._booting_keeper = None
         try:
-            self.ready()
-        except BaseException:  # noqa: BLE001 - a boot that failed started nothing to close
-            self._booting = None
-        if self._booting is not None:
-            self._booting.close()
-            self._booting = None
+            if worker is not None:
+                worker.close()
+        finally:
+            if keeper is not None:
+                keeper.release()
 
     def lender(self, solution: Submission) -> Lender:
         """The lender of ``solution``'s functions for this notebook (:mod:`grader.execute.lender`), started now."""
@@ -116,10 +136,12 @@ class Workers:
     def start(self, submission: Submission) -> LearnerProcess:
         """``submission``'s worker: the one :meth:`boot` started for it, or a new one."""
         self.ready()
-        worker, self._booting = self._booting, None
-        if worker is not None and worker.submission is not submission:
-            worker.close()
-            worker = None
+        if self._booting is not None and self._booting.submission is not submission:
+            self._drop_booted()
+        worker, keeper = self._booting, self._booting_keeper
+        self._booting = self._booting_keeper = None
+        if keeper is not None:
+            self._keepers.append(keeper)
         worker = worker or LearnerProcess(submission, self.limits, self.mode, self._zygote)
         self._started.append(worker)
         return worker
@@ -139,14 +161,23 @@ class Workers:
         self.close()
 
     def close(self) -> None:
-        """End every worker started here (closing one twice does nothing), and one booted but never started."""
-        for worker in self._started:
-            worker.close()
-        self._started.clear()
-        self._drop_booted()
+        """End every worker started here (closing one twice does nothing), and one booted but never started; then
+        release the threads that spawned them and give the lender back. Each step is taken even if one before it
+        raised (the first error is raised, the others chained to it)."""
+        with ExitStack() as after:  # its callbacks run last registered first
+            after.callback(self._give_lender)
+            after.callback(self._release_keepers)
+            after.callback(self._drop_booted)  # waits for a boot under way: it may be taking the lender
+            for worker in self._started:
+                after.callback(worker.close)
+            self._started.clear()
+
+    def _release_keepers(self) -> None:
         for keeper in self._keepers:
             keeper.release()
         self._keepers.clear()
+
+    def _give_lender(self) -> None:
         if self._lender is not None:
             self._lenders.give(self._lender)
             self._lender = None
