@@ -45,8 +45,7 @@ class Kept(Generic[T]):
         self._done = threading.Event()
         """Set once ``start()`` has returned or raised, and ``_outcome`` holds which."""
         self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._keep, args=(start,), name=name, daemon=True)
-        self.thread.start()
+        threading.Thread(target=self._keep, args=(start,), name=name, daemon=True).start()
 
     def _keep(self, start: Callable[[], T]) -> None:
         try:
