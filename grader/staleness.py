@@ -19,6 +19,7 @@ few ms) on every ``grade``; a batch's fingerprint reads the packages' metadata o
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import Field, fields, is_dataclass
 from pathlib import Path
@@ -37,21 +38,29 @@ _SKIPPED_DIRS = {"__pycache__"}
 
 
 def source_hash(package: Path = PACKAGE) -> str:
-    """A sha256 of the grader's code: every file of the package (its name and bytes), caches and hidden files aside."""
+    """A sha256 of the grader's code: every file of the package (its name and bytes), caches and hidden files aside,
+    in the order of their paths' parts."""
     h = hashlib.sha256()
-    for path in sorted(_source_files(package)):
-        h.update(f"{path.relative_to(package).as_posix()}\0".encode())
-        h.update(path.read_bytes())
+    for parts in sorted(_source_files(str(package), ())):
+        h.update(f"{'/'.join(parts)}\0".encode())
+        with open(os.path.join(package, *parts), "rb") as file:
+            h.update(file.read())
         h.update(b"\0")
     return h.hexdigest()
 
 
-def _source_files(package: Path) -> Iterator[Path]:
-    for path in package.rglob("*"):
-        parts = path.relative_to(package).parts
-        if path.is_file() and not path.name.endswith((".pyc", ".pyo")):
-            if not _SKIPPED_DIRS.intersection(parts) and not any(p.startswith(".") for p in parts):
-                yield path
+def _source_files(folder: str, parts: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """The files under ``folder`` as their path's parts below the package: no hidden entry, no ``__pycache__``, no
+    bytecode, and no symbolic link to a folder followed. Read with ``os.scandir``: the warm daemon's client hashes
+    the package on every ``grade``, and ``Path.rglob`` took 5 ms of it against 2."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIPPED_DIRS:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                yield from _source_files(entry.path, (*parts, entry.name))
+            elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
+                yield (*parts, entry.name)
 
 
 def affects_score(field: Field[Any]) -> bool:

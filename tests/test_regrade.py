@@ -3,6 +3,7 @@ says so; ``--only``; one notebook."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -79,6 +80,40 @@ def test_the_source_hash_follows_content_not_file_times(tmp_path: Path) -> None:
     assert source_hash(copy) == first
     (copy / "score.py").write_text((copy / "score.py").read_text() + "# a fix\n")
     assert source_hash(copy) != first
+
+
+def _hash_as_rglob_read_it(package: Path) -> str:
+    """The source hash as it was first written, with ``Path.rglob``: every gradebook before it holds this value."""
+    h = hashlib.sha256()
+    files = []
+    for path in package.rglob("*"):
+        parts = path.relative_to(package).parts
+        if path.is_file() and not path.name.endswith((".pyc", ".pyo")):
+            if "__pycache__" not in parts and not any(p.startswith(".") for p in parts):
+                files.append(path)
+    for path in sorted(files):
+        h.update(f"{path.relative_to(package).as_posix()}\0".encode())
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def test_the_source_hash_is_the_one_gradebooks_hold(tmp_path: Path) -> None:
+    """The hash reads the package with ``os.scandir`` (the warm client pays it on every ``grade``), and must give what
+    ``Path.rglob`` gave, or every graded notebook would be regraded once: the same files (hidden ones, caches,
+    bytecode and a link to a folder left out) in the same order, where a name sorts before its own folder's
+    contents and "a-b" after "a" though "-" sorts before "/"."""
+    package = tmp_path / "pkg"
+    for name in ("a/x.py", "a-b/x.py", "a.py", "ab", "b/c/d.txt", ".hidden/x.py", "b/.h.py", "b/__pycache__/m.pyc",
+                 "b/m.pyc", "__pycache__", "z/__pycache__/x.py", "é.py"):  # fmt: skip
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(name)
+    (package / "linked").symlink_to(package / "b", target_is_directory=True)
+    (package / "file-link.py").symlink_to(package / "a.py")
+    assert source_hash(package) == _hash_as_rglob_read_it(package)
+    assert source_hash(PACKAGE) == _hash_as_rglob_read_it(PACKAGE)
+    (package / "a-b" / "x.py").write_text("changed")
+    assert source_hash(package) == _hash_as_rglob_read_it(package)
 
 
 @pytest.fixture

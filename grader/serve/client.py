@@ -15,18 +15,13 @@ only from an interactive terminal (a learner at a prompt, not a script or CI); `
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import json
 import os
-import signal
 import socket
 import stat
-import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,7 +78,7 @@ def _code_hash() -> str:
 
 def folder() -> Path | None:
     """This user's private folder for daemon sockets, created 0700; None if it is not safely ours."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    base = os.environ.get("XDG_RUNTIME_DIR") or _temporary_folder()
     path = Path(base) / f"inference-grader-{os.getuid()}"
     try:
         path.mkdir(mode=0o700, exist_ok=True)
@@ -93,6 +88,12 @@ def folder() -> Path | None:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         return None  # someone else's, or opened up: do not trust a socket in it
     return path
+
+
+def _temporary_folder() -> str:
+    import tempfile  # only without XDG_RUNTIME_DIR: the warm path imports nothing it does not use (see warm_answer)
+
+    return tempfile.gettempdir()
 
 
 def socket_path() -> Path | None:
@@ -145,7 +146,9 @@ def warm_answer(args: list[str]) -> Answer | None:
     nothing imported but this module; None for anything else, and whenever no daemon answers.
 
     A learner at a terminal runs this again and again; the daemon answers a notebook in ~60 ms, and importing all
-    of ``grade``'s commands (click, every option, the LMS table their choices come from) took ~50 ms more. Whatever
+    of ``grade``'s commands (click, every option, the LMS table their choices come from) took ~50 ms more. So this
+    module imports at its top only what this path uses; what starts, lists or stops daemons (subprocess, fcntl,
+    signal) and ``tempfile`` (needed only without ``XDG_RUNTIME_DIR``) are imported where they are used. Whatever
     this returns None for goes to :mod:`grader.cli`, which parses the same arguments as always (and reports what is
     wrong with them); a daemon that did not greet in time is not asked again there (see :func:`ask`).
     """
@@ -265,6 +268,8 @@ def start(request: NotebookRequest, path: Path | None) -> None:
     """Start a daemon in the background for the next ``grade`` (warmed for this request's lesson)."""
     if path is None:
         return
+    import subprocess  # here, not at the top: the warm path (warm_answer) never starts a daemon
+
     log = path.with_suffix(".log")
     try:
         if log.exists() and log.stat().st_size > _LOG_BYTES:
@@ -299,6 +304,8 @@ class Running:
 
 def running() -> list[Running]:
     """This user's live daemons, found by their locks (a lock is held exactly as long as its daemon lives)."""
+    import fcntl
+
     where = folder()
     if where is None:
         return []
@@ -322,6 +329,9 @@ def running() -> list[Running]:
 
 def stop_all(seconds: float = 10.0) -> list[Running]:
     """Ask every live daemon of this user to exit (SIGTERM) and wait until they have; returns those stopped."""
+    import signal
+    import time
+
     daemons = running()
     for daemon in daemons:
         try:
