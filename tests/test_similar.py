@@ -158,3 +158,54 @@ def test_padding_with_comments_and_strings_neither_hides_nor_dilutes_a_copy() ->
         assert normal_form(codes[name]) == normal_form(made.codes[name])  # and the padding leaves no token
     pairs = similar_pairs(codes, starter=list(SKELETON.values()))
     assert {(p.first, p.second) for p in pairs} == made.copies and pairs[0].similarity > 0.99
+
+
+def test_the_pairs_are_looked_for_while_the_notebooks_are_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pairs depend only on what was read for grading, so a thread of the batch process looks for them while the
+    grading processes grade, not after the last grade (where they were most of a batch's wait for its results).
+    Here grading waits until they have been looked for: had they been looked for after grading, it would wait in
+    vain. A failure to find them still stops the batch, with the graded rows kept in the gradebook."""
+    import threading
+
+    import grader.batch.run as run
+    from grader.batch.gradebook import FILE_NAME, Gradebook
+    from grader.batch.run import BatchOptions, run_batch
+    from grader.pipeline import GradeOptions
+    from tests.conftest import FIXTURE_LESSONS
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for name, cells in (("ada", ORIGINAL), ("cop", COPY), ("bob", OWN_1), ("cy", OWN_2)):
+        write_nb(subs / f"{name}.ipynb", cells)
+    looked, before_grading = threading.Event(), []
+    find, grade_all = run.find_similar, run._grade_all
+
+    def finding(*args: object, **kwargs: object) -> object:
+        looked.set()
+        return find(*args, **kwargs)  # type: ignore[arg-type]
+
+    def grading(*args: object, **kwargs: object) -> object:
+        before_grading.append(looked.wait(20))
+        return grade_all(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "find_similar", finding)
+    monkeypatch.setattr(run, "_grade_all", grading)
+    options = BatchOptions(GradeOptions(lessons_root=FIXTURE_LESSONS), jobs=1)
+    summary = run_batch(subs, out, options)
+    assert before_grading == [True]
+    assert {row.learner: row.score for row in summary.rows} == {"ada": 5, "cop": 5, "bob": 5, "cy": 5}
+    similar = json.loads((out / "summary.json").read_text(encoding="utf-8"))["similar"]
+    assert [(p["first"], p["second"]) for p in similar] == [("ada", "cop")]
+
+    def failing(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("no pairs today")
+
+    monkeypatch.setattr(run, "find_similar", failing)
+    monkeypatch.setattr(run, "_grade_all", grade_all)
+    (subs / "cop.ipynb").unlink()
+    write_nb(subs / "dee.ipynb", OWN_2)
+    with pytest.raises(RuntimeError, match="no pairs today"):
+        run_batch(subs, out, options)
+    with Gradebook(out / FILE_NAME) as book:
+        assert {row.learner: row.score for row in book.latest(["ada", "bob", "cy", "dee"])}["dee"] == 5  # kept
