@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ from grader.authoring.corpus import compare, load_corpus
 from grader.config import lessons_root
 from grader.lessons import available_lessons, load_lesson, suites_fingerprint
 from grader.model import Lesson
+from grader.suites.session import SuiteSession
 from tests.conftest import FIXTURE_LESSONS, REPO
 from tests.lesson_support import GradedLesson, graded_lesson, nbgrader_disagreements
 
@@ -131,6 +133,27 @@ def test_grade_gives_the_solution_full_marks_and_the_untouched_notebook_nothing(
     assert graded.solution["score"] == graded.solution["max_score"] == lesson.max_score, graded.solution
     assert graded.notebook["score"] == 0
     assert {q["status"] for q in graded.notebook["questions"]} == {"not-attempted"}
+
+
+def test_every_generated_test_replays_its_examples(
+    lesson_id: str, suite_session: Callable[[Lesson], SuiteSession]
+) -> None:
+    """Hypothesis draws a property's examples once per lesson version, and every later learner's grading replays
+    them (README, "Examples drawn once, replayed for every learner"). A property that rejects examples
+    (``assume``), draws in its body (``st.data()``) or is not derandomized is drawn again by the engine for every
+    learner: Batching's count test cost ~20 ms of each notebook so, a quarter of its grading, until its replicas were
+    drawn directly (bench/RESULTS.md, round 16). Once the solution has passed, every property has examples."""
+    from grader.suites.namespace import NamespaceTarget
+    from grader.suites.reference import solution_namespace
+
+    lesson = _lesson(lesson_id)
+    suites = suite_session(lesson)
+    outcomes = suites.run(NamespaceTarget(solution_namespace(lesson.solution)))
+    assert all(o.status == "passed" for o in outcomes), [o for o in outcomes if o.status != "passed"]
+    assert suites.unreplayed == (), (
+        f"these generated tests of {lesson_id} are drawn again by hypothesis for every learner: {suites.unreplayed}; "
+        "draw only valid inputs (a strategy built for them, not assume), and draw no value in the body"
+    )
 
 
 def test_the_gradescope_bundle_carries_the_lesson_graded_here(lesson_id: str, tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ class ExampleReplay:
         self._examples: dict[str, tuple[dict[str, Any], ...]] = {}
         self._bodies: dict[str, Callable[..., Any]] = {}
         self._shrinks: dict[str, bool] = {}
+        self._properties: list[str] = []
+        """Every ``@given`` test's node id, replayable or not (see :meth:`unrecorded`)."""
         self.replayed = 0
         """Runs decided by a replay so far."""
 
@@ -82,7 +84,10 @@ class ExampleReplay:
             if not isinstance(item, pytest.Function):
                 continue
             test = item.obj
-            if not is_hypothesis_test(test) or not _draws_alike(test, item):
+            if not is_hypothesis_test(test):
+                continue
+            self._properties.append(item.nodeid)
+            if not _draws_alike(test, item):
                 continue
             handle = test.hypothesis
             body = getattr(handle, "_grader_body", None)
@@ -116,6 +121,12 @@ class ExampleReplay:
             yield done
         finally:
             _CURRENT.reset(token)
+
+    def unrecorded(self) -> tuple[str, ...]:
+        """The ``@given`` tests with no examples to replay (node ids): never run to a pass yet, or drawn again by the
+        engine for every learner (not derandomized, rejecting examples, drawing in the body...). Once a session has
+        graded the solution there should be none: a lesson's gates say which (tests/test_lesson_gates.py)."""
+        return tuple(nodeid for nodeid in self._properties if not self._examples.get(nodeid))
 
     def export(self) -> dict[str, list[Any]]:
         """The complete records of plain data, by test node id, encoded for JSON (see :meth:`load`)."""

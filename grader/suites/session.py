@@ -455,6 +455,11 @@ class SuiteSession:
         """How many test runs this session decided by replaying recorded examples (for tests and the bench)."""
         return self._plugin.replay.replayed
 
+    @property
+    def unreplayed(self) -> tuple[str, ...]:
+        """The properties (``@given`` tests) that have no examples to replay: see :meth:`ExampleReplay.unrecorded`."""
+        return self._plugin.replay.unrecorded()
+
     def __exit__(self, *exc: object) -> None:
         if self._thread is not None and self._thread.is_alive():
             self._plugin.jobs.put(None)
