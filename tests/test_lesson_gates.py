@@ -141,7 +141,7 @@ def test_every_generated_test_replays_its_examples(
     """Hypothesis draws a property's examples once per lesson version, and every later learner's grading replays
     them (README, "Examples drawn once, replayed for every learner"). A property that rejects examples
     (``assume``), draws in its body (``st.data()``) or is not derandomized is drawn again by the engine for every
-    learner: Batching's count test cost ~20 ms of each notebook so, a quarter of its grading, until its replicas were
+    learner: Batching's count test cost 15-20 ms of each notebook's grading so, until its replicas were
     drawn directly (bench/RESULTS.md, round 16). Once the solution has passed, every property has examples."""
     from grader.suites.namespace import NamespaceTarget
     from grader.suites.reference import solution_namespace

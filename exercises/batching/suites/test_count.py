@@ -32,7 +32,7 @@ def replicas(draw):
     """A replica and an ITL target at which a number of sequences fits that is at least 0.01 from a whole one, so that
     float rounding cannot decide the answer, and some of them below 0 (no batch meets the target). Drawn directly,
     rejecting nothing: a property that rejects examples (``assume``) is drawn again by hypothesis's engine for every
-    learner (grader/suites/replay.py), which cost this lesson ~20 ms of each notebook's grading.
+    learner (grader/suites/replay.py), which cost this lesson 15-20 ms of each notebook's grading.
 
     The fit computed back from the float target stays within ~1e-8 of ``fits`` (the few roundings that make the
     target, each 2**-53 of at most ~3e13 bytes, over at least 16,384 bytes of one position's cache; 1.03e-8 at worst
