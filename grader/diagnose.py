@@ -20,7 +20,7 @@ import textwrap
 import tokenize
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -618,8 +618,17 @@ def _rounded_quotient(unrounded: Callable[..., Any], rounding: Callable[[float],
     return None if quotient is None or not math.isfinite(quotient) else rounding(quotient)
 
 
+#: How many specs (and changed versions of them) the caches below keep: a lesson has a few dozen functions.
+_SPECS_KEPT = 512
+
+
+@lru_cache(maxsize=_SPECS_KEPT)
 def _source(spec: Callable[..., Any]) -> str:
-    """The spec's source, dedented, or '' where it has none to read (a builtin, a lambda in a table)."""
+    """The spec's source, dedented, or '' where it has none to read (a builtin, a lambda in a table).
+
+    Kept per spec (as the changed versions below are): a spec is a lesson's reference function, read and parsed
+    again for every wrong answer it explained (~5 ms of a partly wrong Decode notebook), though it never changes
+    while its suites are loaded. A lesson loaded again has new functions, so new keys."""
     try:
         source = textwrap.dedent(inspect.getsource(spec))
         tree = ast.parse(source)
@@ -682,12 +691,13 @@ def _grouping_brackets(source: str) -> list[tuple[int, int]]:
     return pairs
 
 
-def _without_brackets(spec: Callable[..., Any]) -> list[tuple[str, Callable[..., Any]]]:
+@lru_cache(maxsize=_SPECS_KEPT)
+def _without_brackets(spec: Callable[..., Any]) -> tuple[tuple[str, Callable[..., Any]], ...]:
     """``spec`` with one pair of grouping brackets beside a binary operator left out, each with the text the
     brackets held: every version that Python then parses differently (``a * (b + c)`` written ``a * b + c``)."""
     source = _source(spec)
     if not source:
-        return []
+        return ()
     original = ast.dump(ast.parse(source))
     out = []
     for a, b in _grouping_brackets(source):
@@ -698,17 +708,18 @@ def _without_brackets(spec: Callable[..., Any]) -> list[tuple[str, Callable[...,
         rebuilt = _rebuilt(spec, tree) if ast.dump(tree) != original else None
         if rebuilt is not None:
             out.append((" ".join(source[a + 1 : b].split()), rebuilt))
-    return out
+    return tuple(out)
 
 
-def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[..., Any], tuple[str, ...]]]:
+@lru_cache(maxsize=_SPECS_KEPT)
+def _calls_reordered(spec: Callable[..., Any]) -> tuple[tuple[str, str, Callable[..., Any], tuple[str, ...]], ...]:
     """``spec`` with the positional arguments of one call in its source in another order: (the call as written,
     as changed, the changed function, the two names it swaps when the change is two bare names in each other's
     places, else ()). Every order of a call of up to 4 arguments, two swapped in a longer one:
     ``request_latency(ttft, itl, n_out)`` called as ``request_latency(n_out, ttft, itl)``, in the caller's order."""
     source = _source(spec)
     if not source:
-        return []
+        return ()
 
     def calls(tree: ast.Module) -> list[ast.Call]:
         return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 2]
@@ -737,7 +748,7 @@ def _calls_reordered(spec: Callable[..., Any]) -> list[tuple[str, str, Callable[
                 out.append(
                     (ast.unparse(call), ast.unparse(target), rebuilt, names if len(moved) == len(names) == 2 else ())
                 )
-    return out
+    return tuple(out)
 
 
 def _one_use_fixed(
@@ -746,31 +757,47 @@ def _one_use_fixed(
     """``spec`` with one use of a parameter (of several in its source) replaced by a constant: (the parameter, the
     constant, which use, the changed function), for each of its ``constants``: ``batch / step(..., batch, ...)``
     written ``64 / step(..., batch, ...)``."""
-    source = _source(spec)
-    if not source:
-        return []
-
-    def uses(tree: ast.Module, p: str) -> list[ast.Name]:
-        return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == p]
-
-    class _Replace(ast.NodeTransformer):
-        def __init__(self, node: ast.Name, value: Any) -> None:
-            self.node, self.value = node, value
-
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return ast.copy_location(ast.Constant(self.value), node) if node is self.node else node
-
     out = []
     for p in params:
-        count = len(uses(ast.parse(source), p))
+        count = _use_count(spec, p)
         for k in range(count if count > 1 else 0):
             for c in constants.get(p, ()):
-                tree = ast.parse(source)
-                changed = _Replace(uses(tree, p)[k], c).visit(tree)
-                rebuilt = _rebuilt(spec, changed) if isinstance(changed, ast.Module) else None
+                rebuilt = _one_use_changed(spec, p, k, c, repr(c))
                 if rebuilt is not None:
                     out.append((p, c, k, rebuilt))
     return out
+
+
+def _uses(tree: ast.Module, p: str) -> list[ast.Name]:
+    """Every place ``tree`` reads the name ``p``, in the order :func:`ast.walk` meets them."""
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == p]
+
+
+@lru_cache(maxsize=_SPECS_KEPT)
+def _use_count(spec: Callable[..., Any], p: str) -> int:
+    """How many times ``spec``'s source reads ``p`` (0 where it has no source)."""
+    source = _source(spec)
+    return len(_uses(ast.parse(source), p)) if source else 0
+
+
+class _Replace(ast.NodeTransformer):
+    """Puts ``value`` in place of the one name ``node``."""
+
+    def __init__(self, node: ast.Name, value: Any) -> None:
+        self.node, self.value = node, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Constant(self.value), node) if node is self.node else node
+
+
+@lru_cache(maxsize=8 * _SPECS_KEPT)
+def _one_use_changed(spec: Callable[..., Any], p: str, k: int, c: Any, shown: str) -> Callable[..., Any] | None:
+    """``spec`` with its ``k``-th use of ``p`` replaced by the constant ``c``; None if that does not rebuild.
+    ``shown`` is ``repr(c)``, only so that the cache tells apart constants that are equal but build other code
+    (``1`` and ``1.0``, ``0.0`` and ``-0.0``)."""
+    tree = ast.parse(_source(spec))
+    changed = _Replace(_uses(tree, p)[k], c).visit(tree)
+    return _rebuilt(spec, changed) if isinstance(changed, ast.Module) else None
 
 
 def _variants(

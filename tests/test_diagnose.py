@@ -233,6 +233,24 @@ def test_an_argument_fixed_to_the_pages_value_is_named_with_that_value_everywher
     assert structural_slip(_fleet, STEP, fixed) == ""  # without the page, 64 is no value any input had
 
 
+def test_a_spec_is_read_once_and_its_changed_versions_keep_equal_constants_of_other_types_apart() -> None:
+    """The spec's source and its changed versions are kept between wrong answers (a reference never changes while
+    its suites are loaded), and a constant is kept by its spelling: 1 and 1.0, 0.0 and -0.0 build other code."""
+    from grader import diagnose
+
+    def share(total: int, parts: int) -> Any:
+        return total // parts * parts
+
+    diagnose._source.cache_clear()
+    for _ in range(3):
+        diagnose._one_use_fixed(share, ("total", "parts"), {"parts": [1, 1.0, 0.0, -0.0]})
+    assert diagnose._source.cache_info().misses == 1
+    changed = {repr(c): f for _, c, k, f in diagnose._one_use_fixed(share, ("parts",), {"parts": [1, 1.0]}) if k == 1}
+    assert type(changed["1"](total=7, parts=2)) is int and type(changed["1.0"](total=7, parts=2)) is float
+    signed = {repr(c): f for _, c, k, f in diagnose._one_use_fixed(share, ("parts",), {"parts": [0.0, -0.0]}) if k == 0}
+    assert str(signed["0.0"](total=7.0, parts=1)) == "0.0" and str(signed["-0.0"](total=7.0, parts=1)) == "-0.0"
+
+
 def test_a_guard_returning_0_at_a_zero_argument_is_named_only_when_the_rest_is_right() -> None:
     guarded = [(dict(weights=7e10, cache=1.3e9, batch=0, bandwidth=9.6e12), 0.0), *_seen(_step, STEPS)]
     assert "returns 0 where `batch` is 0" in structural_slip(_step, STEP, guarded)
