@@ -148,13 +148,10 @@ def grade_submission(
     missing = missing_on_machine(execution)
     if missing is not None:  # a right notebook that imports numpy is not wrong where numpy is missing
         return failed_report(lesson, submission, missing, "crashed", worker.isolation)
-    target = workers.target(submission, worker, solution)
-    try:
-        params, outcomes, copied, notes = on_learner_numbers(
-            lesson, submission, lambda qs, on: suites.run(target, qs, on), questions
-        )
-    finally:
-        target.close()
+    target = workers.target(submission, worker, solution)  # its workers end with ``workers`` (Workers.close)
+    params, outcomes, copied, notes = on_learner_numbers(
+        lesson, submission, lambda qs, on: suites.run(target, qs, on), questions
+    )
     missing = missing_on_machine(execution, outcomes)
     if missing is not None:
         return failed_report(lesson, submission, missing, "crashed", worker.isolation)

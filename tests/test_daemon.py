@@ -329,3 +329,54 @@ def test_a_plain_grade_notebook_is_answered_before_the_command_line_is_even_impo
     # the command line parsed it (and imported what starting a daemon needs), and the daemon graded it: no pytest here
     assert imported[0] == "imported:" and "click" in imported and "pytest" not in imported, imported
     assert daemons.answered() == 2
+
+
+def test_the_answer_is_sent_before_the_notebooks_worker_is_ended(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, write_notebook: Callable[..., Path]
+) -> None:
+    """Ending a forked worker (the zygote kills it and sweeps its sandbox) comes after the learner has the answer:
+    with every learner worker's end held, the whole answer still arrives, and the worker is ended once let go."""
+    import socket
+    import threading
+
+    from grader.execute.worker import LearnerProcess
+    from grader.serve.client import notebook_request
+    from grader.serve.daemon import Daemon
+    from grader.serve.protocol import HELLO, parse_reply
+
+    write_notebook(SQUARES_SOLVED, name="mine.ipynb")
+    monkeypatch.chdir(tmp_path)
+    request = notebook_request(Path("mine.ipynb"), as_json=True, lessons=FIXTURE_LESSONS)
+    daemon = Daemon()
+    daemon.warm(request)
+    let_go, ended = threading.Event(), []
+    close = LearnerProcess.close
+
+    def held(worker: LearnerProcess) -> None:
+        let_go.wait(60)
+        ended.append(worker)
+        close(worker)
+
+    monkeypatch.setattr(LearnerProcess, "close", held)
+    ours, theirs = socket.socketpair()
+    with daemon._lock:
+        daemon.busy += 1  # as the daemon's accept loop counts a connection it hands to a thread
+    server = threading.Thread(target=daemon.serve, args=(theirs,), daemon=True)
+    server.start()
+    try:
+        with ours:
+            ours.settimeout(30)
+            assert ours.recv(len(HELLO)) == HELLO
+            ours.sendall(request.to_json())
+            ours.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := ours.recv(1 << 16):
+                chunks.append(chunk)
+        answer = parse_reply(b"".join(chunks))
+        assert answer is not None and json.loads(answer.stdout)["score"] == json.loads(answer.stdout)["max_score"]
+        assert ended == []  # the answer came while the worker's end was held
+    finally:
+        let_go.set()
+        server.join(60)
+        daemon.close()
+    assert ended and not server.is_alive()

@@ -56,6 +56,8 @@ class Workers:
         """The threads that spawned the workers handed out, released once they are closed."""
         self._started: list[LearnerProcess] = []
         """Every worker handed out: :meth:`close` ends them, however grading ended (SIGTERM is a SystemExit)."""
+        self._targets: list[WorkerTarget] = []
+        """Every target handed out: :meth:`close` ends the workers they started again after a call stopped one."""
 
     def boot(self, submission: Submission, solution: Submission | None = None) -> None:
         """Start ``submission``'s worker now, so it boots while the caller does something slow (imports pytest), and
@@ -152,7 +154,9 @@ class Workers:
         """What hidden tests call: ``worker``, restarted from the same zygote if a call kills it; the functions of
         ``solution`` it lends run in this notebook's lender."""
         lender = None if solution is None else self.lender(solution)
-        return WorkerTarget(submission, self.limits, self.mode, worker, self._zygote, lender)
+        target = WorkerTarget(submission, self.limits, self.mode, worker, self._zygote, lender)
+        self._targets.append(target)
+        return target
 
     def __enter__(self) -> Workers:
         return self
@@ -161,16 +165,19 @@ class Workers:
         self.close()
 
     def close(self) -> None:
-        """End every worker started here (closing one twice does nothing), and one booted but never started; then
-        release the threads that spawned them and give the lender back. Each step is taken even if one before it
-        raised (the first error is raised, the others chained to it)."""
+        """End every worker started here, by :meth:`start` or by a target (closing one twice does nothing), and one
+        booted but never started; then release the threads that spawned them and give the lender back. Each step is
+        taken even if one before it raised (the first error is raised, the others chained to it)."""
         with ExitStack() as after:  # its callbacks run last registered first
             after.callback(self._give_lender)
             after.callback(self._release_keepers)
             after.callback(self._drop_booted)  # waits for a boot under way: it may be taking the lender
             for worker in self._started:
                 after.callback(worker.close)
+            for target in self._targets:
+                after.callback(target.close)
             self._started.clear()
+            self._targets.clear()
 
     def _release_keepers(self) -> None:
         for keeper in self._keepers:

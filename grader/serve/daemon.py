@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 import traceback
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -64,12 +66,15 @@ class Daemon:
                 self._graders[key] = Grader(key)
             return self._graders[key]
 
-    def grade(self, given: Path, path: Path, options: GradeOptions) -> Report:
+    def grade(self, given: Path, path: Path, options: GradeOptions, later: ExitStack | None = None) -> Report:
+        """Grade a notebook; with ``later``, its workers end when ``later`` closes (after the answer is sent)."""
         submission, lesson_id = read_for_lesson(path, options, shown_as=given)
         grader = self.grader(options)
         if grader.changed(lesson_id):
             raise Stale(lesson_id)
-        return grader.grade(submission, lesson_id)
+        if later is None:
+            return grader.grade(submission, lesson_id)
+        return later.enter_context(grader.grading(submission, lesson_id))
 
     def warm(self, request: NotebookRequest) -> None:
         """Collect the suites of the lesson ``grade`` just graded and boot a zygote, before anyone waits."""
@@ -102,19 +107,21 @@ class Daemon:
                 graded = True
                 request = NotebookRequest.from_json(data)
                 started = time.monotonic()
-                try:
-                    reply, said = answer(request, self.grade).to_json(), "answered"
-                except Stale as err:
-                    self.stale.set()
-                    reply, said = _json(STALE), f"stale (lesson {err} changed on disk): exiting"
-                except UsageError:
-                    reply, said = _json(COLD), "left to a cold grade (a usage error)"
-                with self._lock:  # counted before the reply is sent: a status asked after it is never behind
-                    if reply == _json(COLD):
-                        self.left_cold += 1
-                    elif reply != _json(STALE):
-                        self.answered += 1
-                conn.sendall(reply)
+                with ExitStack() as after_reply:  # the notebook's workers end once the learner has the answer
+                    try:
+                        reply, said = answer(request, partial(self.grade, later=after_reply)).to_json(), "answered"
+                    except Stale as err:
+                        self.stale.set()
+                        reply, said = _json(STALE), f"stale (lesson {err} changed on disk): exiting"
+                    except UsageError:
+                        reply, said = _json(COLD), "left to a cold grade (a usage error)"
+                    with self._lock:  # counted before the reply is sent: a status asked after it is never behind
+                        if reply == _json(COLD):
+                            self.left_cold += 1
+                        elif reply != _json(STALE):
+                            self.answered += 1
+                    conn.sendall(reply)
+                    conn.shutdown(socket.SHUT_WR)  # the end of the reply: the client stops reading here
                 print(
                     f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s",
                     file=sys.stderr,
