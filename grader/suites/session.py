@@ -2,8 +2,9 @@
 
 A :class:`SuiteSession` starts one pytest session in a background thread. Our plugin collects the lesson's
 tests once and then waits; each :meth:`SuiteSession.run` hands it a target (one learner's worker, or the
-live kernel for self-check), runs every selected test against it with pytest's own runtest protocol and
-returns one :class:`TestOutcome` per test. A batch therefore pays for importing and collecting the suites
+live kernel for self-check), runs every selected test against it with pytest's own runtest protocol (or its
+steps without the hooks, where no plugin needs them: :mod:`grader.suites.runtest`) and returns one
+:class:`TestOutcome` per test. A batch therefore pays for importing and collecting the suites
 once, not once per notebook.
 """
 
@@ -32,6 +33,7 @@ from grader.params import default_params, every_params
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.reference import load_reference, solution_namespace
 from grader.suites.replay import ExampleReplay, forget_local_constants
+from grader.suites.runtest import run_lean, runs_lean
 from grader.testing import (
     KnownSlip,
     Learner,
@@ -86,6 +88,8 @@ class _Plugin:
         self.collect_errors: list[str] = []
         self.start_errors: list[str] = []
         self._excinfo: dict[str, BaseException] = {}
+        self._lean: set[str] = set()
+        """The tests that run without the phases' hooks (:mod:`grader.suites.runtest`), by node id."""
         self.replay = ExampleReplay(enabled=replay)
         self._every_params = [dict(p) for p in every_params(lesson)] if lesson.params else []
 
@@ -182,6 +186,7 @@ class _Plugin:
             return True
         _pin_hypothesis_seeds(item for item, _ in items)
         self.replay.install([item for item, _ in items])
+        self._lean = {item.nodeid for item, _ in items if runs_lean(item, self)}
         self.ready.set_result([item for item, _ in items])
         while (job := self.jobs.get()) is not None:
             try:
@@ -200,10 +205,17 @@ class _Plugin:
 
         self.current, self.current_learner = target, None
         self._excinfo.pop(item.nodeid, None)
+        reports: list[pytest.TestReport] = []
         try:
             with self.replay.recording(item) as recorded:
-                reports = runtestprotocol(item, nextitem=None, log=False)
-                passed = all(r.passed for r in reports) and any(r.when == "call" for r in reports)
+                if item.nodeid in self._lean:  # pytest's steps without the hooks: see runtest.py
+                    failed = run_lean(cast(pytest.Function, item))
+                    if failed is not None:
+                        self._excinfo[item.nodeid] = failed
+                    passed = failed is None
+                else:
+                    reports = runtestprotocol(item, nextitem=None, log=False)
+                    passed = all(r.passed for r in reports) and any(r.when == "call" for r in reports)
                 recorded(passed)
         finally:
             self.current = None
