@@ -10,10 +10,9 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
-from grader.config import EXIT_UNGRADED
+from grader.config import EXIT_UNGRADED, lessons_root
 from grader.errors import GraderError, UsageError
 from grader.execute.upkeep import own_notebook_line
 from grader.grader import grade_notebook
@@ -31,23 +30,25 @@ def _path(value: str | None) -> Path | None:
 
 
 def options_for(request: NotebookRequest) -> GradeOptions:
-    return GradeOptions.of(
-        request.lesson, _path(request.suites), _path(request.lessons_root), request.timeout, request.kernel
-    )
+    """The request's grading options; the lessons, when it names none, are those found from its folder (as a cold
+    ``grade`` there finds them: :func:`grader.config.lessons_root`), else :class:`UsageError`."""
+    lessons = _path(request.lessons_root) or lessons_root(Path(request.cwd))
+    return GradeOptions.of(request.lesson, _path(request.suites), lessons, request.timeout, request.kernel)
 
 
 def answer(request: NotebookRequest, grade: Grade) -> Answer:
     """Grade the request's notebook with ``grade`` and render the result; :class:`UsageError` propagates."""
     given = Path(request.notebook)
+    options = options_for(request)
     try:
-        report = grade(given, Path(request.cwd) / given, options_for(request))
+        report = grade(given, Path(request.cwd) / given, options)
     except UsageError:
         raise
     except GraderError as err:
         return failed(str(err), request)
     rendered = render(report, request)
-    line = own_notebook_line(options_for(request).mode)  # one's own notebook may run without a sandbox: said
-    return replace(rendered, stderr=rendered.stderr + (f"{line}\n" if line else ""))
+    line = own_notebook_line(options.mode)  # one's own notebook may run without a sandbox: said
+    return rendered._replace(stderr=rendered.stderr + (f"{line}\n" if line else ""))
 
 
 def answer_cold(request: NotebookRequest) -> Answer:
@@ -77,5 +78,6 @@ def failed(reason: str, request: NotebookRequest) -> Answer:
     """A notebook that could not be graded: one line on stderr, and a JSON object if asked."""
     from grader.report import ungraded_to_dict
 
-    stdout = json.dumps(ungraded_to_dict(request.notebook, reason)) + "\n" if request.as_json else ""
+    shown = str(Path(request.notebook))  # as the learner typed it, as a report shows it (``./a.ipynb`` is ``a.ipynb``)
+    stdout = json.dumps(ungraded_to_dict(shown, reason)) + "\n" if request.as_json else ""
     return Answer(stdout, f"grade: {plain(reason)}\n", EXIT_UNGRADED)

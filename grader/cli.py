@@ -28,17 +28,15 @@ from grader.config import (
     EXIT_UNGRADED,
     FEEDBACK_MODES,
     GRADESCOPE_ROOT,
-    GRADESCOPE_ROOT_ENV,
     GRADESCOPE_VISIBILITIES,
     GRADESCOPE_VISIBILITY,
-    ISOLATION_ENV,
-    LESSONS_ENV,
     ROSTER_FILE,
     SERVICE_DATABASE,
     SERVICE_HOST,
     SERVICE_PORT,
     UNGRADABLE_CHOICES,
 )
+from grader.environment import GRADESCOPE_ROOT_ENV, ISOLATION_ENV, LESSONS_ENV
 from grader.errors import GraderError, Stopped, UsageError
 
 if TYPE_CHECKING:
@@ -1100,7 +1098,6 @@ def daemon_command(action: str, as_json: bool) -> None:
     it exits by itself after 10 idle minutes. See the README, "Warm daemon".
     """
     import json
-    from dataclasses import asdict
 
     from grader.serve import client
 
@@ -1123,7 +1120,7 @@ def daemon_command(action: str, as_json: bool) -> None:
                     "current": d.current,
                     "socket": str(d.socket),
                     "log": str(d.log),
-                    "status": state and asdict(state),
+                    "status": state and state._asdict(),
                 }
             )
         click.echo(json.dumps(shown))

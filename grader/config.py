@@ -1,4 +1,8 @@
-"""Every default the grader uses, defined once. The CLI's option defaults are read from here."""
+"""Every default the grader uses, defined once. The CLI's option defaults are read from here.
+
+The names of the environment variables the grader reads, which override some of these, are in
+:mod:`grader.environment`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from grader.environment import CACHE_DIR_ENV, LESSONS_ENV
 from grader.errors import UsageError
 
 _T = TypeVar("_T")
@@ -17,15 +22,7 @@ SKIP_TAG = "self-check"
 #: Relative tolerance for comparing numbers in hidden tests (documented in the README).
 REL_TOL = 1e-6
 
-#: Environment variable that forces how learner code is isolated (see SECURITY.md): ``auto`` (the default:
-#: bubblewrap namespaces where they work, else process limits), ``bubblewrap`` or ``process``.
-ISOLATION_ENV = "GRADER_ISOLATION"
 
-#: Environment variable that chooses how a long-lived grader (a batch's grading processes, Dask workers) starts
-#: each learner's worker: ``fork`` (the default: from a warm zygote, at the bubblewrap level) or ``spawn`` (a
-#: new interpreter per notebook, as a single ``grade`` does). See SECURITY.md.
-WORKERS_ENV = "GRADER_WORKERS"
-WORKER_STARTS = ("fork", "spawn")
 #: Workers a zygote forks before it is replaced by a fresh one (it inherits the workers' CPU-time limit).
 ZYGOTE_FORKS = 500
 
@@ -55,14 +52,8 @@ SWEEP_SCAN_SECONDS = 0.05
 #: whatever its score; 2 for bad usage (click's).
 EXIT_UNGRADED = 1
 
-#: Environment variable for the warm grading daemon of ``grade NOTEBOOK`` (see :mod:`grader.serve`):
-#: ``auto`` (the default: use a running daemon; start one only from an interactive terminal), ``on``
-#: (always start one), ``off`` (never use one: every ``grade`` starts cold).
-DAEMON_ENV = "GRADER_DAEMON"
-DAEMON_MODES = ("auto", "on", "off")
 #: Seconds a daemon waits for its next request before it exits (``$GRADER_DAEMON_IDLE`` overrides).
 DAEMON_IDLE_SECONDS = 600.0
-DAEMON_IDLE_ENV = "GRADER_DAEMON_IDLE"
 #: How long ``grade`` waits for the daemon's answer before grading cold instead: this many learner calls at their
 #: time limit beyond the worker's boot and the notebook's run (a notebook whose every hidden test hangs takes
 #: minutes; a daemon slower than that is presumed stuck): :attr:`TimeBudget.daemon_reply`, 600 s by default.
@@ -269,10 +260,6 @@ STAND_IN_MAX_TOKENS = 10_000
 MISTAKES_FOLDER = "mistakes"
 
 
-#: Environment variable naming the folder of lesson definitions (``--lessons`` wins over it).
-LESSONS_ENV = "GRADER_LESSONS"
-#: Environment variable holding the course secret (grader/params.py; ``grade`` takes it out of its environment).
-SECRET_ENV = "GRADER_COURSE_SECRET"
 #: The folder of a course that holds its lessons, one folder with a ``lesson.toml`` each.
 LESSONS_FOLDER = "exercises"
 
@@ -309,12 +296,6 @@ def _holds_lessons(folder: Path) -> bool:
         return False
 
 
-#: Environment variable naming the folder where the grader keeps what it reuses between runs (hypothesis's
-#: tables of Unicode characters). Default: the user's cache folder, never the current one, which is the
-#: learner's notebook folder when ``check()`` runs, and ends up in what they submit.
-CACHE_DIR_ENV = "GRADER_CACHE_DIR"
-
-
 def cache_dir() -> Path:
     """``$GRADER_CACHE_DIR``, else ``inference-grader`` in the user's cache folder (``~/.cache`` on Linux)."""
     env = os.environ.get(CACHE_DIR_ENV)
@@ -328,7 +309,6 @@ def cache_dir() -> Path:
 #: Where Gradescope lays out an autograder run (``source/``, ``submission/``, ``results/``); ``grade gradescope
 #: --root`` and the bundle's ``run_autograder`` read ``$AUTOGRADER_ROOT`` first, so a test can point elsewhere.
 GRADESCOPE_ROOT = Path("/autograder")
-GRADESCOPE_ROOT_ENV = "AUTOGRADER_ROOT"
 
 #: Gradescope ``visibility`` of the results and of each question's test: ``visible`` shows the feedback at once
 #: (others: ``hidden``, ``after_due_date``, ``after_published``).

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from grader.config import SECRET_ENV
+from grader.environment import SECRET_ENV
 from grader.errors import CourseSecretMissing, LessonError
 from grader.model import Lesson, LessonParam, Params, ParamValue, QuestionResult, Submission, TestOutcome
 

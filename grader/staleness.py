@@ -1,9 +1,8 @@
 """What a grade depends on besides the notebook, defined once: when any of it changes, a grade is stale.
 
 A score depends on the notebook, the lesson (its suites, ``lesson.toml`` and solution:
-:func:`grader.lessons.suites_fingerprint`), the grader's own code (:func:`source_hash`, the content of every
-file of this package: a fix to the grader changes it, whatever ``__version__`` says) and each option or limit
-that can change a score, and the versions of the packages a notebook may import where it is graded
+:func:`grader.lessons.suites_fingerprint`), the grader's own code (:func:`grader.codehash.source_hash`) and each
+option or limit that can change a score, and the versions of the packages a notebook may import where it is graded
 (:func:`importable_packages`: installing numpy makes the grades graded without it stale). Each field of
 :class:`grader.config.Limits`, :class:`grader.config.WorkerMode` and :class:`grader.pipeline.GradeOptions`
 declares whether it can (its metadata's :data:`grader.config.AFFECTS_SCORE`), and :func:`fingerprint` takes
@@ -11,56 +10,25 @@ every one that can.
 
 Two places ask: a batch's gradebook stores the fingerprint beside each grade and regrades a learner when it
 differs (:mod:`grader.batch.regrade` says why), and ``grade``'s warm daemon is found under a name that
-includes :func:`source_hash` (:func:`grader.serve.client.identity`), so changed code is never answered by a
-daemon running the old one. Standard library only, and cheap: the daemon's client runs :func:`source_hash` (a
-few ms) on every ``grade``; a batch's fingerprint reads the packages' metadata once per run.
+includes the code's hash (:func:`grader.serve.client.identity`), so changed code is never answered by a
+daemon running the old one. Cheap: a batch's fingerprint reads the packages' metadata once per run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import Field, fields, is_dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.codehash import source_hash
 from grader.config import AFFECTS_SCORE, LEARNER_MODULES
 
 if TYPE_CHECKING:
     from grader.pipeline import GradeOptions
 
-PACKAGE = Path(__file__).resolve().parent
 #: The fields of :class:`GradeOptions` that change a score only through what is loaded from them, the lesson,
 #: whose content the fingerprint's ``lesson`` entry hashes (the same suites from another folder grade alike).
 THROUGH_LESSON = ("lesson", "suites", "lessons_root")
-_SKIPPED_DIRS = {"__pycache__"}
-
-
-def source_hash(package: Path = PACKAGE) -> str:
-    """A sha256 of the grader's code: every file of the package (its name and bytes), caches and hidden files aside,
-    in the order of their paths' parts."""
-    h = hashlib.sha256()
-    for parts in sorted(_source_files(str(package), ())):
-        h.update(f"{'/'.join(parts)}\0".encode())
-        with open(os.path.join(package, *parts), "rb") as file:
-            h.update(file.read())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _source_files(folder: str, parts: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-    """The files under ``folder`` as their path's parts below the package: no hidden entry, no ``__pycache__``, no
-    bytecode, and no symbolic link to a folder followed. Read with ``os.scandir``: the warm daemon's client hashes
-    the package on every ``grade``, and ``Path.rglob`` took 5 ms of it against 2."""
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name in _SKIPPED_DIRS:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                yield from _source_files(entry.path, (*parts, entry.name))
-            elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
-                yield (*parts, entry.name)
 
 
 def affects_score(field: Field[Any]) -> bool:

@@ -295,7 +295,7 @@ def test_a_stopped_daemon_costs_the_next_grade_only_a_greeting(
 
 #: What the warm path must not import: the command line (click), grading (pytest), and what only starting, listing or
 #: stopping a daemon uses (subprocess, fcntl), or finding its folder without ``XDG_RUNTIME_DIR`` (tempfile).
-NOT_ON_THE_WARM_PATH = ("click", "pytest", "subprocess", "fcntl", "tempfile")
+NOT_ON_THE_WARM_PATH = ("click", "pytest", "subprocess", "fcntl", "tempfile", "dataclasses", "pathlib", "grader.config")
 #: ``grade ARGS`` run as the script runs it, saying on stderr's last line which of those it imported (not counting
 #: what the interpreter had imported before it ran: a machine's ``.pth`` files may import tempfile at start-up).
 IMPORTED = (

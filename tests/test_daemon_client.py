@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS, SECRET_ENV, Limits
+from grader.config import DEFAULT_LIMITS, Limits
+from grader.environment import SECRET_ENV
 from grader.serve import client
 from grader.serve.protocol import NotebookRequest
 from tests.conftest import FIXTURE_LESSONS
@@ -31,7 +32,8 @@ QUICK = replace(DEFAULT_LIMITS, call_timeout=0.2)
 def asking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A socket path in a fresh folder, with ``grade`` willing to ask a daemon and the quick limits."""
     monkeypatch.setenv("GRADER_DAEMON", "auto")
-    monkeypatch.setattr(client, "limits_for", lambda timeout: QUICK)
+    monkeypatch.setattr(client, "_budget", lambda timeout: QUICK.budget)
+    monkeypatch.setattr(client, "FIRST_WAIT", 0.05)
     monkeypatch.setattr(client, "_ASKED", {})
     with tempfile.TemporaryDirectory(prefix="gdc-") as folder:  # short: a socket path has at most 107 bytes
         yield Path(folder) / "d.sock"
@@ -72,7 +74,7 @@ def test_the_greeting_deadline_is_one_learner_calls_limit() -> None:
     [
         (["a.ipynb"], ("a.ipynb", False, None)),
         (["a.ipynb", "--json"], ("a.ipynb", True, None)),
-        (["--json", "./a.ipynb"], ("a.ipynb", True, None)),
+        (["--json", "./a.ipynb"], ("./a.ipynb", True, None)),  # as typed: the report shows it as a Path would
         (["a.ipynb", "--lessons", "{lessons}"], ("a.ipynb", False, "{lessons}")),
         (["--lessons={lessons}", "a.ipynb", "--json"], ("a.ipynb", True, "{lessons}")),
         # anything else is the command's to parse (and to report on): another word, option or file, twice, missing
@@ -100,8 +102,8 @@ def test_only_the_plain_grade_notebook_is_answered_before_the_command_line_is_pa
         assert found[0] is None
     else:
         notebook, as_json, folder = plain
-        where = None if folder is None else Path(folder.replace("{lessons}", lessons))
-        assert found == (Path(notebook), as_json, where)
+        where = None if folder is None else folder.replace("{lessons}", lessons)
+        assert found == (notebook, as_json, where)
 
 
 def test_a_request_the_warm_answer_left_to_the_command_is_not_asked_again(
@@ -110,7 +112,7 @@ def test_a_request_the_warm_answer_left_to_the_command_is_not_asked_again(
     """``grade NOTEBOOK`` asks the daemon before the command line is parsed (``warm_answer``); what it leaves to
     the command, which asks the same request again, gets the same outcome at once: a daemon that does not greet is
     waited for, and named, once; one that leaves a request to a cold grade counts it once."""
-    monkeypatch.setattr(client, "socket_path", lambda: asking)
+    monkeypatch.setattr(client, "_socket_name", lambda: str(asking))
     monkeypatch.delenv(SECRET_ENV, raising=False)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stopped:
         stopped.bind(str(asking))
@@ -121,3 +123,29 @@ def test_a_request_the_warm_answer_left_to_the_command_is_not_asked_again(
         assert client.ask(request, asking) == client.Asked(None)
         assert time.monotonic() - started < QUICK.budget.daemon_hello
     assert capsys.readouterr().err.count("did not answer within") == 1
+
+
+def test_a_daemon_that_greets_and_answers_after_the_first_wait_is_still_waited_for(asking: Path) -> None:
+    """``grade`` reads how long it may wait (the limits) only once a wait outlasts ``FIRST_WAIT`` (0.05 s here), then
+    waits the rest: a greeting at 0.15 s (of the 0.2 s allowed) and an answer after 0.3 s more are both taken."""
+    from grader.serve.protocol import HELLO, Answer
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as slow:
+        slow.bind(str(asking))
+        slow.listen(1)
+
+        def serve() -> None:
+            conn, _ = slow.accept()
+            with conn:
+                time.sleep(0.15)
+                conn.sendall(HELLO)
+                while conn.recv(1 << 16):
+                    pass
+                time.sleep(0.3)
+                conn.sendall(Answer("graded\n", "", 0).to_json())
+
+        server = threading.Thread(target=serve)
+        server.start()
+        asked = client.ask(REQUEST, asking)
+        server.join()
+    assert asked == client.Asked(Answer("graded\n", "", 0))

@@ -32,7 +32,8 @@ from typing import Any
 import nbformat
 import pytest
 
-from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, Limits, WorkerMode, cache_dir
+from grader.config import DEFAULT_LIMITS, Limits, WorkerMode, cache_dir
+from grader.environment import ISOLATION_ENV
 from grader.errors import WorkerCrashed
 from grader.execute import bubblewrap, sandbox
 from grader.execute.levels import DROP_NONE, is_root

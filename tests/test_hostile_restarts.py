@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS, ISOLATION_ENV, WorkerMode
+from grader.config import DEFAULT_LIMITS, WorkerMode
+from grader.environment import ISOLATION_ENV
 from grader.execute.protocol import CallsBudgetSpent, WorkerEnded
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess

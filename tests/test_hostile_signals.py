@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from grader.batch.gradebook import FILE_NAME
-from grader.config import ISOLATION_ENV
+from grader.environment import ISOLATION_ENV
 from tests.batch_support import LESSONS, SOLVED_SCORES, batch, question_scores, results, write_nb
 from tests.conftest import SQUARES_SOLVED
 from tests.test_batch_resume import group_alive

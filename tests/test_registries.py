@@ -296,7 +296,8 @@ def test_the_hostile_tests_run_every_isolation_level(monkeypatch: pytest.MonkeyP
 
 
 def test_auto_takes_the_strongest_level_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    from grader.config import ISOLATION_ENV, WorkerMode
+    from grader.config import WorkerMode
+    from grader.environment import ISOLATION_ENV
     from grader.errors import UsageError
     from grader.execute.sandbox import LEVELS, choose_level
 

@@ -17,9 +17,9 @@ import pytest
 from grader.batch.fingerprint import grading_fingerprint
 from grader.batch.gradebook import Latest
 from grader.batch.regrade import why_regrade
+from grader.codehash import PACKAGE, source_hash
 from grader.config import AFFECTS_SCORE, DEFAULT_LIMITS, Limits, WorkerMode
 from grader.pipeline import GradeOptions
-from grader.staleness import PACKAGE, source_hash
 from tests.batch_support import LESSONS, WRONG_SQUARE, batch, grades, write_nb
 from tests.conftest import REPO, SQUARES_SOLVED
 
@@ -111,7 +111,7 @@ def test_the_source_hash_is_the_one_gradebooks_hold(tmp_path: Path) -> None:
     (package / "linked").symlink_to(package / "b", target_is_directory=True)
     (package / "file-link.py").symlink_to(package / "a.py")
     assert source_hash(package) == _hash_as_rglob_read_it(package)
-    assert source_hash(PACKAGE) == _hash_as_rglob_read_it(PACKAGE)
+    assert source_hash(PACKAGE) == _hash_as_rglob_read_it(Path(PACKAGE))
     (package / "a-b" / "x.py").write_text("changed")
     assert source_hash(package) == _hash_as_rglob_read_it(package)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import ISOLATION_ENV, SECRET_ENV
+from grader.environment import ISOLATION_ENV, SECRET_ENV
 from grader.execute import bubblewrap
 from grader.execute.sandbox import LEVELS, _drop_blocker
 from tests.conftest import FIXTURE_LESSONS, REPO, SQUARES_SOLVED, notebook

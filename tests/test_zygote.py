@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_LIMITS, WORKERS_ENV, WorkerMode
+from grader.config import DEFAULT_LIMITS, WorkerMode
+from grader.environment import WORKERS_ENV
 from grader.errors import ExecutionTimeout, UsageError, WorkerCrashed
 from grader.execute import sandbox
 from grader.execute.process import Spawned

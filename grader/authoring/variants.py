@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.config import SECRET_ENV
+from grader.environment import SECRET_ENV
 from grader.model import Lesson, Params
 from grader.params import default_params, describe, draw, every_params
 

@@ -34,7 +34,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import ISOLATION_ENV, WORKER_STARTS, WORKERS_ENV, Limits, WorkerMode
+from grader.config import Limits, WorkerMode
+from grader.environment import ISOLATION_ENV, WORKER_STARTS, WORKERS_ENV
 from grader.errors import NoSandbox, UsageError
 from grader.execute import bubblewrap
 from grader.execute.bubblewrap import PACKAGE_DIR, bwrap_problem

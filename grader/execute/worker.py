@@ -23,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from grader.config import EXIT_STATUS_SECONDS, ISOLATION_ENV, OUTPUT_DRAIN_SECONDS, Limits, WorkerMode
+from grader.config import EXIT_STATUS_SECONDS, OUTPUT_DRAIN_SECONDS, Limits, WorkerMode
+from grader.environment import ISOLATION_ENV
 from grader.errors import ExecutionTimeout, MachineFailed, WorkerCrashed
 from grader.execute import protocol as wire
 from grader.execute.channel import MAX_TYPE_NAME, Endpoint, Guard

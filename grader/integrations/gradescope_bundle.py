@@ -31,7 +31,8 @@ from pathlib import Path, PurePosixPath
 
 from packaging.requirements import Requirement
 
-from grader.config import GRADESCOPE_ROOT, GRADESCOPE_ROOT_ENV, GRADESCOPE_VISIBILITY, ISOLATION_ENV
+from grader.config import GRADESCOPE_ROOT, GRADESCOPE_VISIBILITY
+from grader.environment import GRADESCOPE_ROOT_ENV, ISOLATION_ENV
 from grader.errors import LessonError
 from grader.files import atomic_path
 from grader.integrations.constraints import FILE_NAME as CONSTRAINTS

@@ -2,47 +2,50 @@
 
 A daemon is only ever asked to grade exactly as a cold ``grade`` would here: its socket's name is a hash of
 everything a cold ``grade`` would depend on that a request does not carry (:func:`identity`: the grader's code,
-:func:`grader.staleness.source_hash`, as a batch's gradebook takes it, the Python running it, and the
+:func:`grader.codehash.source_hash`, as a batch's gradebook takes it, the Python running it, and the
 environment variables that steer grading). Change any of them and ``grade`` simply finds no daemon under the new
 name; the old one exits when idle. A lesson's suites, definition or solution changing is caught by the daemon
 itself, which then says it is stale and exits. Whenever the daemon cannot answer, for any reason, ``grade``
 grades cold: the daemon can make grading faster, never different, and never lost.
 
-``GRADER_DAEMON`` (see :data:`grader.config.DAEMON_ENV`): ``auto`` uses a running daemon and starts one
+``GRADER_DAEMON`` (see :data:`grader.environment.DAEMON_ENV`): ``auto`` uses a running daemon and starts one
 only from an interactive terminal (a learner at a prompt, not a script or CI); ``on`` always starts one;
 ``off`` never uses one.
+
+The warm path (:func:`warm_answer`) imports nothing of the grader's but this module, :mod:`grader.environment`,
+:mod:`grader.codehash` and the protocol: not :mod:`grader.config` (its dataclasses), nor :mod:`pathlib`. What
+only starting, listing or stopping a daemon needs is imported where it is used; the limits that say how long to
+wait for a daemon (:class:`grader.config.TimeBudget`) are read only once a wait outlasts :data:`FIRST_WAIT`.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import socket
 import stat
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
-from grader.config import (
-    DAEMON_ENV,
-    DAEMON_MODES,
-    DAEMON_STATUS_SECONDS,
-    DEFAULT_LIMITS,
-    LESSONS_ENV,
-    SECRET_ENV,
-    lessons_root,
-    limits_for,
-)
-from grader.errors import UsageError
+from grader.codehash import source_hash
+from grader.environment import DAEMON_ENV, DAEMON_MODES, LESSONS_ENV, SECRET_ENV
 from grader.serve.protocol import HELLO, STATUS_REQUEST, Answer, NotebookRequest, Status, Terminal, parse_reply
-from grader.staleness import source_hash
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from grader.config import TimeBudget
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 #: Environment variables that change what a grade is (the rest reach neither the grader nor the workers).
 _STEERING = ("PATH", "TMPDIR", "XDG_RUNTIME_DIR")
 _LOG_BYTES = 1 << 20
+#: Seconds ``grade`` waits for a daemon's greeting, then for its answer, before it reads how long it may wait in all
+#: (:attr:`grader.config.TimeBudget.daemon_hello` and ``daemon_reply``): a live daemon greets at once and answers
+#: most notebooks in a tenth of a second, and reading the limits (importing :mod:`grader.config`) costs ~10 ms.
+FIRST_WAIT = 0.25
 
 
 def mode() -> str:
@@ -69,25 +72,37 @@ def identity() -> str:
     return h.hexdigest()[:24]
 
 
-@functools.cache
+_CODE_HASH: list[str] = []
+
+
 def _code_hash() -> str:
-    """The grader's code's hash, once a process (~6 ms: every file of the package is read; a plain ``grade
+    """The grader's code's hash, once a process (~2 ms: every file of the package is read; a plain ``grade
     NOTEBOOK`` with no daemon running looks for one twice, before and after parsing its command line)."""
-    return source_hash(_PACKAGE)
+    if not _CODE_HASH:
+        _CODE_HASH.append(source_hash(_PACKAGE))
+    return _CODE_HASH[0]
 
 
-def folder() -> Path | None:
+def _folder() -> str | None:
     """This user's private folder for daemon sockets, created 0700; None if it is not safely ours."""
     base = os.environ.get("XDG_RUNTIME_DIR") or _temporary_folder()
-    path = Path(base) / f"inference-grader-{os.getuid()}"
+    path = os.path.join(base, f"inference-grader-{os.getuid()}")
     try:
-        path.mkdir(mode=0o700, exist_ok=True)
-        info = path.lstat()
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
     except OSError:
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         return None  # someone else's, or opened up: do not trust a socket in it
     return path
+
+
+def folder() -> Path | None:
+    """:func:`_folder`, as a path."""
+    from pathlib import Path
+
+    where = _folder()
+    return None if where is None else Path(where)
 
 
 def _temporary_folder() -> str:
@@ -96,13 +111,19 @@ def _temporary_folder() -> str:
     return tempfile.gettempdir()
 
 
+def _socket_name() -> str | None:
+    where = _folder()
+    return None if where is None else os.path.join(where, f"{identity()}.sock")
+
+
 def socket_path() -> Path | None:
-    where = folder()
-    return None if where is None else where / f"{identity()}.sock"
+    from pathlib import Path
+
+    name = _socket_name()
+    return None if name is None else Path(name)
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):
     """What asking the daemon gave: its answer, or None (then ``grade`` grades cold), and a line for the learner
     when a daemon was there but did not greet in time (None when there was simply no daemon to ask)."""
 
@@ -115,66 +136,62 @@ class _Silent(Exception):
 
 
 def notebook_request(
-    notebook: Path,
+    notebook: str | os.PathLike[str],
     *,
     as_json: bool = False,
-    lessons: Path | None = None,
+    lessons: str | os.PathLike[str] | None = None,
     lesson: str | None = None,
-    suites: Path | None = None,
-    timeout: float = DEFAULT_LIMITS.timeout,
+    suites: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
     kernel: bool = False,
 ) -> NotebookRequest:
     """``grade NOTEBOOK`` with these options, as this process would grade it: the one place a request is made, for
     :func:`warm_answer` and for ``grade``'s own command (:func:`grader.cli.notebook_command`), so a daemon is asked
-    the same either way. Raises :class:`UsageError` when no lessons are found (``lessons`` None)."""
+    the same either way. Folders are made absolute here (a daemon runs in another folder); the lessons, when none
+    are named, are found from this folder where the request is graded (:func:`grader.answer.options_for`);
+    ``timeout`` None: the default limits."""
     return NotebookRequest(
-        notebook=str(notebook),
+        notebook=os.fspath(notebook),
         cwd=os.getcwd(),
         as_json=as_json,
         lesson=lesson,
         timeout=timeout,
         kernel=kernel,
-        suites=None if suites is None else str(suites.resolve()),
-        # found here, in the learner's folder: a daemon runs in another
-        lessons_root=str((lessons or lessons_root()).resolve()),
+        suites=None if suites is None else os.path.realpath(suites),
+        lessons_root=None if lessons is None else os.path.realpath(lessons),
         terminal=Terminal.here(),
     )
 
 
 def warm_answer(args: list[str]) -> Answer | None:
     """The warm daemon's answer to ``grade NOTEBOOK [--json] [--lessons FOLDER]`` (``args``, as typed), asked with
-    nothing imported but this module; None for anything else, and whenever no daemon answers.
+    nothing imported but this module (see the module's docstring); None for anything else, and whenever no daemon
+    answers.
 
-    A learner at a terminal runs this again and again; the daemon answers a notebook in ~60 ms, and importing all
-    of ``grade``'s commands (click, every option, the LMS table their choices come from) took ~50 ms more. So this
-    module imports at its top only what this path uses; what starts, lists or stops daemons (subprocess, fcntl,
-    signal) and ``tempfile`` (needed only without ``XDG_RUNTIME_DIR``) are imported where they are used. Whatever
-    this returns None for goes to :mod:`grader.cli`, which parses the same arguments as always (and reports what is
-    wrong with them); a daemon that did not greet in time is not asked again there (see :func:`ask`).
+    A learner at a terminal runs this again and again; the daemon answers a notebook in tens of milliseconds, and
+    importing all of ``grade``'s commands (click, every option, the LMS table their choices come from) took ~50 ms
+    more. Whatever this returns None for goes to :mod:`grader.cli`, which parses the same arguments as always (and
+    reports what is wrong with them); a daemon that did not answer is not asked again there (see :func:`ask`).
     """
     if SECRET_ENV in os.environ:
         return None  # the command takes the course secret out of its environment first: leave it to it
     notebook, as_json, lessons = _plain(args)
     if notebook is None or mode() == "off":
         return None
-    path = socket_path()
-    if path is None or not path.exists():
+    path = _socket_name()
+    if path is None or not os.path.exists(path):
         return None
-    try:
-        request = notebook_request(notebook, as_json=as_json, lessons=lessons)
-    except UsageError:
-        return None  # no lessons here: a notebook released with a course service is graded there (grader.cli)
-    asked = ask(request, path)
+    asked = ask(notebook_request(notebook, as_json=as_json, lessons=lessons), path)
     if asked.note:
         print(asked.note, file=sys.stderr)
-    _ASKED[(path, request.to_json())] = Asked(asked.answer)  # said once; not asked again (see ask)
+    _ASKED[path] = Asked(asked.answer)  # said once; not asked again (see ask)
     return asked.answer
 
 
-def _plain(args: list[str]) -> tuple[Path | None, bool, Path | None]:
+def _plain(args: list[str]) -> tuple[str | None, bool, str | None]:
     """``(NOTEBOOK, --json, --lessons FOLDER)`` when ``args`` are those and no others, each valid as the command
     would take it (an ``.ipynb`` path that is not a folder, an existing folder); ``(None, ...)`` otherwise."""
-    notebook: Path | None = None
+    notebook: str | None = None
     as_json, lessons = False, None
     rest = list(args)
     while rest:
@@ -182,81 +199,130 @@ def _plain(args: list[str]) -> tuple[Path | None, bool, Path | None]:
         if arg == "--json" and not as_json:
             as_json = True
         elif arg.startswith("--lessons=") and lessons is None:
-            lessons = Path(arg.removeprefix("--lessons="))
+            lessons = arg.removeprefix("--lessons=")
         elif arg == "--lessons" and lessons is None and rest:
-            lessons = Path(rest.pop(0))
+            lessons = rest.pop(0)
         elif notebook is None and arg.endswith(".ipynb") and not arg.startswith("-"):
-            notebook = Path(arg)
+            notebook = arg
         else:
             return None, False, None
-    if notebook is None or notebook.is_dir() or (lessons is not None and not lessons.is_dir()):
+    if notebook is None or os.path.isdir(notebook) or (lessons is not None and not os.path.isdir(lessons)):
         return None, False, None
     return notebook, as_json, lessons
 
 
-_ASKED: dict[tuple[Path, bytes], Asked] = {}
-"""What :func:`warm_answer` was told, in this process, by socket and request: when it leaves a request to
-:mod:`grader.cli`, the command's own :func:`ask` gets the same outcome without asking again (a daemon that did not
-greet would be waited for twice, and one that left a request to a cold grade would count it twice)."""
+_ASKED: dict[str, Asked] = {}
+"""What :func:`warm_answer` was told, in this process, by socket: when it leaves the command to :mod:`grader.cli`,
+the command's own :func:`ask` gets the same outcome without asking again (a daemon that did not greet would be
+waited for twice, and one that left a request to a cold grade would count it twice). One ``grade`` process makes
+one request, the one both paths make of the same arguments."""
 
 
-def ask(request: NotebookRequest, path: Path | None) -> Asked:
+def ask(request: NotebookRequest, path: str | os.PathLike[str] | None) -> Asked:
     """The daemon's answer, or none if there is no daemon, it is stale, silent, or anything at all went wrong."""
     if path is None or mode() == "off":
         return Asked(None)
-    told = _ASKED.get((path, request.to_json()))
+    told = _ASKED.get(os.fspath(path))
     if told is not None:
         return told
-    budget = limits_for(request.timeout).budget
     try:
-        reply = _exchange(path, request.to_json(), reply_seconds(request), budget.daemon_hello)
-    except _Silent:
+        reply = _exchange(os.fspath(path), request.to_json(), lambda: _waits(request.timeout))
+    except _Silent as silent:
         return Asked(
             None,
-            f"The grading daemon did not answer within {budget.daemon_hello:g} s (it is stopped, or this machine is "
+            f"The grading daemon did not answer within {silent.args[0]:g} s (it is stopped, or this machine is "
             "too busy), so this notebook is graded without it, which takes longer; `grade daemon stop` ends it.",
         )
     return Asked(None if reply is None else parse_reply(reply))
 
 
+def _budget(timeout: float | None) -> TimeBudget:
+    """The clocks of the limits a request grades with: how long to wait for the daemon's greeting and answer."""
+    from grader.config import limits_for
+
+    return limits_for(timeout).budget
+
+
+def _waits(timeout: float | None) -> tuple[float, float]:
+    """Seconds to wait for the daemon's greeting, and for each read of its answer, for a request with ``timeout``."""
+    budget = _budget(timeout)
+    return budget.daemon_hello, budget.daemon_reply
+
+
 def reply_seconds(request: NotebookRequest) -> float:
     """How long to wait for the daemon's answer: derived from the limits the request grades with."""
-    return limits_for(request.timeout).budget.daemon_reply
+    return _budget(request.timeout).daemon_reply
 
 
-def status(path: Path, seconds: float = DAEMON_STATUS_SECONDS) -> Status | None:
-    """The state of the daemon on this socket, or None if none answers within ``seconds`` (not there, or warming up)."""
+def status(path: Path, seconds: float | None = None) -> Status | None:
+    """The state of the daemon on this socket, or None if none answers within ``seconds`` (default
+    :data:`grader.config.DAEMON_STATUS_SECONDS`: not there, or warming up)."""
+    if seconds is None:
+        from grader.config import DAEMON_STATUS_SECONDS
+
+        seconds = DAEMON_STATUS_SECONDS
+    waits = (seconds, seconds)
     try:
-        reply = _exchange(path, json.dumps(STATUS_REQUEST).encode(), seconds, seconds)
+        reply = _exchange(os.fspath(path), json.dumps(STATUS_REQUEST).encode(), lambda: waits, first=seconds)
     except _Silent:
         return None
     return None if reply is None else Status.from_json(reply)
 
 
-def _exchange(path: Path, request: bytes, seconds: float, hello_seconds: float) -> bytes | None:
-    """Send one request on the socket and read the whole reply; None if anything went wrong. The daemon must
-    greet (:data:`HELLO`) within ``hello_seconds`` of the connection, else :class:`_Silent` is raised and nothing
-    is sent (a stopped daemon, with its connections queued, would otherwise hold ``grade`` for ``seconds``)."""
+def _exchange(
+    path: str, request: bytes, waits: Callable[[], tuple[float, float]], first: float | None = None
+) -> bytes | None:
+    """Send one request on the socket and read the whole reply; None if anything went wrong.
+
+    The daemon must greet (:data:`HELLO`) within its greeting's wait of the connection, else :class:`_Silent` is
+    raised (with that wait) and nothing is sent (a stopped daemon, with its connections queued, would otherwise
+    hold ``grade`` for minutes); then each read of the reply may wait its answer's wait. ``waits()`` gives both, in
+    seconds, and is asked only once a wait outlasts ``first`` (default :data:`FIRST_WAIT`)."""
+    first = FIRST_WAIT if first is None else first
+    told: list[tuple[float, float]] = []
+
+    def wait(which: int) -> float:
+        if not told:
+            told.append(waits())
+        return told[0][which]
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(hello_seconds)
+            conn.settimeout(first)
             try:
-                conn.connect(str(path))  # waits only when its queue of connections is full
-                greeting = b""
-                while len(greeting) < len(HELLO) and (chunk := conn.recv(len(HELLO) - len(greeting))):
-                    greeting += chunk
+                conn.connect(path)  # waits only when its queue of connections is full
+                greeting = _read(conn, len(HELLO), lambda: wait(0) - first)
             except TimeoutError:
-                raise _Silent from None
+                raise _Silent(wait(0)) from None
             if greeting != HELLO:
                 return None  # it closed the connection (not our user's, or exiting)
-            conn.settimeout(seconds)
+            conn.settimeout(first)
             conn.sendall(request)
             conn.shutdown(socket.SHUT_WR)
-            chunks = []
-            while chunk := conn.recv(1 << 16):
-                chunks.append(chunk)
+            return _read(conn, None, lambda: wait(1))
     except OSError:  # no daemon (ENOENT, ECONNREFUSED), it died, or it took too long
         return None
+
+
+def _read(conn: socket.socket, size: int | None, longer: Callable[[], float]) -> bytes:
+    """``size`` bytes (None: up to the end), waiting at first the socket's timeout, then ``longer()`` seconds more
+    for each read (TimeoutError when even that passes, or when there is no more to wait)."""
+    chunks: list[bytes] = []
+    got, extended = 0, False
+    while size is None or got < size:
+        try:
+            chunk = conn.recv((1 << 16) if size is None else size - got)
+        except TimeoutError:
+            remaining = 0.0 if extended else longer()
+            if remaining <= 0:
+                raise
+            extended = True
+            conn.settimeout(remaining)
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
     return b"".join(chunks)
 
 
@@ -288,8 +354,7 @@ def start(request: NotebookRequest, path: Path | None) -> None:
         pass  # the next grade is cold again; nothing is lost
 
 
-@dataclass(frozen=True)
-class Running:
+class Running(NamedTuple):
     """A daemon of this user that is alive now (it holds its lock)."""
 
     pid: int

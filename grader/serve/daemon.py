@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import IO
 
 from grader.answer import answer, options_for
-from grader.config import DAEMON_IDLE_ENV, DAEMON_IDLE_SECONDS
+from grader.config import DAEMON_IDLE_SECONDS
+from grader.environment import DAEMON_IDLE_ENV
 from grader.errors import UsageError
 from grader.grader import Grader, keep_this_process_to_one_cpu
 from grader.model import Report

@@ -20,7 +20,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from grader.config import SECRET_ENV
+from grader.environment import SECRET_ENV
 from grader.errors import CourseSecretMissing, UsageError
 from grader.execute.upkeep import check_settings, unsandboxed
 from grader.lessons import available_lessons, load_lesson, require_solution
