@@ -20,6 +20,7 @@ wait for a daemon (:class:`grader.config.TimeBudget`) are read only once a wait 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -72,15 +73,11 @@ def identity() -> str:
     return h.hexdigest()[:24]
 
 
-_CODE_HASH: list[str] = []
-
-
+@functools.cache
 def _code_hash() -> str:
     """The grader's code's hash, once a process (~2 ms: every file of the package is read; a plain ``grade
     NOTEBOOK`` with no daemon running looks for one twice, before and after parsing its command line)."""
-    if not _CODE_HASH:
-        _CODE_HASH.append(source_hash(_PACKAGE))
-    return _CODE_HASH[0]
+    return source_hash(_PACKAGE)
 
 
 def _folder() -> str | None:
@@ -88,7 +85,10 @@ def _folder() -> str | None:
     base = os.environ.get("XDG_RUNTIME_DIR") or _temporary_folder()
     path = os.path.join(base, f"inference-grader-{os.getuid()}")
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)  # not its parents: a runtime folder that is not there is no place for a socket
+        except FileExistsError:
+            pass
         info = os.lstat(path)
     except OSError:
         return None
