@@ -307,3 +307,19 @@ def test_the_sandbox_is_tried_once_when_two_threads_ask_at_once(monkeypatch: pyt
         assert tried == ["/nowhere/bwrap"] and bubblewrap.bwrap_problem() is None
     finally:
         bubblewrap._tried.cache_clear()  # the tests after this one probe the real bubblewrap again
+
+
+def test_a_process_that_ends_while_its_sandbox_probe_runs_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe's trial sandbox runs on a thread of its own (``sandbox.probe_soon``), which a process that ends
+    first does not wait for (a cold ``grade`` of a notebook that cannot be read). The exit handlers remove the
+    folder of a trial under way, and a trial the thread reaches after them starts no sandbox and makes no folder
+    (a daemon thread runs on after the exit handlers until the interpreter stops it: empty folders were left)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(bubblewrap, "_EXITING", [])
+    under_way = tempfile.mkdtemp(prefix="grader-probe-")
+    monkeypatch.setattr(bubblewrap, "_TRIAL_FOLDERS", {under_way})
+    bubblewrap._remove_trial_folders()  # what the process's exit handlers run
+    assert bubblewrap._trial(sys.executable) == "did not start (this process is exiting)"
+    assert list(tmp_path.iterdir()) == []

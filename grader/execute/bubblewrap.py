@@ -14,6 +14,7 @@ only if it is the file vetted (:data:`BUNDLED_SHA256`). Each is tried in a trial
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
@@ -236,8 +237,29 @@ def _tried() -> tuple[str | None, str, str]:
     return None, "", "; ".join(problems) or "bubblewrap is not installed"
 
 
+_TRIALS = threading.Lock()
+#: The folders of the trials under way, and whether this process is exiting (then no trial starts).
+_TRIAL_FOLDERS: set[str] = set()
+_EXITING: list[bool] = []
+
+
+@atexit.register
+def _remove_trial_folders() -> None:
+    """A trial often runs on a thread of its own (``sandbox.probe_soon``), which a process that ends first (a
+    notebook that cannot be read) does not wait for: its folder is removed here, and no trial starts after."""
+    with _TRIALS:
+        _EXITING.append(True)
+        for folder in _TRIAL_FOLDERS:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _trial(exe: str) -> str | None:
-    with tempfile.TemporaryDirectory(prefix="grader-probe-") as tmp:
+    with _TRIALS:
+        if _EXITING:
+            return "did not start (this process is exiting)"
+        tmp = tempfile.mkdtemp(prefix="grader-probe-")
+        _TRIAL_FOLDERS.add(tmp)
+    try:
         argv = (*bwrap_argv(Path(tmp), Limits(), is_root(), exe), sys.executable, "-I", "-S", "-c", "pass")
         try:
             done = subprocess.run(
@@ -245,6 +267,10 @@ def _trial(exe: str) -> str | None:
             )
         except (OSError, subprocess.TimeoutExpired) as err:
             return f"did not start ({err})"
+    finally:
+        with _TRIALS:
+            _TRIAL_FOLDERS.discard(tmp)
+            shutil.rmtree(tmp, ignore_errors=True)
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"failed ({detail[0][:200] if detail else f'exit status {done.returncode}'})"
