@@ -317,7 +317,7 @@ def test_a_process_that_ends_while_its_sandbox_probe_runs_leaves_no_folder(
     folder of a trial under way, and a trial the thread reaches after them starts no sandbox and makes no folder
     (a daemon thread runs on after the exit handlers until the interpreter stops it: empty folders were left)."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(bubblewrap, "_EXITING", [])
+    monkeypatch.setattr(bubblewrap, "_EXITING", threading.Event())
     under_way = tempfile.mkdtemp(prefix="grader-probe-")
     monkeypatch.setattr(bubblewrap, "_TRIAL_FOLDERS", {under_way})
     bubblewrap._remove_trial_folders()  # what the process's exit handlers run

@@ -240,7 +240,7 @@ def _tried() -> tuple[str | None, str, str]:
 _TRIALS = threading.Lock()
 #: The folders of the trials under way, and whether this process is exiting (then no trial starts).
 _TRIAL_FOLDERS: set[str] = set()
-_EXITING: list[bool] = []
+_EXITING = threading.Event()
 
 
 @atexit.register
@@ -248,14 +248,14 @@ def _remove_trial_folders() -> None:
     """A trial often runs on a thread of its own (``sandbox.probe_soon``), which a process that ends first (a
     notebook that cannot be read) does not wait for: its folder is removed here, and no trial starts after."""
     with _TRIALS:
-        _EXITING.append(True)
+        _EXITING.set()
         for folder in _TRIAL_FOLDERS:
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _trial(exe: str) -> str | None:
     with _TRIALS:
-        if _EXITING:
+        if _EXITING.is_set():
             return "did not start (this process is exiting)"
         tmp = tempfile.mkdtemp(prefix="grader-probe-")
         _TRIAL_FOLDERS.add(tmp)

@@ -276,8 +276,9 @@ def _exchange(
 
     The daemon must greet (:data:`HELLO`) within its greeting's wait of the connection, else :class:`_Silent` is
     raised (with that wait) and nothing is sent (a stopped daemon, with its connections queued, would otherwise
-    hold ``grade`` for minutes); then each read of the reply may wait its answer's wait. ``waits()`` gives both, in
-    seconds, and is asked only once a wait outlasts ``first`` (default :data:`FIRST_WAIT`)."""
+    hold ``grade`` for minutes); then the reply's first part must come within the answer's wait, and each later
+    part within as long again. ``waits()`` gives both, in seconds, and is asked only once a wait outlasts ``first``
+    (default :data:`FIRST_WAIT`)."""
     first = FIRST_WAIT if first is None else first
     told: list[tuple[float, float]] = []
 
@@ -299,14 +300,15 @@ def _exchange(
             conn.settimeout(first)
             conn.sendall(request)
             conn.shutdown(socket.SHUT_WR)
-            return _read(conn, None, lambda: wait(1))
+            return _read(conn, None, lambda: wait(1) - first)
     except OSError:  # no daemon (ENOENT, ECONNREFUSED), it died, or it took too long
         return None
 
 
 def _read(conn: socket.socket, size: int | None, longer: Callable[[], float]) -> bytes:
-    """``size`` bytes (None: up to the end), waiting at first the socket's timeout, then ``longer()`` seconds more
-    for each read (TimeoutError when even that passes, or when there is no more to wait)."""
+    """``size`` bytes (None: up to the end), waiting at first the socket's timeout, then once ``longer()`` seconds
+    more, and from then on that long for each read (TimeoutError when even that passes, or when there is no more to
+    wait)."""
     chunks: list[bytes] = []
     got, extended = 0, False
     while size is None or got < size:

@@ -67,14 +67,12 @@ class Daemon:
                 self._graders[key] = Grader(key)
             return self._graders[key]
 
-    def grade(self, given: Path, path: Path, options: GradeOptions, later: ExitStack | None = None) -> Report:
-        """Grade a notebook; with ``later``, its workers end when ``later`` closes (after the answer is sent)."""
+    def grade(self, given: Path, path: Path, options: GradeOptions, later: ExitStack) -> Report:
+        """Grade a notebook; its workers end when ``later`` closes (after the answer is sent)."""
         submission, lesson_id = read_for_lesson(path, options, shown_as=given)
         grader = self.grader(options)
         if grader.changed(lesson_id):
             raise Stale(lesson_id)
-        if later is None:
-            return grader.grade(submission, lesson_id)
         return later.enter_context(grader.grading(submission, lesson_id))
 
     def warm(self, request: NotebookRequest) -> None:
