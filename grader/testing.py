@@ -95,6 +95,11 @@ class Target(Protocol):
         grading worker's lender, :mod:`grader.execute.lender`), or None to lend the reference namespace's own."""
         ...
 
+    def reached(self, name: str) -> frozenset[str] | None:
+        """Every global name the learner's code of ``name`` can look up (:mod:`grader.reach`), or None if that
+        cannot be told: then every earlier question's stand-in is sent with a call, else only those it can reach."""
+        ...
+
 
 class Mismatch(AssertionError):
     """The learner's answer was checked and is wrong; ``str()`` is the feedback the learner reads."""
@@ -246,10 +251,11 @@ class Learner:
         """
         text = describe_call(name, args, kwargs)
         kept = set(own)
+        reached = self._target.reached(name)  # a stand-in the function cannot reach changes nothing: not sent
         lent = {
             f: self._target.lent(f) or getattr(self._reference, f)
             for f in self._lent.get(name, ())
-            if f not in kept and callable(getattr(self._reference, f, None))
+            if f not in kept and (reached is None or f in reached) and callable(getattr(self._reference, f, None))
         }
         lent.update(stand_ins or {})
         swaps = {f: self._watched(f, fn) for f, fn in lent.items()}

@@ -294,6 +294,9 @@ class Forged:
     def lent(self, name: str) -> Any:
         return self._inner.lent(name)
 
+    def reached(self, name: str) -> Any:
+        return self._inner.reached(name)
+
     def close(self) -> None:
         self._inner.close()
 

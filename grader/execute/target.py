@@ -25,6 +25,7 @@ from grader.execute.protocol import (
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission
+from grader.reach import Reach, reach_of
 
 
 class WorkerTarget:
@@ -49,6 +50,8 @@ class WorkerTarget:
         self._fault: str | None = None
         self._clock = CallsClock(limits.budget)
         """The notebook's budget for the hidden tests' calls, and for every restart a call's failure costs."""
+        self._reach: Reach | None = None
+        """Which global names each of the notebook's functions can look up: read on the first call that asks."""
         self._lender_started = False
         """Whether the lender was made ready for this notebook once (that first start is the machine's time)."""
 
@@ -137,6 +140,12 @@ class WorkerTarget:
         """Why some call failed through the grading machine's fault, not the learner's (a worker or the lender's
         worker that did not start): then no outcome of this notebook is evidence, and it is not graded."""
         return self._fault or (self._lender.fault if self._lender is not None else None)
+
+    def reached(self, name: str) -> frozenset[str] | None:
+        """What the notebook's code of ``name`` can look up (:mod:`grader.reach`), read once from the cells it ran."""
+        if self._reach is None:
+            self._reach = reach_of(c.source for c in self._submission.cells if not c.skip)
+        return self._reach(name)
 
     def lent(self, name: str) -> Callable[..., Any] | None:
         """The solution's function ``name``, run in the lender's worker (so its cost is bounded), to lend."""

@@ -126,6 +126,10 @@ class NamespaceTarget:
         """None: self-check lends the reference's own functions (the learner's machine, the learner's time)."""
         return None
 
+    def reached(self, name: str) -> None:
+        """None: a live namespace's code is not read; every earlier question's stand-in is sent with each call."""
+        return None
+
     def _lookup(self, name: str) -> Any:
         if name not in self._ns:
             raise RemoteError("NotDefined", name)
