@@ -96,7 +96,7 @@ class Target(Protocol):
         ...
 
     def reached(self, name: str) -> frozenset[str] | None:
-        """Every global name the learner's code of ``name`` can look up (:mod:`grader.reach`), or None if that
+        """Every global name the learner's code of ``name`` can look up (:mod:`grader.execute.reach`), or None if that
         cannot be told: then every earlier question's stand-in is sent with a call, else only those it can reach."""
         ...
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from grader.execute.cells import PlainShell, _compiled, _ipython_syntax, ipython_shell, needs_ipython, run_cell
+from grader.execute.cells import PlainShell, _compiled, ipython_shell, ipython_syntax, needs_ipython, run_cell
 from tests.conftest import REPO
 
 TRICKY = [
@@ -238,7 +238,7 @@ def test_a_cell_naming_what_only_ipython_defines_runs_in_ipython(source: str) ->
     ],
 )
 def test_a_cell_that_is_not_python_is_told_ipython_syntax_or_a_slip(source: str, ipython: bool) -> None:
-    assert _ipython_syntax(source) is ipython
+    assert ipython_syntax(source) is ipython
 
 
 @pytest.mark.parametrize(

@@ -182,7 +182,7 @@ def run_cell(shell: Any, source: str) -> BaseException | None:
         if shell.built is not None:
             return run_cell(shell.built, source)
         tree = _parsed(source)
-        if tree is None and not _ipython_syntax(source):
+        if tree is None and not ipython_syntax(source):
             return _syntax_error(shell, source)  # the learner's slip, not IPython syntax: no need to build IPython
         codes = None if tree is None or needs_ipython(tree) else _compiled_tree(shell, source, tree)
         if codes is None:
@@ -283,7 +283,7 @@ def _quiet(source: str) -> bool:
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!?,;/]|>>>|\.\.\.|In \[|Out\[)|.*=\s*[%!]|.*\?\s*$")
 
 
-def _ipython_syntax(source: str) -> bool:
+def ipython_syntax(source: str) -> bool:
     """Whether a cell that is not plain Python may be IPython syntax that IPython's transforms would make run: a
     line as :data:`_IPYTHON_LINE` says, a first line indented (IPython dedents the cell), or ``await``. If not, the
     cell's syntax error is the learner's, and it is the same in IPython (see :func:`_syntax_error`)."""

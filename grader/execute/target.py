@@ -22,10 +22,10 @@ from grader.execute.protocol import (
     Returned,
     WorkerEnded,
 )
+from grader.execute.reach import Reach, reach_of
 from grader.execute.worker import LearnerProcess
 from grader.execute.zygote import Zygote
 from grader.model import Submission
-from grader.reach import Reach, reach_of
 
 
 class WorkerTarget:
@@ -142,9 +142,10 @@ class WorkerTarget:
         return self._fault or (self._lender.fault if self._lender is not None else None)
 
     def reached(self, name: str) -> frozenset[str] | None:
-        """What the notebook's code of ``name`` can look up (:mod:`grader.reach`), read once from the cells it ran."""
+        """What the notebook's code of ``name`` can look up (:mod:`grader.execute.reach`), read once from the cells
+        it ran."""
         if self._reach is None:
-            self._reach = reach_of(c.source for c in self._submission.cells if not c.skip)
+            self._reach = reach_of([c.source for c in self._submission.cells if not c.skip])
         return self._reach(name)
 
     def lent(self, name: str) -> Callable[..., Any] | None:
