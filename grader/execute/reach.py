@@ -181,31 +181,8 @@ def _read(statement: ast.stmt) -> tuple[set[str], set[str]]:
 
 
 def _bound_at_top(nodes: list[ast.AST]) -> set[str]:
-    """The names top-level code binds in the notebook's namespace (not entering functions, lambdas or classes,
-    whose own names count; a comprehension's targets count too, which is more than it binds, never fewer)."""
-    bound: set[str] = set()
-    todo = list(nodes)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                bound.add(node.id)
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
-        todo.extend(ast.iter_child_nodes(node))
-    return bound
+    """The names top-level code binds in the notebook's namespace."""
+    return _bindings(nodes)[0]
 
 
 def _class_lookups(cls: ast.ClassDef) -> set[str]:
@@ -303,23 +280,28 @@ def _free_of_scope(scope: ast.AST) -> set[str]:
 
 
 def _locals_of(body: list[ast.AST]) -> set[str]:
-    """The names one function's own body binds (not the scopes nested in it) and does not declare ``global`` or
-    ``nonlocal``: its locals."""
+    """The names one function's own body binds and does not declare ``global`` or ``nonlocal``: its locals."""
+    stored, declared = _bindings(body)
+    return stored - declared
+
+
+def _bindings(nodes: list[ast.AST]) -> tuple[set[str], set[str]]:
+    """The names one scope's own code binds (not entering the scopes nested in it, whose own names and the parts
+    evaluated outside them count), and those it declares ``global`` or ``nonlocal``. A walrus inside a
+    comprehension binds in this scope and is not counted: a name so bound is free, never taken for local."""
     stored: set[str] = set()
     declared: set[str] = set()
-    todo = list(body)
+    todo = list(nodes)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Name):
             if not isinstance(node.ctx, ast.Load):
                 stored.add(node.id)
             continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stored.add(node.name)
+        if isinstance(node, _SCOPES):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stored.add(node.name)
             todo.extend(_evaluated_outside(node))
-            continue
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            todo.extend(_evaluated_outside(node))  # a walrus in a comprehension binds here: not counted, so free
             continue
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
@@ -332,4 +314,4 @@ def _locals_of(body: list[ast.AST]) -> set[str]:
         elif isinstance(node, ast.MatchMapping) and node.rest:
             stored.add(node.rest)
         todo.extend(ast.iter_child_nodes(node))
-    return stored - declared
+    return stored, declared
