@@ -135,16 +135,19 @@ def _answer_cells(nb: dict[str, Any], lesson: str = "decode") -> dict[str, dict[
 
 
 def corpus_wrong(lesson: str) -> dict[str, list[str]]:
-    """A lesson's wrong answers per question, from its corpus: each file expected wrong on one question only."""
+    """A lesson's wrong answers per question, from its corpus: each file expected wrong on one question only,
+    written for the page's numbers (unfilled, `{params_b}e9` was a syntax error in the bench's notebooks)."""
     from grader.authoring.corpus import load_corpus
     from grader.lessons import load_lesson
+    from grader.params import default_params, render
 
     loaded = load_lesson(lesson)
+    page = default_params(loaded)  # an entry that names the learner's numbers ({params_b}) is written for the page's
     wrong: dict[str, list[str]] = {q.id: [] for q in loaded.questions}
     for entry in load_corpus(loaded):
         marked = [q for q in wrong if (x := entry.expected(q)) is not None and x.wrong]
         if len(marked) == 1:
-            wrong[marked[0]].append(entry.code)
+            wrong[marked[0]].append(render(entry.code, page))
     return wrong
 
 
