@@ -5,6 +5,8 @@ followed."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from grader.pipeline import grade_submission, lent_solution
 from grader.read import read_submission
 from grader.suites.namespace import NamespaceTarget
 from grader.suites.session import SuiteSession
+from tests.conftest import REPO
 from tests.lesson_support import corpus_entries, notebook
 
 ROOT = lessons_root()
@@ -139,6 +142,110 @@ def test_a_name_reached_another_way_is_in_the_reach_or_nothing_is_known(way: str
         pass
     assert probe.touched, f"{way}: the probe was not reached, so this case shows nothing"
     assert reach is None or "helper" in reach, f"{way}: reached ({probe.touched}) but not in {sorted(reach)}"
+
+
+#: A second review's ways, each run as the worker runs cells (its plain shell, the display hook, IPython's shell for
+#: what needs it): objects every import or builtin shares, the display hook's ``_``, the garbage collector, class
+#: bodies' own bindings, comprehension targets, ``__builtins__`` rebound, strings built at run time, ``__match_args__``,
+#: and cells that only look like syntax errors.
+REACHED_IN_THE_WORKER = {
+    "a module attribute, imported again inside": [
+        "import math\nmath.cb = lambda: helper()",
+        "def f():\n    import math\n    return math.cb()",
+    ],
+    "a module imported under another name": [
+        "import math\nmath.cb = lambda: helper()",
+        "import math as m2",
+        "def f():\n    return m2.cb()",
+    ],
+    "a from-import inside": [
+        "import cmath\ncmath.cb = lambda: helper()",
+        "def f():\n    from cmath import cb\n    return cb()",
+    ],
+    "a site builtin's attribute": ["license.cb = lambda: helper()", "def f():\n    return license.cb()"],
+    "a site builtin's class": [
+        "type(license).cb = staticmethod(lambda: helper())",
+        "def f():\n    return credits.cb()",
+    ],
+    "the display hook's _": ["for _ in range(3):\n    pass\ndel _", "lambda: helper()", "def f():\n    return _()"],
+    "a finalizer": [
+        "class D:\n    def __del__(self):\n        helper()\nd = D()\nd.me = d\ndel d",
+        "def f():\n    import gc\n    gc.collect()",
+    ],
+    "a class body's augmented assignment": ["def f():\n    class C:\n        helper += 1\n    return C"],
+    "a class body's import": [
+        "def f():\n    helper = 0\n    class C:\n        x = helper()\n        import math as helper\n    return C.x"
+    ],
+    "a class body's except name": [
+        "def f():\n    helper = 0\n    class C:\n        try:\n"
+        "            raise ValueError\n        except ValueError as helper:\n            pass\n"
+        "        x = helper()\n    return C.x"
+    ],
+    "an attribute as a comprehension's target": ["def f():\n    return [1 for helper.x in range(2)]"],
+    "an item as a comprehension's target": ["def f():\n    d = {}\n    return [0 for d[helper()] in range(2)]"],
+    "a walrus in a top-level comprehension": [
+        "[(len := lambda x: helper(x)) for _ in range(1)]",
+        "def f():\n    return len([1])",
+    ],
+    "__builtins__ as a class": [
+        "class __builtins__:\n    def __class_getitem__(cls, name):\n        return helper",
+        "def f():\n    return len([1])",
+    ],
+    "__builtins__ by an import": [
+        "import math as __builtins__\nimport math\nmath.len = lambda x: helper(x)",
+        "def f():\n    return len([1])",
+    ],
+    "a format string built at run time": [
+        "def f():\n    s = '{0.' + '_' * 2 + 'globals' + '_' * 2 + '[hel' + 'per]}'\n    return s.format(f)"
+    ],
+    "a format string from bytes": ["def f():\n    return b'{0.__globals__[helper]}'.decode().format(f)"],
+    "__match_args__ from __prepare__": [
+        "class Meta(type):\n    def __prepare__(name, bases):\n        u = '_' * 2\n"
+        "        return {u + 'match_args' + u: (u + 'globals' + u,)}\n    def __instancecheck__(cls, obj):\n"
+        "        return True\nclass M(metaclass=Meta):\n    pass\ndef f():\n    match f:\n        case M(g):\n"
+        "            return g['hel' + 'per']()"
+    ],
+    "a cell after a \\x1c line": ["\x1cdef len(x):\n    return helper(x)\n", "def f():\n    return len([1])"],
+    "a cell after a \\x85 line": ["def g():\n    return 0", "\x85g = lambda: helper()", "def f():\n    return g()"],
+}
+#: Runs one case as the worker runs cells, in a process of its own (IPython's shell is one per process), and prints
+#: whether the probe in ``helper``'s place was touched and what the reach was.
+IN_A_WORKER = """
+import json, sys, io, contextlib
+from grader.execute.cells import PlainShell, run_cell
+from grader.execute.reach import reach_of
+cells = json.loads(sys.argv[1])
+shell, touched = PlainShell(), []
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    for cell in cells:
+        run_cell(shell, cell)
+class Probe:
+    def __call__(self, *args, **kwargs): touched.append("called"); return 1
+    def __setattr__(self, name, value): touched.append("set " + name)
+    def __iadd__(self, other): touched.append("added to"); return self
+    def __format__(self, spec): touched.append("formatted"); return "probe"
+namespace = shell.built.user_ns if shell.built is not None else shell.user_ns
+namespace["helper"] = Probe()
+try:
+    namespace["f"]()
+except Exception:
+    pass
+reach = reach_of(cells)("f")
+print(json.dumps({"touched": touched, "reach": None if reach is None else sorted(reach)}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", sorted(REACHED_IN_THE_WORKER))
+def test_a_name_reached_in_the_worker_another_way_is_in_the_reach_or_nothing_is_known(way: str) -> None:
+    cells = [HELPER, *REACHED_IN_THE_WORKER[way]]
+    ran = subprocess.run(
+        [sys.executable, "-c", IN_A_WORKER, json.dumps(cells)], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    seen = json.loads(ran.stdout.splitlines()[-1])
+    assert seen["touched"], f"{way}: the probe was not reached, so this case shows nothing"
+    assert seen["reach"] is None or "helper" in seen["reach"], f"{way}: reached ({seen['touched']}) unseen"
 
 
 class _ReadTarget(NamespaceTarget):

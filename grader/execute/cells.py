@@ -227,6 +227,11 @@ def needs_ipython(tree: ast.AST) -> bool:
     return False
 
 
+def is_ipython_name(name: str) -> bool:
+    """Whether ``name`` is one IPython defines or rebinds as cells run (``_``, ``_1``, ``In``, ``display`` ...)."""
+    return name == "_" or name in IPYTHON_NAMES or _IPYTHON_NAME.fullmatch(name) is not None
+
+
 def _is_ipython(module: str) -> bool:
     return module == "IPython" or module.startswith("IPython.")
 
@@ -293,12 +298,33 @@ def ipython_syntax(source: str) -> bool:
     return any(_IPYTHON_LINE.match(line) for line in lines)
 
 
-def _syntax_error(shell: PlainShell, source: str) -> BaseException | None:
-    """The error IPython's ``run_cell`` gives a cell that is not valid Python and holds no IPython syntax: it drops
-    the cell's leading blank lines, ends it with a newline, names it, and parses it with its compiler's flags."""
+def runs_nothing(source: str) -> bool:
+    """Whether a cell is the learner's syntax error, which runs nothing in a plain shell or IPython's: it does not
+    parse as Python, holds no IPython syntax, and does not parse with its leading blank lines dropped either (as
+    :func:`_syntax_error` drops them, lines of form feeds or U+2028 included), unless a future import of an earlier
+    cell changes what parses, which the caller asks about."""
+    if ipython_syntax(source):
+        return False
+    try:
+        ast.parse("".join(_without_leading_blank_lines(source)))
+    except (SyntaxError, ValueError):
+        return True
+    except (RecursionError, MemoryError):
+        return False
+    return False
+
+
+def _without_leading_blank_lines(source: str) -> list[str]:
     lines = source.splitlines(keepends=True)
     while lines and (not lines[0] or lines[0].isspace()):
         lines.pop(0)
+    return lines
+
+
+def _syntax_error(shell: PlainShell, source: str) -> BaseException | None:
+    """The error IPython's ``run_cell`` gives a cell that is not valid Python and holds no IPython syntax: it drops
+    the cell's leading blank lines, ends it with a newline, names it, and parses it with its compiler's flags."""
+    lines = _without_leading_blank_lines(source)
     cell = "".join(lines) if lines else source
     cell = cell if cell.endswith("\n") else cell + "\n"
     name = shell.compile.cache(cell, shell.execution_count)
