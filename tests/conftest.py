@@ -7,10 +7,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import nbformat
@@ -103,6 +105,20 @@ def scratch(tmp_path: Path) -> Path:
         if entry.name not in (".git", "results") and not entry.name.startswith(".pytest"):
             (tmp_path / entry.name).symlink_to(entry)
     return tmp_path
+
+
+@contextmanager
+def bench_script(name: str) -> Iterator[ModuleType]:
+    """A script of ``bench/`` imported as a module, with its folder on ``sys.path`` only meanwhile (a script adds
+    its folder too, for its siblings)."""
+    import importlib
+
+    folder = str(REPO / "bench")
+    sys.path.insert(0, folder)
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path[:] = [p for p in sys.path if p != folder]
 
 
 def run_in(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from grader.config import lessons_root
 from grader.lessons import available_lessons
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+from tests.conftest import bench_script
 
 
 @pytest.fixture(scope="module")
 def generate() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import generate
-
-        yield generate
-    finally:
-        sys.path[:] = [p for p in sys.path if p != str(BENCH)]
+    with bench_script("generate") as module:
+        yield module
 
 
 @pytest.mark.parametrize("lesson", available_lessons(lessons_root()))

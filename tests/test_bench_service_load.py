@@ -15,19 +15,15 @@ import pytest
 
 from grader.lessons import load_lesson
 from grader.params import default_params, draw
+from tests.conftest import bench_script
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 @pytest.fixture(scope="module")
 def load() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import service_load
-
-        yield service_load
-    finally:
-        sys.path[:] = [p for p in sys.path if p != str(BENCH)]  # the script adds its folder too
+    with bench_script("service_load") as module:
+        yield module
 
 
 def test_percentiles_are_nearest_rank_values_someone_waited(load: ModuleType) -> None:

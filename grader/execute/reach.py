@@ -140,12 +140,15 @@ def _closure(name: str, joined: dict[str, set[str]]) -> frozenset[str] | None:
 def _inert_builtin(name: str) -> bool:
     """Whether ``name`` is a builtin no code can hang anything on: a builtin function, a builtin type, a constant
     (not ``license``, ``credits``, ``exit``: objects of Python classes that ``site`` adds)."""
-    value = getattr(builtins, name, _Unfollowable)
+    value = getattr(builtins, name, _MISSING)
     if isinstance(value, types.BuiltinFunctionType):
         return True
     if isinstance(value, type):
         return value.__module__ == "builtins"
     return value is None or value is Ellipsis or value is NotImplemented or type(value) in (bool, int, str)
+
+
+_MISSING = object()
 
 
 class _Unfollowable(Exception):
