@@ -100,3 +100,47 @@ def test_silence_times_out() -> None:
 
     with pytest.raises(ChannelTimeout):
         e.receive(deadline=time.monotonic() + 0.05)
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        (b'{"t":"x","v":[1,2.5,"s",null]}\n', {"t": "x", "v": [1, 2.5, "s", None]}),
+        (b' \t{"t":"x"}\n', {"t": "x"}),  # whitespace around the object, as json.loads reads it
+        (b'{"t":"x"} \r\n', {"t": "x"}),
+        (b'{"t":"x"}{"t":"y"}\n', None),  # "Extra data": json.loads refuses it, so the reader does
+        (b'{"t":"x"} garbage\n', None),
+        (b"  \n", None),
+    ],
+)
+def test_a_line_reads_as_json_loads_reads_it(line: bytes, read: dict[str, Any] | None) -> None:
+    r, w = os.pipe()
+    e = Endpoint(r, w, lambda m: None)
+    os.write(w, line)
+    if read is None:
+        with pytest.raises(BadMessage, match="unreadable"):
+            e.receive()
+    else:
+        assert e.receive() == read
+
+
+def test_every_item_of_a_long_list_is_made_plain_and_rebuilt() -> None:
+    """Exact scalars pass as they are; a subclass or a container among them is still copied to plain data."""
+    r, w = os.pipe()
+    e = Endpoint(r, w, lambda m: None)
+    value = [*range(200), Forged(2.0), True, (1, [2.5]), {"k": Forged(1.5)}, "s"]
+    wire = e.encode([value])
+    assert type(wire[0][200]) is float
+    assert wire[0][202] == {"$t": [1, [2.5]]}
+    decoded = e.decode(wire)
+    assert decoded == [[*range(200), 2.0, True, (1, [2.5]), {"k": 1.5}, "s"]]
+    assert type(decoded[0][203]["k"]) is float
+
+
+def test_fields_a_handler_made_plain_are_sent_as_a_dict() -> None:
+    from grader.execute.channel import Fields
+
+    a, b, thread = pair(lambda m: Fields({"value": b.encode((1, 2)), "changed": ["0"], "same_as": None}))
+    assert a.request({"t": "call", "name": "f"}) == {"value": (1, 2), "changed": ["0"], "same_as": None}
+    a.send({"t": "bye"})
+    thread.join(2)

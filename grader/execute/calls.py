@@ -11,11 +11,11 @@ Standard library only: the worker imports it inside the sandbox, and self-check 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from grader.execute.channel import to_plain
+from grader.execute.channel import SCALARS, to_plain
 from grader.execute.protocol import CallsBudgetSpent
 
 if TYPE_CHECKING:
@@ -39,11 +39,11 @@ def snapshot(value: Any) -> Any:
     """
     kind = type(value)
     if kind is list:
-        return [snapshot(v) for v in value]
+        return [v if type(v) in SCALARS else snapshot(v) for v in value]
     if kind is tuple:
-        return tuple(snapshot(v) for v in value)
+        return tuple([v if type(v) in SCALARS else snapshot(v) for v in value])
     if kind is dict:
-        return {k: snapshot(v) for k, v in value.items()}
+        return {k: v if type(v) in SCALARS else snapshot(v) for k, v in value.items()}
     return value
 
 
@@ -82,14 +82,6 @@ def _equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:
         return False
-
-
-_SCALARS = frozenset({type(None), bool, int, float, str})
-
-
-def all_scalars(values: Iterable[Any]) -> bool:
-    """Whether every value is None, a bool, an int, a float or a str, exactly: nothing a call can change in place."""
-    return all(type(v) in _SCALARS for v in values)
 
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset)

@@ -36,7 +36,7 @@ import select
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,12 +61,33 @@ TUPLE_KEY = "$t"
 DICT_KEY = "$d"
 OPAQUE_KEY = "$o"
 MAX_DEPTH = 64
-_SCALARS = frozenset({type(None), bool, int, float, str})
+SCALARS = frozenset({type(None), bool, int, float, str})
+"""The types whose values cross the channel as they are: exactly these (a subclass may hold state of its own)."""
 MAX_TYPE_NAME = 100
 MAX_DESCRIPTION = 200
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 """One encoder for every message (``json.dumps`` with separators builds a new one each call)."""
 _FN_QUOTED = b'"' + FN_KEY.encode() + b'"'
+
+
+class Fields:
+    """What a handler returns for a dict of fields it has already made JSON-ready (each with
+    :meth:`Endpoint.encode`, or plain by construction): sent as that dict, without walking it again. The worker's
+    reply to every call is one (:class:`grader.execute.protocol.CallReply`)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = fields
+
+
+def all_scalars(values: Iterable[Any]) -> bool:
+    """Whether every value is exactly None, a bool, an int, a float or a str: plain data as it is, which nothing can
+    change in place (a loop, not ``all()``: no generator to build, for every call's arguments)."""
+    for v in values:
+        if type(v) not in SCALARS:
+            return False
+    return True
 
 
 class LentFunctionExpired(LookupError):
@@ -135,7 +156,10 @@ class Endpoint:
     # -- encoding -----------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
         """Make ``value`` JSON-ready (see the module's wire format); callables become references to call back."""
-        if type(value) is list and all(type(v) in _SCALARS for v in value):
+        kind = type(value)
+        if kind is Fields:
+            return {DICT_KEY: value.fields}  # made JSON-ready field by field by the handler that returned it
+        if kind is list and all_scalars(value):
             return list(value)  # most calls' arguments: already plain data
         return to_plain(value, self._export, wire=True)
 
@@ -153,20 +177,21 @@ class Endpoint:
         and turn callable references into callable proxies. An empty JSON object reads as an empty dict."""
         if depth > MAX_DEPTH:
             raise BadMessage(f"a value nested more than {MAX_DEPTH} levels deep")
+        # What json.loads made: exactly a dict, a list, or a scalar. Scalars inside are passed as they are, not
+        # through a call each (most values are scalars, and this runs for every value of every message).
+        scalars = SCALARS
         if isinstance(value, list):
-            if all(type(v) in _SCALARS for v in value):
-                return value  # a fresh list from json.loads, of plain scalars: nothing to rebuild
-            return [self.decode(v, depth + 1) for v in value]
+            return [v if type(v) in scalars else self.decode(v, depth + 1) for v in value]
         if not isinstance(value, dict):
             return value
         if not value:
             return {}
         if len(value) == 1:
             ((tag, inner),) = value.items()
-            if tag == TUPLE_KEY and isinstance(inner, list):
-                return tuple(self.decode(v, depth + 1) for v in inner)
             if tag == DICT_KEY and isinstance(inner, dict):
-                return {k: self.decode(v, depth + 1) for k, v in inner.items()}
+                return {k: v if type(v) in scalars else self.decode(v, depth + 1) for k, v in inner.items()}
+            if tag == TUPLE_KEY and isinstance(inner, list):
+                return tuple([v if type(v) in scalars else self.decode(v, depth + 1) for v in inner])
             if tag == FN_KEY and type(inner) is int:
                 return self._remote(inner)
             if tag == OPAQUE_KEY and isinstance(inner, list) and len(inner) == 2 and all(type(t) is str for t in inner):
@@ -184,15 +209,19 @@ class Endpoint:
     def _bounded(self, deadline: float | None) -> float | None:
         """The deadline a wait or write must keep: its own, the enclosing call's (on this end, or on any guarded end
         of this thread: :func:`call_deadline`), or the guard's default."""
-        outer = call_deadline() if self._guard is not None else None
-        given = [d for d in (deadline, self._deadline, outer) if d is not None]
-        if given:
-            return min(given)
-        return None if self._guard is None else time.monotonic() + self._guard.timeout
+        for other in (self._deadline, call_deadline() if self._guard is not None else None):
+            if other is not None and (deadline is None or other < deadline):
+                deadline = other
+        if deadline is None and self._guard is not None:
+            return time.monotonic() + self._guard.timeout
+        return deadline
 
     def send(self, message: Mapping[str, Any], deadline: float | None = None) -> None:
         """Write one message; on the grader's end, give up with :class:`ChannelTimeout` at the deadline."""
-        deadline = self._bounded(deadline)
+        self._send(message, self._bounded(deadline))
+
+    def _send(self, message: Mapping[str, Any], deadline: float | None) -> None:
+        """:meth:`send` with its deadline already bounded (inside :meth:`request`, the call's own)."""
         data = (_ENCODER.encode(message) + "\n").encode("utf-8")
         try:
             view = memoryview(data)
@@ -211,22 +240,24 @@ class Endpoint:
 
     def receive(self, deadline: float | None = None) -> dict[str, Any]:
         """Read one message; ``deadline`` is a ``time.monotonic()`` value after which we give up."""
-        deadline = self._bounded(deadline)
+        return self._receive(self._bounded(deadline))
+
+    def _receive(self, deadline: float | None) -> dict[str, Any]:
+        """:meth:`receive` with its deadline already bounded (inside :meth:`request`, the call's own)."""
         while b"\n" not in self._buffer:
             if len(self._buffer) > self._max_bytes:
                 raise BadMessage(f"a message larger than {self._max_bytes // 1024} KB")
             if deadline is not None:
-                if self._guard is None:
-                    _wait_for(self._rfd, deadline, write=False)  # blocking: wait first, as a read would not
-                elif time.monotonic() >= deadline:
+                if self._guard is not None and time.monotonic() >= deadline:
                     raise ChannelTimeout("no answer in time")  # even if it is there: the call's time is spent
+                # Wait first: a reply is rarely there yet when it is asked for, and a read that finds nothing (the
+                # grader's end reads without blocking) costs a system call and an exception.
+                _wait_for(self._rfd, deadline, write=False)
             try:
                 chunk = os.read(self._rfd, 1 << 16)
-            except BlockingIOError:  # the grader's end reads without blocking: nothing yet, so wait for it
+            except BlockingIOError:  # woken with nothing to read after all: wait again
                 if deadline is None:
                     select.select([self._rfd], [], [])
-                else:
-                    _wait_for(self._rfd, deadline, write=False)
                 continue
             except OSError as err:
                 raise ChannelClosed(f"reading failed ({err})") from None
@@ -238,7 +269,7 @@ class Endpoint:
             raise BadMessage(f"a message larger than {self._max_bytes // 1024} KB")
         try:
             # Decoded as json.loads(bytes) would decode it, without sniffing the encoding of every message.
-            message = json.loads(line.decode("utf-8", "surrogatepass"))
+            message = _loads(line.decode("utf-8", "surrogatepass"))
         except (ValueError, RecursionError) as err:
             raise BadMessage(f"an unreadable message ({type(err).__name__})") from None
         if not isinstance(message, dict) or not isinstance(message.get(TYPE), str):
@@ -263,12 +294,12 @@ class Endpoint:
                 "stops there"
             )
         outer, thread_outer = self._deadline, call_deadline()
-        self._deadline = self._bounded(deadline)
+        self._deadline = deadline = self._bounded(deadline)
         self._lent.append([])
         if guard is not None:
-            _in_call.deadline = self._deadline
+            _in_call.deadline = deadline
         try:
-            return self._exchange(message)
+            return self._exchange(message, deadline)
         finally:
             for fn_id in self._lent.pop():
                 self._exports.pop(fn_id, None)
@@ -276,7 +307,7 @@ class Endpoint:
             if guard is not None:
                 _in_call.deadline = thread_outer
 
-    def _exchange(self, message: Mapping[str, Any]) -> Any:
+    def _exchange(self, message: Mapping[str, Any], deadline: float | None) -> Any:
         self._next_id += 1
         call_id = self._next_id
         payload = dict(message, id=call_id)
@@ -286,9 +317,9 @@ class Endpoint:
                     payload[key] = self.encode(payload[key])
                 else:  # the other side reads a missing one as empty
                     del payload[key]
-        self.send(payload)
+        self._send(payload, deadline)
         while True:
-            reply = self.receive()
+            reply = self._receive(deadline)
             kind = reply[TYPE]
             if kind == CALL:
                 self.answer(reply)
@@ -387,6 +418,18 @@ def check_size(value: Any, max_bytes: int) -> None:
             )
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: a line our own ends wrote is read without its two scans for surrounding whitespace."""
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except ValueError:
+        return json.loads(text)  # leading whitespace, or the error json.loads raises
+    return value if end == len(text) else json.loads(text)  # trailing whitespace, or "Extra data"
+
+
 def _wait_for(fd: int, deadline: float, *, write: bool) -> None:
     """Until ``fd`` can be read (or written), or :class:`ChannelTimeout` at ``deadline``."""
     remaining = deadline - time.monotonic()
@@ -478,13 +521,17 @@ def to_plain(value: Any, export: Callable[[Callable[..., Any]], Any], *, wire: b
         return value
     if isinstance(value, (int, float, str)):
         return _plain_scalar(value)
+    scalars = SCALARS  # an item of exactly one of these types is its own copy: no call for it (a long prompt)
     if isinstance(value, list):
-        return [to_plain(v, export, wire=wire) for v in list.__iter__(value)]
+        return [v if type(v) in scalars else to_plain(v, export, wire=wire) for v in list.__iter__(value)]
     if isinstance(value, tuple):
-        items = [to_plain(v, export, wire=wire) for v in tuple.__iter__(value)]
+        items = [v if type(v) in scalars else to_plain(v, export, wire=wire) for v in tuple.__iter__(value)]
         return {TUPLE_KEY: items} if wire else tuple(items)
     if isinstance(value, dict) and all(isinstance(k, str) for k in dict.keys(value)):
-        plain = {_plain_scalar(k): to_plain(v, export, wire=wire) for k, v in dict.items(value)}
+        plain = {
+            k if type(k) is str else _plain_scalar(k): v if type(v) in scalars else to_plain(v, export, wire=wire)
+            for k, v in dict.items(value)
+        }
         return {DICT_KEY: plain} if wire else plain
     number = _numpy_scalar(value)
     if number is not None:

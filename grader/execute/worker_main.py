@@ -18,9 +18,9 @@ import sys
 from typing import Any
 
 from grader.execute import protocol as wire
-from grader.execute.calls import ResultIdentity, all_scalars, changed_arguments, snapshot, stood_in
+from grader.execute.calls import ResultIdentity, changed_arguments, snapshot, stood_in
 from grader.execute.cells import PlainShell, install_graded_helpers, run_cell
-from grader.execute.channel import Endpoint
+from grader.execute.channel import Endpoint, Fields, all_scalars
 
 
 class NotDefined(Exception):
@@ -93,7 +93,7 @@ class Worker:
                 result = fn(*args, **kwargs)
             changed = changed_arguments(args, kwargs, *before)
         same_as = self.results.same_as(result, args, kwargs)
-        return wire.CallReply(value=result, changed=changed, same_as=same_as)
+        return Fields(wire.CallReply(value=self.endpoint.encode(result), changed=changed, same_as=same_as))
 
 
 def _short(err: BaseException) -> str:
