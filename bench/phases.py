@@ -98,17 +98,17 @@ class Counters:
 
         counters, exchange, answer, run = self, Endpoint._exchange, Endpoint.answer, _Plugin._run
 
-        def counted_exchange(endpoint: Endpoint, message: Any) -> Any:
+        def counted_exchange(endpoint: Endpoint, *args: Any, **kwargs: Any) -> Any:
             if endpoint._guard is not None:  # the trusted end: a test's request, or a lent call to the lender
                 counters.requests += 1
                 counters.test_trips[counters._test] += 1
-            return exchange(endpoint, message)
+            return exchange(endpoint, *args, **kwargs)  # whatever the method takes: a wrapper must change nothing
 
-        def counted_answer(endpoint: Endpoint, call: Any) -> Any:
+        def counted_answer(endpoint: Endpoint, *args: Any, **kwargs: Any) -> Any:
             if endpoint._guard is not None:  # a callback the learner's code made
                 counters.callbacks += 1
                 counters.test_trips[counters._test] += 1
-            return answer(endpoint, call)
+            return answer(endpoint, *args, **kwargs)
 
         def timed_run(plugin: Any, item: Any, *args: Any, **kwargs: Any) -> Any:
             counters._test, started = item.nodeid, time.thread_time()
@@ -210,7 +210,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     head = (
         "| lesson | N | start: wall / CPU | wall | "
         + " | ".join(PHASES)
-        + " | CPU: tests | CPU: grading process | CPU: worker side | CPU: machine | trips | floor | x floor |"
+        + " | CPU: tests | CPU: grading process | CPU: worker side | CPU: machine | trips | floor | x floor "
+        + "| scores as the floor's |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
@@ -221,7 +222,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['per_notebook_wall_s'] * ms:.0f} | {phases} | {r['per_notebook_tests_cpu_s'] * ms:.0f} | "
             f"{process * ms:.0f} | {(cpu - process) * ms:.0f} | {cpu * ms:.0f} | "
             f"{r['per_notebook_requests']:.0f} + {r['per_notebook_callbacks']:.0f} | "
-            f"{r['floor_per_notebook_s'] * ms:.0f} | {cpu / r['floor_per_notebook_s']:.1f}x |"
+            f"{r['floor_per_notebook_s'] * ms:.0f} | {cpu / r['floor_per_notebook_s']:.1f}x | "
+            f"{r['scores_agree_with_floor']} |"
         )
     lines.append(
         "\n(milliseconds; start once per grading process, the rest per notebook; trips: the tests' requests + the "
