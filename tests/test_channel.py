@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -144,3 +145,34 @@ def test_fields_a_handler_made_plain_are_sent_as_a_dict() -> None:
     assert a.request({"t": "call", "name": "f"}) == {"value": (1, 2), "changed": ["0"], "same_as": None}
     a.send({"t": "bye"})
     thread.join(2)
+
+
+def _guarded() -> tuple[Endpoint, int, int]:
+    """The grader's end of a pipe pair, and the peer's write end and read end."""
+    from grader.execute.channel import Guard
+
+    to_grader_r, to_grader_w = os.pipe()
+    to_peer_r, to_peer_w = os.pipe()
+    guard = Guard(timeout=0.5, max_call_depth=8, max_items=100_000, max_refs=100, max_chars=100_000)
+    return Endpoint(to_grader_r, to_peer_w, lambda m: None, max_bytes=1 << 20, guard=guard), to_grader_w, to_peer_r
+
+
+def test_a_call_whose_id_is_not_a_whole_number_is_refused_before_anything_runs() -> None:
+    """A peer's call carries an id the grader sends back. Nested ~990 deep it parsed but could not be encoded again,
+    and RecursionError left the grader's end (a hostile review found it; the depth that does it shifts with the
+    stack, so any id that is not an int is refused, before the lent function runs)."""
+    e, peer_w, _ = _guarded()
+    ran: list[int] = []
+    fn_id = e._next_id + 2  # the request takes the next id, the function it lends the one after
+    os.write(peer_w, b'{"t":"call","fn":%d,"id":[[1]]}\n' % fn_id)
+    with pytest.raises(BadMessage, match="id"):
+        e.request({"t": "call", "name": "f", "args": [lambda: ran.append(1)]}, time.monotonic() + 0.3)
+    assert ran == []
+
+
+def test_a_reply_is_matched_by_a_whole_number_id_only() -> None:
+    """``"id": true`` is == 1 in Python; it must not stand for the reply to call 1."""
+    e, peer_w, _ = _guarded()
+    os.write(peer_w, b'{"t":"return","id":true,"value":42}\n')
+    with pytest.raises(ChannelTimeout):
+        e.request({"t": "call", "name": "f"}, time.monotonic() + 0.3)

@@ -324,7 +324,7 @@ class Endpoint:
             kind = reply[TYPE]
             if kind == CALL:
                 self.answer(reply)
-            elif kind in (RETURN, RAISE) and reply.get("id") == call_id:
+            elif kind in (RETURN, RAISE) and type(reply.get("id")) is int and reply["id"] == call_id:  # not True
                 if kind == RETURN:
                     return self.decode(reply.get("value"))
                 raise RemoteError(
@@ -340,6 +340,8 @@ class Endpoint:
         never a traceback, which would show the learner the hidden suites' paths and source.
         """
         call_id = call.get("id")
+        if self._guard is not None and type(call_id) is not int:  # it is sent back: a nested one would not encode
+            raise BadMessage("a call whose id is not a whole number")
         try:
             fn_id = call.get("fn")
             if type(fn_id) is int:
