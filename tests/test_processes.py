@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,33 @@ def test_every_process_is_listed_and_a_zombie_is_not_live() -> None:
     finally:
         child.wait()
     assert child.pid not in limits.process_ids()
+
+
+GHOST = """
+import ctypes, threading, time
+threading.Thread(target=time.sleep, args=(60,)).start()
+print("haunting", flush=True)
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+def test_a_process_whose_first_thread_ended_is_live_and_is_killed_with_its_uid() -> None:
+    """Its first thread ended (``pthread_exit``), it shows in ``/proc`` as a zombie while its other threads run
+    on: it is live, and ending a worker kills it (a learner's outlived the sweep that way)."""
+    ghost = subprocess.Popen([sys.executable, "-c", GHOST], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert ghost.stdout is not None and ghost.stdout.readline() == b"haunting\n"
+        for _ in range(200):
+            with open(f"/proc/{ghost.pid}/status") as status:
+                if "zombie" in status.read():
+                    break
+            time.sleep(0.01)
+        assert ghost.pid in limits.live_processes()
+        limits.end_worker(ghost.pid, os.getuid() if os.getuid() != 0 else None)
+        assert ghost.wait(timeout=5) == -9
+    finally:
+        ghost.kill()
+        ghost.wait()
 
 
 def test_the_processes_of_this_user_are_counted_from_the_same_list(monkeypatch: pytest.MonkeyPatch) -> None:

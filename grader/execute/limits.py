@@ -129,13 +129,17 @@ def process_ids() -> list[int]:
 
 
 def live_processes() -> dict[int, tuple[int, int]]:
-    """Every live (not zombie) process's (parent pid, real uid), from /proc; empty where there is no /proc."""
+    """Every live process's (parent pid, real uid), from /proc; empty where there is no /proc.
+
+    A zombie is not live, unless it has other threads: a process whose first thread ended (``pthread_exit``)
+    shows as a zombie while its other threads run on, and a learner's did outlive the sweep that way.
+    """
     found: dict[int, tuple[int, int]] = {}
     for pid in process_ids():
         try:
             with open(f"/proc/{pid}/status", "rb") as status:
                 fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
-            if fields[b"State"].split()[0] in (b"Z", b"X"):
+            if fields[b"State"].split()[0] in (b"Z", b"X") and int(fields[b"Threads"]) <= 1:
                 continue
             found[pid] = (int(fields[b"PPid"]), int(fields[b"Uid"].split()[0]))
         except (OSError, KeyError, ValueError, IndexError):
