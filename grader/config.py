@@ -47,6 +47,9 @@ EXIT_STATUS_SECONDS = 1.0
 OUTPUT_DRAIN_SECONDS = 0.5
 #: Seconds a zygote's sweep waits for the processes it killed before it scans ``/proc`` again.
 SWEEP_SCAN_SECONDS = 0.05
+#: Seconds a zygote waits for a learner's worker to exit by itself once the grader has hung up, before it sweeps
+#: (an honest worker takes ~2 ms; one that is busy or will not exit is swept, a notebook later than this).
+HANG_UP_EXIT_SECONDS = 0.05
 
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).

@@ -9,9 +9,11 @@ for it, in the same zygote. The hostile suite (tests/test_hostile.py) runs every
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -101,6 +103,7 @@ def test_the_next_learner_finds_nothing_the_last_one_left(zygote: Zygote, write_
         "draw",
         "home",
     )
+    assert zygote.sweeps == 1  # the first learner left a process and files: the zygote swept after it
     assert second["now"] == first["before"] and second["shm"] == []  # /tmp and /dev/shm as the zygote left them
     assert second["temp"] == second["home"]  # tempfile writes in the learner's own folder, as in a spawned worker
     assert second["sleepers"] == []  # the daemon that left the session was killed
@@ -275,3 +278,129 @@ def test_a_zygote_ended_from_two_threads_at_once_ends_cleanly(zygote: Zygote, mo
     monkeypatch.setattr(zygote_module, "end_worker", end_and_race)
     zygote.close()
     assert calls and zygote._proc is None and zygote._control is None
+
+
+GHOST = """
+import ctypes, os, threading, time
+ghost = os.fork()
+if ghost == 0:
+    os.setsid()
+    def haunt():
+        while True:
+            try:
+                open("/tmp/ghost-by-first", "w").write("boo")
+            except OSError:
+                pass
+            time.sleep(0.002)
+    threading.Thread(target=haunt).start()
+    ctypes.CDLL(None).pthread_exit(None)  # the process's first thread ends; the one haunting lives on
+time.sleep(0.05)
+"""
+
+LOOK = """
+import os, time
+time.sleep(0.1)
+haunted = os.path.exists("/tmp/ghost-by-first")
+others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid(), os.getppid()))
+"""
+
+
+def test_a_process_whose_first_thread_ended_is_swept_too(zygote: Zygote, write_notebook: Callable[..., Path]) -> None:
+    run(zygote, write_notebook([GHOST], name="ghost.ipynb"))
+    second = run(zygote, write_notebook([LOOK], name="look.ipynb"), "haunted", "others")
+    assert second == {"haunted": False, "others": []}
+
+
+HONEST = """
+import os, subprocess, tempfile
+open(os.path.join(os.environ["HOME"], "notes.txt"), "w").write("mine")
+with tempfile.NamedTemporaryFile(delete=False) as kept:
+    kept.write(b"in my own folder")
+done = subprocess.run(["true"]).returncode
+home = os.environ["HOME"]
+"""
+
+
+def test_learners_who_leave_nothing_are_ended_without_a_sweep(
+    zygote: Zygote, write_notebook: Callable[..., Path]
+) -> None:
+    """An honest worker exits once the grader hangs up, and the zygote finds nothing of it left: no sweeper is
+    forked. What it wrote in its own folder goes with the folder (the grader empties its root after each learner)."""
+    path = write_notebook([HONEST], name="honest.ipynb")
+    homes = [run(zygote, path, "done", "home") for _ in range(3)]
+    assert zygote.sweeps == 0
+    assert all(h["done"] == 0 and not Path(str(h["home"])).exists() for h in homes)
+    assert list(zygote.root.iterdir()) == []
+
+
+LEFTOVERS = {
+    "a file in /tmp": "open('/tmp/left', 'w').write('x')",
+    "a file in /dev/shm": "open('/dev/shm/left', 'w').write('x')",
+    "a folder in /tmp": "import os\nos.makedirs('/tmp/a/b')",
+    "a process": "import subprocess\nsubprocess.Popen(['sleep', '59.515151'], start_new_session=True)",
+    "a worker that will not exit": "import os, time\nos._exit = lambda code: time.sleep(30)",
+}
+
+SEARCH = """
+import os
+tmp, shm = os.listdir("/tmp"), os.listdir("/dev/shm")
+others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid(), os.getppid()))
+"""
+
+
+@pytest.mark.parametrize("leftover", list(LEFTOVERS))
+def test_whatever_a_learner_leaves_is_swept(zygote: Zygote, write_notebook: Callable[..., Path], leftover: str) -> None:
+    before = run(zygote, write_notebook([SEARCH], name="before.ipynb"), "tmp", "shm", "others")
+    assert zygote.sweeps == 0
+    started = time.monotonic()
+    run(zygote, write_notebook([LEFTOVERS[leftover]], name="leaves.ipynb"))
+    assert time.monotonic() - started < 5  # a worker that will not exit is killed, not waited for
+    assert zygote.sweeps == 1
+    assert run(zygote, write_notebook([SEARCH], name="after.ipynb"), "tmp", "shm", "others") == before
+    assert zygote.sweeps == 1  # and the learner after it left nothing again
+
+
+def test_the_zygote_sweeps_when_it_cannot_tell_that_nothing_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the zygote looks at before it decides no sweep is needed, checked outside a sandbox: a folder's mode,
+    a stray entry, a link where one of the sandbox's own folders was, and a process made while ``/proc`` was read
+    (the namespace's last pid moved)."""
+    from grader.execute import zygote_main
+
+    mount, way = tmp_path / "way" / "mount", tmp_path / "way"
+    mount.mkdir(parents=True)
+    way.chmod(0o755)
+    tmp_path.chmod(0o1777)
+    server = object.__new__(zygote_main.ZygoteServer)
+    server.mounts, server.ways = frozenset({str(mount)}), frozenset({str(way)})
+    (mount / "the mount's own files").write_text("kept")
+    assert server._untouched(str(tmp_path), 0o1777)
+    tmp_path.chmod(0o777)
+    assert not server._untouched(str(tmp_path), 0o1777)
+    tmp_path.chmod(0o1777)
+    (way / "stray").write_text("x")
+    assert not server._untouched(str(tmp_path), 0o1777)
+    (way / "stray").unlink()
+    way.chmod(0o777)
+    assert not server._untouched(str(tmp_path), 0o1777)
+    way.chmod(0o755)
+    way.rename(tmp_path / "moved")
+    way.symlink_to(tmp_path / "moved")
+    assert not server._untouched(str(tmp_path), 0o1777)
+
+    monkeypatch.setattr(zygote_main, "_WIPED", {str(tmp_path / "moved"): 0o755})
+    monkeypatch.setattr(zygote_main, "process_ids", lambda: [1, os.getpid()])
+    monkeypatch.setattr(zygote_main, "ipc_objects_left", lambda: False)
+    server.mounts, server.ways = frozenset({str(tmp_path / "moved" / "mount")}), frozenset()
+    pids = iter([41, 41])
+    monkeypatch.setattr(zygote_main, "_last_pid", lambda: next(pids))
+    assert server._nothing_left()
+    pids = iter([41, 42])
+    assert not server._nothing_left()  # a process or thread was made while /proc was read
+    monkeypatch.setattr(zygote_main, "_last_pid", lambda: 41)
+    monkeypatch.setattr(zygote_main, "process_ids", lambda: [1, os.getpid(), 7])
+    assert not server._nothing_left()  # another process, a zombie as much as a live one
+    monkeypatch.setattr(zygote_main, "process_ids", lambda: [1, os.getpid()])
+    monkeypatch.setattr(zygote_main, "ipc_objects_left", lambda: True)
+    assert not server._nothing_left()

@@ -115,6 +115,11 @@ def remove_ipc(owner: int | None = None) -> bool:
     return not left
 
 
+def ipc_objects_left() -> bool:
+    """Whether this process's IPC namespace holds any System V object (read, nothing removed)."""
+    return any(_ipc_objects(kind, None) for kind, _ in _IPC_KINDS)
+
+
 def _ipc_objects(kind: str, owner: int | None) -> list[int]:
     try:
         with open(f"/proc/sysvipc/{kind}") as table:

@@ -95,8 +95,13 @@ class WorkerOS(Protocol):
     def exit_status(self) -> int | None:
         """Like ``Popen.returncode`` (negative: killed by that signal); None while it runs."""
 
-    def end(self) -> None:
-        """Kill the worker and everything it started; delete its working directory and temporary files."""
+    def end(self, hang_up: Callable[[], None]) -> None:
+        """Kill the worker and everything it started; delete its working directory and temporary files.
+
+        ``hang_up`` closes the grader's ends of the worker's channel; each way of running a worker calls it when
+        it suits that way: before the end of a forked worker (which then exits by itself, if it is honest), after
+        the kill of a spawned one (whose process tree names what it started only while it lives).
+        """
 
 
 class Spawned:
@@ -142,8 +147,9 @@ class Spawned:
             return 128 - code  # bwrap reports a worker killed by signal N as exit status 128 + N
         return code
 
-    def end(self) -> None:
-        end_worker(self._proc.pid, self.uid)
+    def end(self, hang_up: Callable[[], None]) -> None:
+        end_worker(self._proc.pid, self.uid)  # first: while the worker lives, its process tree names what it started
+        hang_up()
         try:
             self._proc.wait(timeout=END_WAIT_SECONDS)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the child

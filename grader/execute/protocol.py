@@ -61,9 +61,10 @@ POLL = "poll"
 STATUS = "status"
 """zygote -> grader: its exit status (negative for a signal), or None."""
 END = "end"
-"""grader -> zygote: kill this worker and sweep after it."""
+"""grader -> zygote, once the grader has closed its ends of the worker's channel: end this worker and make sure
+nothing of it is left (sweeping, if anything is)."""
 ENDED = "ended"
-"""zygote -> grader: swept; the worker's exit status."""
+"""zygote -> grader: nothing of the worker is left; its exit status, and whether that took a sweep."""
 ERROR = "error"
 """zygote -> grader: a request it does not know."""
 # the zygote also says READY once it has started
@@ -196,6 +197,8 @@ class End(TypedDict):
 class Ended(TypedDict):
     t: str
     status: int | None
+    swept: bool
+    """Whether the sweeper ran: False when the worker exited by itself and left nothing."""
 
 
 class Error(TypedDict):

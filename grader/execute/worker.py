@@ -169,7 +169,10 @@ class LearnerProcess:
         if self._closed:
             return
         self._closed = True
-        self._os.end()  # first: while the worker lives, its process tree names everything it started
+        self._os.end(self._hang_up)
+
+    def _hang_up(self) -> None:
+        """Close the grader's ends of the channel: an honest worker that reads the end of it exits."""
         for fd in self._fds:
             try:
                 os.close(fd)

@@ -27,7 +27,7 @@ import socket
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,10 +61,11 @@ class Forked:
             self._status = self._zygote.poll(self._pid)
         return self._status
 
-    def end(self) -> None:
+    def end(self, hang_up: Callable[[], None]) -> None:
         if self._ended:
             return
         self._ended = True
+        hang_up()  # first: an honest worker exits by itself, and the zygote need not sweep after it
         status = self._zygote.end(self._pid, self.workdir)
         if self._status is None:
             self._status = status
@@ -86,6 +87,8 @@ class Zygote:
         """The grader's: learners' directories are made in it, and it is emptied after each learner."""
         self.isolation = self.level = ""
         self.uid: int | None = None
+        self.sweeps = 0
+        """How many learners' ends took a sweep (the rest exited by themselves and left nothing)."""
 
     @classmethod
     def start(cls, limits: Limits, mode: WorkerMode) -> Zygote | None:
@@ -214,7 +217,10 @@ class Zygote:
         """Have the zygote sweep after the learner (or find it dead, its sandbox with it), then empty the root."""
         try:
             self._send(wire.End(t=wire.END, pid=pid, workdir=str(workdir)))
-            status = self._expect(wire.ENDED)["status"]
+            reply = self._expect(wire.ENDED)
+            status = reply["status"]
+            if reply.get("swept") is not False:
+                self.sweeps += 1
         except ZygoteUnavailable:
             status = None
         finally:

@@ -11,12 +11,18 @@ serves requests from the grader over a control socket, one learner at a time:
     the inherited shell. Replies with the child's pid (in the sandbox's pid namespace).
 ``poll``
     the child's exit status, if it has exited (Popen's convention: negative is a signal).
-``end``
-    sweep: as the learner's uid, kill the child and every other process in the sandbox, delete what was
-    written to ``/tmp``, ``/dev/shm`` and the learner's directory (whatever permissions it was left with),
-    and remove System V IPC objects, so the next learner finds the sandbox as the zygote left it: empty but
-    for the folders leading to the sandbox's mounts. A sweep that cannot make it so exits with an error,
-    which ends the zygote, and its sandbox with it (fail-safe). Replies with the child's exit status.
+``end`` (sent once the grader has closed its ends of the child's channel)
+    make sure nothing of the learner is left, so the next learner finds the sandbox as the zygote left it:
+    empty but for the folders leading to the sandbox's mounts. First the zygote waits, briefly, for the child
+    to exit by itself (an honest worker does once the grader hangs up) and reaps it; then it looks, without
+    changing anything: no other process in the sandbox (a scan of ``/proc`` that no fork or thread raced),
+    ``/tmp`` and ``/dev/shm`` empty and with their modes, no System V IPC object. Only when the child did not
+    exit or something is left does it sweep: a process forked for it that becomes the learner's uid kills
+    every other process in the sandbox, deletes what was written to ``/tmp``, ``/dev/shm`` and the learner's
+    directory (whatever permissions it was left with), and removes System V IPC objects. A sweep that cannot
+    make the sandbox so exits with an error, which ends the zygote, and its sandbox with it (fail-safe).
+    Replies with the child's exit status and whether it swept. (The learner's directory is the grader's to
+    delete afterwards, whichever way: it lives in the grader's root folder, which the grader empties.)
 
 It never builds IPython's shell: a child whose cells need it builds its own, so what one learner's cells need never
 changes what the next learner's run in (the recursion limit, IPython's names in the builtins).
@@ -38,6 +44,7 @@ import re
 import select
 import signal
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -45,10 +52,10 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from grader.config import SWEEP_SCAN_SECONDS
+from grader.config import HANG_UP_EXIT_SECONDS, SWEEP_SCAN_SECONDS
 from grader.execute import protocol as wire
-from grader.execute.ipc import remove_ipc
-from grader.execute.limits import live_processes, remove_tree
+from grader.execute.ipc import ipc_objects_left, remove_ipc
+from grader.execute.limits import live_processes, process_ids, remove_tree
 from grader.execute.worker_main import leave_root, make_shell, serve
 
 _PR_SET_DUMPABLE = 4
@@ -87,7 +94,8 @@ class ZygoteServer:
             elif kind == wire.POLL:
                 self.reply(wire.ExitStatus(t=wire.STATUS, status=self.poll(int(request["pid"]))))
             elif kind == wire.END:
-                self.reply(wire.Ended(t=wire.ENDED, status=self.end(int(request["pid"]), request["workdir"])))
+                status, swept = self.end(int(request["pid"]), request["workdir"])
+                self.reply(wire.Ended(t=wire.ENDED, status=status, swept=swept))
             else:
                 for fd in fds:
                     os.close(fd)
@@ -134,15 +142,72 @@ class ZygoteServer:
         self.statuses[pid] = _exit_code(status)
         return self.statuses[pid]
 
-    def end(self, pid: int, workdir: str) -> int | None:
-        """Sweep (which kills the child too: the zygote may not signal another uid), then reap the child."""
-        self._sweep(workdir)
+    def end(self, pid: int, workdir: str) -> tuple[int | None, bool]:
+        """The child's exit status, once nothing of the learner is left; and whether that took a sweep.
+
+        An honest child exits by itself once the grader hangs up, and leaves nothing: then looking is enough, and
+        the sweeper is not forked (its fork, and the kill it would have done, were ~3 of a notebook's ~40 ms of
+        CPU: bench/RESULTS.md, round 20). Anything else is swept (which kills the child too: the zygote may not
+        signal another uid), then the child is reaped.
+        """
+        exited = self._exited(pid, HANG_UP_EXIT_SECONDS)
+        swept = not (exited and self._nothing_left())
+        if swept:
+            self._sweep(workdir)
         status = self.poll(pid)
         if status is None:
             _, raw = os.waitpid(pid, 0)
             status = _exit_code(raw)
         self.statuses.pop(pid, None)
-        return status
+        return status, swept
+
+    def _exited(self, pid: int, seconds: float) -> bool:
+        """Whether the child has exited (and is reaped) within ``seconds``: a pidfd is readable once it has."""
+        if self.poll(pid) is not None:
+            return True
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # no pidfds here: the sweep decides
+            return False
+        try:
+            select.select([pidfd], [], [], seconds)
+        finally:
+            os.close(pidfd)
+        return self.poll(pid) is not None
+
+    def _nothing_left(self) -> bool:
+        """Whether the sandbox is as the zygote left it, once the child is reaped: looked at, never changed.
+
+        No other process: ``/proc`` lists only the sandbox's first process and the zygote (zombies count: they
+        are left for the sweep too), and the namespace's last pid, read before and after the listing, did not
+        move, so no process or thread was made while it was read (a learner's process that forks and exits
+        could otherwise stay one step ahead of the listing). ``/tmp`` and ``/dev/shm`` hold only the sandbox's
+        own folders, with their modes. No System V IPC object (the system-call filter refuses them, where it is
+        installed). Anything else, or anything that cannot be read, is for the sweep.
+        """
+        before = _last_pid()
+        others = set(process_ids()) - {1, os.getpid()}
+        if others or before is None or _last_pid() != before:
+            return False
+        return all(self._untouched(folder, mode) for folder, mode in _WIPED.items()) and not ipc_objects_left()
+
+    def _untouched(self, folder: str, mode: int) -> bool:
+        """Whether ``folder`` has ``mode`` and holds nothing but the sandbox's mounts and the (untouched) folders
+        leading to them: what :meth:`_empty` would leave it, without it doing anything."""
+        try:
+            if stat.S_IMODE(os.lstat(folder).st_mode) != mode:
+                return False
+            entries = list(os.scandir(folder))
+        except OSError:
+            return False
+        for entry in entries:
+            if entry.path in self.mounts:
+                continue
+            if entry.path not in self.ways or not entry.is_dir(follow_symlinks=False):
+                return False
+            if not self._untouched(entry.path, _WAY_MODE):
+                return False
+        return True
 
     def _sweep(self, workdir: str) -> None:
         """Kill everything the learner left running and delete what it wrote, as the learner's own uid."""
@@ -179,6 +244,16 @@ class ZygoteServer:
             elif entry.path not in self.mounts:
                 clean = remove_tree(entry.path) and clean
         return clean
+
+
+def _last_pid() -> int | None:
+    """The last pid given out in this pid namespace (the last field of ``/proc/loadavg``, which reads the
+    namespace of the one who reads it): it moves with every process and thread made."""
+    try:
+        with open("/proc/loadavg", "rb") as loadavg:
+            return int(loadavg.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _kill_all_but(spared: set[int], rounds: int = 200) -> None:
