@@ -50,6 +50,9 @@ SWEEP_SCAN_SECONDS = 0.05
 #: Seconds a zygote waits for a learner's worker to exit by itself once the grader has hung up, before it sweeps
 #: (an honest worker takes ~2 ms; one that is busy or will not exit is swept, a notebook later than this).
 HANG_UP_EXIT_SECONDS = 0.05
+#: Seconds a zygote waits, after a sweep, for the kernel to free what the learner's processes held (sockets sent
+#: inside sockets), before it ends itself so that the next learner gets a new sandbox.
+SETTLE_SECONDS = 0.2
 
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).

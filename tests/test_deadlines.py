@@ -22,6 +22,7 @@ _CLOCKS = {"timeout", "call_timeout", "calls_timeout", "boot_timeout"}
 _ALLOWED = {
     ("worker.py", "sleep", 0.01): "how often to look for an exit status within EXIT_STATUS_SECONDS, not how long",
     ("zygote_main.py", "sleep", 0.001): "how often a sweep scans /proc while no process is dying, not how long",
+    ("zygote_main.py", "sleep", 0.005): "how often, within SETTLE_SECONDS, the zygote looks whether the kernel let go",
 }
 
 

@@ -52,7 +52,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from grader.config import HANG_UP_EXIT_SECONDS, SWEEP_SCAN_SECONDS
+from grader.config import HANG_UP_EXIT_SECONDS, SETTLE_SECONDS, SWEEP_SCAN_SECONDS
 from grader.execute import protocol as wire
 from grader.execute.ipc import ipc_objects_left, remove_ipc
 from grader.execute.limits import live_processes, process_ids, remove_tree
@@ -77,11 +77,14 @@ class ZygoteServer:
         self.shell = make_shell()  # made once, never used here: every child starts from this same state
         self.statuses: dict[int, int] = {}
         self.mounts, self.ways = _mounts()
+        self.baseline: tuple[int, ...] = ()
+        """What the kernel holds for the sandbox before any learner (:func:`_kernel_state`), taken in :meth:`loop`."""
 
     def reply(self, message: Mapping[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
 
     def loop(self) -> None:
+        self.baseline = _kernel_state()  # once the home the shell was made in is gone
         self.reply(wire.Ready(t=wire.READY))
         while True:
             data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 4)
@@ -154,6 +157,8 @@ class ZygoteServer:
         swept = not (exited and self._nothing_left())
         if swept:
             self._sweep(workdir)
+            self._reap_all()
+            self._settle()
         status = self.poll(pid)
         if status is None:
             _, raw = os.waitpid(pid, 0)
@@ -189,7 +194,39 @@ class ZygoteServer:
         others = set(process_ids()) - {1, os.getpid()}
         if others or before is None or _last_pid() != before:
             return False
-        return all(self._untouched(folder, mode) for folder, mode in _WIPED.items()) and not ipc_objects_left()
+        return (
+            all(self._untouched(folder, mode) for folder, mode in _WIPED.items())
+            and not ipc_objects_left()
+            and _kernel_state() == self.baseline
+        )
+
+    def _reap_all(self) -> None:
+        """Reap every child of the zygote that has exited: the worker, and any process the learner made the
+        zygote's child (``clone`` with ``CLONE_PARENT``), which the sweep killed. Unreaped, each stayed a zombie
+        counted against the learners' uid's process limit, so one learner's 63 zombies left the next unable to
+        start a thread (and an honest learner scored 3 of 5)."""
+        while True:
+            try:
+                pid, raw = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.statuses[pid] = _exit_code(raw)
+
+    def _settle(self) -> None:
+        """After a sweep: wait, briefly, for the kernel to let go of what the learner's processes held (sockets
+        passed inside sockets are freed by the kernel's own collector, which closing a socket prompts); if it does
+        not come back to :attr:`baseline` (a TCP connection in TIME_WAIT lasts a minute), end the zygote: the
+        next learner gets a new sandbox."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while _kernel_state() != self.baseline:
+            if time.monotonic() > deadline:
+                raise SystemExit("the learner left sockets or held files the sweep cannot end")
+            ends = socket.socketpair()  # a unix socket closed prompts the kernel to collect the sockets in flight
+            for end in ends:
+                end.close()
+            time.sleep(0.005)
 
     def _untouched(self, folder: str, mode: int) -> bool:
         """Whether ``folder`` has ``mode`` and holds nothing but the sandbox's mounts and the (untouched) folders
@@ -244,6 +281,31 @@ class ZygoteServer:
             elif entry.path not in self.mounts:
                 clean = remove_tree(entry.path) and clean
         return clean
+
+
+_SOCKET_TABLES = "unix tcp tcp6 udp udp6 udplite udplite6 raw raw6 icmp icmp6 packet netlink".split()
+"""The socket tables of ``/proc/net``: every kind of socket a learner's code may open in the sandbox."""
+
+
+def _kernel_state() -> tuple[int, ...]:
+    """What the kernel holds for the sandbox beyond its processes and files: how many sockets each table of its
+    network namespace lists (a connection in TIME_WAIT outlives its process), and the blocks and files used in
+    ``/tmp`` and ``/dev/shm`` (a deleted file still open somewhere, even only inside a socket, keeps its space)."""
+    counts = []
+    for table in _SOCKET_TABLES:
+        try:
+            with open(f"/proc/net/{table}", "rb") as listing:
+                counts.append(listing.read().count(b"\n"))
+        except OSError:
+            counts.append(-1)
+    for folder in _WIPED:
+        try:
+            usage = os.statvfs(folder)
+        except OSError:
+            counts += [-1, -1]
+            continue
+        counts += [usage.f_blocks - usage.f_bfree, usage.f_files - usage.f_ffree]
+    return tuple(counts)
 
 
 def _last_pid() -> int | None:
