@@ -283,20 +283,25 @@ class ZygoteServer:
         return clean
 
 
-_SOCKET_TABLES = "unix tcp tcp6 udp udp6 udplite udplite6 raw raw6 icmp icmp6 packet netlink".split()
-"""The socket tables of ``/proc/net``: every kind of socket a learner's code may open in the sandbox."""
+_SOCKET_COUNTS = ("/proc/net/sockstat", "/proc/net/sockstat6")
+"""Per network namespace: the sockets in use (of every kind, sockets in flight included), each protocol's, and
+TCP's connections in TIME_WAIT. (Listing ``/proc/net/tcp`` instead walks the whole machine's table, ~1 ms.)"""
+_MACHINE_WIDE = frozenset({b"orphan", b"alloc", b"mem", b"memory"})
+"""The figures of those files that count the whole machine's sockets, not the sandbox's."""
 
 
 def _kernel_state() -> tuple[int, ...]:
-    """What the kernel holds for the sandbox beyond its processes and files: how many sockets each table of its
-    network namespace lists (a connection in TIME_WAIT outlives its process), and the blocks and files used in
-    ``/tmp`` and ``/dev/shm`` (a deleted file still open somewhere, even only inside a socket, keeps its space)."""
+    """What the kernel holds for the sandbox beyond its processes and files: the sockets its network namespace
+    counts (a connection in TIME_WAIT outlives its process), and the blocks and files used in ``/tmp`` and
+    ``/dev/shm`` (a deleted file still open somewhere, even only inside a socket, keeps its space)."""
     counts = []
-    for table in _SOCKET_TABLES:
+    for path in _SOCKET_COUNTS:
         try:
-            with open(f"/proc/net/{table}", "rb") as listing:
-                counts.append(listing.read().count(b"\n"))
-        except OSError:
+            with open(path, "rb") as sockstat:
+                for line in sockstat.read().splitlines():
+                    words = line.partition(b":")[2].split()
+                    counts += [int(n) for k, n in zip(words[::2], words[1::2], strict=False) if k not in _MACHINE_WIDE]
+        except (OSError, ValueError):
             counts.append(-1)
     for folder in _WIPED:
         try:
