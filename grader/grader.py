@@ -10,6 +10,7 @@ opens suite sessions.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -42,6 +43,8 @@ class Grader:
         self.options = options
         self.runner = Runner(options.limits, options.mode, fork=fork)
         self._sessions: dict[str, tuple[Lesson, SuiteSession, str]] = {}
+        self._settled: set[str] | None = set() if fork else None
+        """The lessons this warm Grader has graded a notebook of (None: a cold one, which never settles)."""
         self._lock = threading.Lock()  # Dask, and the daemon, may grade several notebooks of one process in threads
 
     @classmethod
@@ -121,6 +124,19 @@ class Grader:
                 reason = f"The grader failed on this notebook ({type(err).__name__}: {err}); please report it."
                 report = failed_report(lesson, submission, reason[:500], "crashed")
             yield report  # outside the try: what the caller's block raises is not this notebook's crash
+        self._settle(lesson_id)
+
+    def _settle(self, lesson_id: str) -> None:
+        """Once a warm Grader has graded its first notebook of a lesson, what it keeps for the next ones (the
+        suites, pytest, hypothesis, the examples) is set aside from the garbage collector (``gc.freeze``): a full
+        collection traversed all of it every few notebooks (~16 ms each: bench/RESULTS.md, round 20). Garbage
+        with cycles is collected first; what is frozen is never freed, so only what lives as long as the Grader."""
+        if self._settled is None or lesson_id in self._settled:
+            return
+        with self._lock:
+            self._settled.add(lesson_id)
+        gc.collect()
+        gc.freeze()
 
     def warm(self, lesson_id: str | None = None) -> None:
         """Collect ``lesson_id``'s suites and boot a zygote now, so that the first notebook waits for neither."""
@@ -138,6 +154,8 @@ class Grader:
                 session.__exit__()
             self._sessions.clear()
         self.runner.close()
+        if self._settled:
+            gc.unfreeze()  # what it kept may be freed now
 
     def abandon(self) -> None:
         """On the way out of a dying process: stop the zygotes and delete their folders, nothing slower."""

@@ -9,6 +9,7 @@ for it, in the same zygote. The hostile suite (tests/test_hostile.py) runs every
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -256,8 +257,21 @@ def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() 
         submission = read_submission(REPO / "solutions" / "decode.ipynb")
         report = context.grade(Task("ada", submission, "decode", context.settings))
         assert report.status == "graded" and report.score == report.max_score
+        frozen = gc.get_freeze_count()
+        assert frozen > 0  # what it keeps for the next notebooks is set aside from the collector after the first
+        context.grade(Task("bea", submission, "decode", context.settings))
+        assert gc.get_freeze_count() <= frozen  # once per lesson, not per notebook (some frozen ones are freed)
+        assert len(context.grader.runner._zygotes) == 1  # the warmed one, not a second one booted for the first task
     finally:
         context.close()
+    assert gc.get_freeze_count() == 0  # and given back to it when the grader closes
+
+
+def test_a_childs_collections_skip_what_it_inherits_from_the_zygote(
+    zygote: Zygote, write_notebook: Callable[..., Path]
+) -> None:
+    frozen = run(zygote, write_notebook(["import gc\nfrozen = gc.get_freeze_count()"]), "frozen")["frozen"]
+    assert isinstance(frozen, int) and frozen > 1000
 
 
 def test_a_zygote_ended_from_two_threads_at_once_ends_cleanly(zygote: Zygote, monkeypatch: pytest.MonkeyPatch) -> None:
