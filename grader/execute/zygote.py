@@ -214,7 +214,8 @@ class Zygote:
         return status if status is None else int(status)
 
     def end(self, pid: int, workdir: Path) -> int | None:
-        """Have the zygote sweep after the learner (or find it dead, its sandbox with it), then empty the root."""
+        """Have the zygote end the learner's worker and make sure nothing of it is left, sweeping if anything is (or
+        find it dead, its sandbox with it), then empty the root. The caller has hung up on the worker first."""
         try:
             self._send(wire.End(t=wire.END, pid=pid, workdir=str(workdir)))
             reply = self._expect(wire.ENDED)
