@@ -267,13 +267,6 @@ def test_a_grading_process_grades_with_the_zygote_it_warmed_in_the_background() 
     assert gc.get_freeze_count() == 0  # and given back to it when the grader closes
 
 
-def test_a_childs_collections_skip_what_it_inherits_from_the_zygote(
-    zygote: Zygote, write_notebook: Callable[..., Path]
-) -> None:
-    frozen = run(zygote, write_notebook(["import gc\nfrozen = gc.get_freeze_count()"]), "frozen")["frozen"]
-    assert isinstance(frozen, int) and frozen > 1000
-
-
 def test_a_zygote_ended_from_two_threads_at_once_ends_cleanly(zygote: Zygote, monkeypatch: pytest.MonkeyPatch) -> None:
     # A dying grading process ends its zygotes from its parent-watch thread while the grading thread, finding
     # the zygote dead, ends it too. Here the second end happens in the middle of the first.
