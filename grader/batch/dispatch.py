@@ -40,7 +40,7 @@ from types import FrameType
 from grader.batch.work import Task, grade_task, start_grading_process
 from grader.config import STOP_POLL_SECONDS, STOP_SECONDS
 from grader.errors import GraderError, LessonError, Stopped
-from grader.execute.upkeep import cpu_count, remove_leftovers, remove_stale
+from grader.execute.upkeep import cpu_count, known_trial, remove_leftovers, remove_stale
 from grader.model import Report
 
 Result = Report | str
@@ -166,7 +166,7 @@ def _pool_round(tasks: list[Task], jobs: int, stop: _Stop) -> Generator[tuple[Ta
         max_workers=processes,
         mp_context=context,
         initializer=start_grading_process,
-        initargs=(tasks[0].settings, os.getpid(), slots),
+        initargs=(tasks[0].settings, os.getpid(), slots, known_trial()),
     )
     unfinished: list[Task] = []
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.config import STOP_SECONDS
-from grader.execute.upkeep import exit_at_once, keep_to_one_cpu, kill_workers
+from grader.execute.upkeep import Trial, adopt_trial, exit_at_once, keep_to_one_cpu, kill_workers
 from grader.grader import Grader
 from grader.model import Report, Submission
 from grader.pipeline import GradeOptions
@@ -106,16 +106,19 @@ def grade_task(task: Task) -> Report:
             marker.unlink(missing_ok=True)
 
 
-def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None) -> None:
+def start_grading_process(settings: Settings, parent_pid: int, slots: Any = None, trial: Trial | None = None) -> None:
     """Initializer of a local pool worker: build the context now, and never leave learner code running behind.
 
     Ctrl-C is left to the batch process, which stops the pool. If the pool is torn down (SIGTERM) or the
     batch process is killed (``kill -9``), this worker kills the learner processes it started, then exits.
     ``slots``: a shared counter (``multiprocessing.Value``) from which each grading process takes the next
-    CPU to keep to, with the workers it starts; None leaves placement to the scheduler.
+    CPU to keep to, with the workers it starts; None leaves placement to the scheduler. ``trial``: the batch
+    process's trial of bubblewrap, taken as this one's (None: this process tries it itself).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_on_sigterm()
+    if trial is not None:
+        adopt_trial(trial)
     if slots is not None:
         with slots.get_lock():
             slot, slots.value = slots.value, slots.value + 1

@@ -2,12 +2,13 @@
 
 A batch, its grading processes and the daemon check the isolation settings before anything is graded
 (:func:`check_settings`; and what grades other people's notebooks, that it has a sandbox or was told to go
-without: :func:`grading_others`), record the level in use (:func:`isolation_level`), pin themselves to a CPU
+without: :func:`grading_others`), record the level in use (:func:`isolation_level`; a batch's grading processes
+take its trial of bubblewrap as theirs: :func:`known_trial`, :func:`adopt_trial`), pin themselves to a CPU
 (:func:`keep_to_one_cpu`), remove what killed grading processes left (:func:`remove_leftovers`,
 :func:`remove_stale`), kill a dying process's workers (:func:`kill_workers`), and take in and end the sandboxes
 a bwrap killed while starting left behind (:func:`adopt_orphans`, :func:`end_adopted_sandboxes`), and end at
-once when their work is done (:func:`exit_at_once`). Workers
-themselves start only through :mod:`grader.execute.runner`, the first door.
+once when their work is done (:func:`exit_at_once`). Workers themselves start only through
+:mod:`grader.execute.runner`, the first door.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ import sys
 from typing import NoReturn
 
 from grader.config import WorkerMode
+from grader.execute.bubblewrap import Trial, adopt_trial, known_trial
 from grader.execute.limits import adopt_orphans, end_adopted_sandboxes, kill_group, live_processes, remove_stale
 from grader.execute.process import WORKDIR_PREFIX
 from grader.execute.sandbox import check_settings, choose_level, grading_others, own_notebook_line
 from grader.execute.zygote import ROOT_PREFIX
 
 __all__ = [
+    "Trial",
     "adopt_orphans",
+    "adopt_trial",
     "check_settings",
     "cpu_count",
     "end_adopted_sandboxes",
@@ -32,6 +36,7 @@ __all__ = [
     "isolation_level",
     "keep_to_one_cpu",
     "kill_workers",
+    "known_trial",
     "own_notebook_line",
     "remove_leftovers",
     "remove_stale",
