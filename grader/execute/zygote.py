@@ -62,10 +62,10 @@ class Forked:
         return self._status
 
     def end(self, hang_up: Callable[[], None]) -> None:
+        hang_up()  # first: an honest worker exits by itself, and the zygote need not sweep after it
         if self._ended:
             return
         self._ended = True
-        hang_up()  # first: an honest worker exits by itself, and the zygote need not sweep after it
         status = self._zygote.end(self._pid, self.workdir)
         if self._status is None:
             self._status = status

@@ -121,11 +121,11 @@ class Daemon:
                             self.answered += 1
                     conn.sendall(reply)
                     conn.shutdown(socket.SHUT_WR)  # the end of the reply: the client stops reading here
-                print(
-                    f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                    print(  # before the workers end: the time the learner waited, logged once they have the answer
+                        f"{time.strftime('%H:%M:%S')} {request.notebook}: {said} in {time.monotonic() - started:.2f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             except Exception:
                 traceback.print_exc()  # to the daemon's log; the client grades cold
             finally:
