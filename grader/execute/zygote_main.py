@@ -16,11 +16,14 @@ serves requests from the grader over a control socket, one learner at a time:
     empty but for the folders leading to the sandbox's mounts. First the zygote waits, briefly, for the child
     to exit by itself (an honest worker does once the grader hangs up) and reaps it; then it looks, without
     changing anything: no other process in the sandbox (a scan of ``/proc`` that no fork or thread raced),
-    ``/tmp`` and ``/dev/shm`` empty and with their modes, no System V IPC object. Only when the child did not
+    ``/tmp`` and ``/dev/shm`` empty and with their modes, no System V IPC object, and the kernel holding no
+    more sockets or tmpfs space for the sandbox than before the first learner. Only when the child did not
     exit or something is left does it sweep: a process forked for it that becomes the learner's uid kills
     every other process in the sandbox, deletes what was written to ``/tmp``, ``/dev/shm`` and the learner's
-    directory (whatever permissions it was left with), and removes System V IPC objects. A sweep that cannot
-    make the sandbox so exits with an error, which ends the zygote, and its sandbox with it (fail-safe).
+    directory (whatever permissions it was left with), and removes System V IPC objects; then the zygote reaps
+    every exited child of its own and waits, briefly, for the kernel to let go of what the learner held. A
+    sweep that cannot make the sandbox so, or a kernel that does not let go, ends the zygote, and its sandbox
+    with it (fail-safe).
     Replies with the child's exit status and whether it swept. (The learner's directory is the grader's to
     delete afterwards, whichever way: it lives in the grader's root folder, which the grader empties.)
 
@@ -188,7 +191,8 @@ class ZygoteServer:
         move, so no process or thread was made while it was read (a learner's process that forks and exits
         could otherwise stay one step ahead of the listing). ``/tmp`` and ``/dev/shm`` hold only the sandbox's
         own folders, with their modes. No System V IPC object (the system-call filter refuses them, where it is
-        installed). Anything else, or anything that cannot be read, is for the sweep.
+        installed). The kernel's state as before the first learner (:func:`_kernel_state`). Anything else, or
+        anything that cannot be read, is for the sweep.
         """
         before = _last_pid()
         others = set(process_ids()) - {1, os.getpid()}
