@@ -132,9 +132,9 @@ class Grader:
         suites, pytest, hypothesis, the examples) is set aside from the garbage collector (``gc.freeze``): a full
         collection traversed all of it every few notebooks (~16 ms each: bench/RESULTS.md, round 20). Garbage
         with cycles is collected first; what is frozen is never freed, so only what lives as long as the Grader."""
-        if self._settled is None or lesson_id in self._settled:
-            return
         with self._lock:
+            if self._settled is None or lesson_id in self._settled:
+                return
             self._settled.add(lesson_id)
         gc.collect()
         gc.freeze()

@@ -219,7 +219,7 @@ def _inside(path: Path, folder: Path) -> bool:
 _TRYING = threading.Lock()
 Trial = tuple[str | None, str, str]
 """``(bwrap, what to call it, why not)``: what :func:`_working` found."""
-_adopted: list[Trial] = []
+_adopted: Trial | None = None
 """Another process's trial, taken as this one's (:func:`adopt_trial`)."""
 
 
@@ -227,21 +227,24 @@ def _working() -> Trial:
     """``(bwrap, what to call it, why not)``: the first candidate that starts a trial sandbox here, tried once per
     process (a thread that asks while another tries waits for its answer); ``(None, "", why)`` when none does."""
     with _TRYING:
-        return _adopted[0] if _adopted else _tried()
+        return _adopted or _tried()
 
 
 def known_trial() -> Trial | None:
     """This process's trial, if it has made or adopted one (never starts one)."""
     with _TRYING:
-        return _adopted[0] if _adopted else _tried() if _tried.cache_info().currsize else None
+        if _adopted is not None or not _tried.cache_info().currsize:
+            return _adopted
+        return _tried()
 
 
 def adopt_trial(trial: Trial) -> None:
     """Take ``trial``, made by the process that started this one on the same machine a moment ago, as this
     process's: a batch's grading processes need not each start a trial sandbox (~40 ms of CPU and ~90 ms before
     their zygote can boot, bench/RESULTS.md round 20)."""
+    global _adopted
     with _TRYING:
-        _adopted[:] = [trial]
+        _adopted = trial
 
 
 @functools.cache
