@@ -356,7 +356,20 @@ def run() -> None:
     """The ``grade`` script: :func:`main`, in a process that is ``grade``'s alone."""
     global _SCRIPT
     _SCRIPT = True
-    main()
+    try:
+        main()
+    finally:
+        _ignore_stop_signals()
+
+
+def _ignore_stop_signals() -> None:
+    """Once the command is done (or stopped), SIGTERM and SIGHUP are ignored while the interpreter ends.
+
+    Python puts back the default action of every signal it handles as it finalizes, so a signal in those last
+    milliseconds (``timeout`` or systemd signal the group again and again) killed ``grade`` with no message and
+    no exit status of its own, after its work was done and written. As :func:`_stop` does for a stopped one."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def _collect_garbage_rarely() -> None:

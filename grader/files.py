@@ -4,7 +4,7 @@ of one, and a failed write leaves no temporary file behind."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from pathlib import Path
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary name beside ``path`` to write to; moved onto ``path`` (``os.replace``) when the block ends,
     deleted if it raises."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = _temporary(path)
     try:
         yield temporary
         os.replace(temporary, path)
@@ -33,3 +33,49 @@ def write_atomic(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+
+
+SYNC_THREADS = 8
+"""Files flushed to the disk at once by :func:`write_all_atomic`: the filesystem commits their flushes together."""
+
+
+def write_all_atomic(files: Iterable[tuple[Path, str]]) -> None:
+    """:func:`write_atomic` for many files (each path once), each either its old self or its whole new text.
+
+    Each text is written to its temporary name, then every one is flushed to the disk from a few threads at once
+    (the journal commits them together: one by one, a results folder's 80 feedback pages waited ~45 ms for their
+    flushes in turn, ~10 ms together), and only then is each moved into place. A failure deletes every temporary
+    file not yet moved; those already moved are whole.
+    """
+    from concurrent.futures import ThreadPoolExecutor  # here: the other writers of this module need no threads
+
+    written: list[tuple[Path, Path]] = []
+    moved = 0
+    try:
+        for path, text in files:
+            temporary = _temporary(path)
+            written.append((temporary, path))
+            with open(temporary, "w", encoding="utf-8", errors="replace", newline="") as f:
+                f.write(text)
+        with ThreadPoolExecutor(min(SYNC_THREADS, max(1, len(written))), thread_name_prefix="sync") as flushing:
+            for _ in flushing.map(_sync, [temporary for temporary, _ in written]):
+                pass
+        for temporary, path in written:
+            os.replace(temporary, path)
+            moved += 1
+    finally:
+        for temporary, _ in written[moved:]:
+            temporary.unlink(missing_ok=True)
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def _sync(path: Path) -> None:
+    """Flush a closed file's data to the disk (``fsync`` reaches the file through any descriptor of it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -168,3 +168,20 @@ def test_only_the_grade_script_collects_garbage_rarely_for_its_cold_grade() -> N
     for script, expected in ((True, b"100000"), (False, default.stdout.strip())):
         done = subprocess.run([sys.executable, "-c", code.format(script)], capture_output=True, timeout=60)
         assert done.stdout.strip() == expected, done.stderr
+
+
+def test_the_grade_script_ignores_stop_signals_once_its_command_is_done() -> None:
+    """Python puts back the default action of the signals it handles as it ends: a SIGTERM then killed a `grade` whose
+    work was done and written (a batch signalled again and again by `timeout`), with no exit status of its own."""
+    code = (
+        "import signal, sys\n"
+        "from grader import cli\n"
+        "sys.argv = ['grade', '--version']\n"
+        "try:\n"
+        "    cli.run()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(signal.getsignal(signal.SIGTERM) is signal.SIG_IGN, signal.getsignal(signal.SIGHUP) is signal.SIG_IGN)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "True True", done.stderr[-2000:]

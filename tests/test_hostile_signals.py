@@ -110,8 +110,9 @@ def _grading(_grade: subprocess.Popen[str], _out: Path, temp: Path) -> bool:
 
 
 def _writing(_grade: subprocess.Popen[str], out: Path, _temp: Path) -> bool:
-    """Writing the outputs: grades.csv, the first of them, is there."""
-    return (out / "grades.csv").exists()
+    """Writing the outputs: the feedback folder is there (made before the pages are rendered; every file is moved
+    into place last, together)."""
+    return (out / "feedback").is_dir()
 
 
 STAGES: dict[str, Callable[[subprocess.Popen[str], Path, Path], bool]] = {

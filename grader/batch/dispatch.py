@@ -32,12 +32,13 @@ from concurrent.futures import (
     wait,
 )
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
 
-from grader.batch.work import Task, grade_task, start_grading_process
+from grader.batch.work import Settings, Task, grade_task, start_grading_process
 from grader.config import STOP_POLL_SECONDS, STOP_SECONDS
 from grader.errors import GraderError, LessonError, Stopped
 from grader.execute.upkeep import cpu_count, known_trial, remove_leftovers, remove_stale
@@ -120,20 +121,84 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task
     """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools.
 
     A signal stops it (:class:`_Stop`): raises :class:`Stopped` once the grading processes are gone."""
-    jobs = jobs or default_jobs()
-    remove_stale(INFLIGHT_PREFIX)
-    with (
-        _Stop().installed() as stop,
-        tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-") as inflight,
-    ):
-        folder = Path(inflight)
-        pending = [replace(t, settings=replace(t.settings, inflight=folder)) for t in tasks]
+    with LocalPools(jobs) as pools:
+        yield from pools.run(tasks)
+
+
+class LocalPools:
+    """The local pools of grading processes of one batch (:func:`run_local`), whose first pool may be started
+    before the tasks are known (:meth:`start`), so that its processes import, boot their zygotes and collect the
+    suites while the batch process still reads the notebooks and opens the gradebook: one CPU did that alone before.
+
+    A context manager: on the way out, a started pool no task used is stopped (:func:`_stop_pool`) and the in-flight
+    folder is deleted. Signals are noted (:class:`_Stop`) only while :meth:`run` grades: before, Ctrl-C raises as
+    anywhere, and the way out stops the started pool."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs or default_jobs()
+        self._stop = _Stop()
+        self._started: tuple[Settings, ProcessPoolExecutor] | None = None
+        self._ending: list[BaseProcess] = []
+        """The processes of pools whose every task is done, told to end: they exit while the batch writes its
+        results, and are waited for on the way out."""
+        self._exits = ExitStack()
+        self._inflight = Path()
+
+    def __enter__(self) -> LocalPools:
+        remove_stale(INFLIGHT_PREFIX)
+        with ExitStack() as exits:
+            self._inflight = Path(
+                exits.enter_context(tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-"))
+            )
+            self._exits = exits.pop_all()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._started is not None:
+                _stop_pool(self._started[1])
+                self._started = None
+            while self._ending:
+                self._ending.pop().join()
+            remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
+        finally:
+            self._exits.close()
+
+    def _marked(self, settings: Settings) -> Settings:
+        """``settings`` with this batch's in-flight folder, where each task marks itself while it runs."""
+        return replace(settings, inflight=self._inflight)
+
+    def start(self, settings: Settings, most: int) -> None:
+        """Start the grading processes of the first pool now (``most``: at most this many, the notebooks there are),
+        for tasks of ``settings``: :meth:`run` grades those in it."""
+        processes = min(self.jobs, most)
+        if self._started is not None or processes < 1:
+            return
+        marked = self._marked(settings)
+        pool = _new_pool(marked, processes)
+        for _ in range(processes):  # each submission finds no idle process and starts one (a spawning pool)
+            pool.submit(_started)
+        self._started = (marked, pool)
+
+    def run(self, tasks: list[Task]) -> Iterator[tuple[Task, Result]]:
+        """Grade ``tasks``, yielding each with its result as it arrives. A signal stops it: raises :class:`Stopped`
+        once the grading processes are gone."""
+        with self._stop.installed():
+            yield from self._rounds([replace(t, settings=self._marked(t.settings)) for t in tasks])
+
+    def _rounds(self, pending: list[Task]) -> Iterator[tuple[Task, Result]]:
         suspects: list[Task] = []  # were running when a pool broke: retried one at a time
         while pending or suspects:
             alone = bool(suspects)
-            unfinished = yield from _pool_round(suspects if alone else pending, 1 if alone else jobs, stop)
-            stop.check()  # the signal broke the pool: nothing is retried
-            running = _take_markers(folder)
+            unfinished = yield from _pool_round(
+                suspects if alone else pending,
+                1 if alone else self.jobs,
+                self._stop,
+                self._ending,
+                None if alone else self._take(),
+            )
+            self._stop.check()  # the signal broke the pool: nothing is retried
+            running = _take_markers(self._inflight)
             if unfinished and not running:
                 raise GraderError("The grading processes stopped before grading anything; run the batch again.")
             if alone:  # one process, one task at a time: the task that was running is the culprit
@@ -145,6 +210,27 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task
                 suspects = [t for t in unfinished if t.learner in running]
                 pending = [t for t in unfinished if t.learner not in running]
 
+    def _take(self) -> tuple[Settings, ProcessPoolExecutor] | None:
+        started, self._started = self._started, None
+        return started
+
+
+def _started() -> None:
+    """The task a started pool is given per process, so that each is spawned at once: it does nothing."""
+
+
+def _new_pool(settings: Settings, processes: int) -> ProcessPoolExecutor:
+    """A pool of ``processes`` grading processes for tasks of ``settings`` (spawned as tasks are submitted)."""
+    context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
+    # One CPU per grading process, when there are CPUs enough for each to have its own (upkeep.keep_to_one_cpu).
+    slots = context.Value("i", 0) if processes <= cpu_count() else None
+    return ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=context,
+        initializer=start_grading_process,
+        initargs=(settings, os.getpid(), slots, known_trial()),
+    )
+
 
 def _take_markers(folder: Path) -> set[str]:
     """The learners whose tasks were running when their pool broke (their markers were never removed)."""
@@ -155,19 +241,23 @@ def _take_markers(folder: Path) -> set[str]:
     return names
 
 
-def _pool_round(tasks: list[Task], jobs: int, stop: _Stop) -> Generator[tuple[Task, Result], None, list[Task]]:
-    """Run tasks in one fresh pool; return those left unfinished because the pool broke. A signal (``stop``) ends
-    the round at the next look: what has arrived is yielded, then :class:`Stopped` is raised."""
-    processes = min(jobs, len(tasks))
-    context = multiprocessing.get_context("spawn")  # no inherited threads or state from the batch process
-    # One CPU per grading process, when there are CPUs enough for each to have its own (upkeep.keep_to_one_cpu).
-    slots = context.Value("i", 0) if processes <= cpu_count() else None
-    pool = ProcessPoolExecutor(
-        max_workers=processes,
-        mp_context=context,
-        initializer=start_grading_process,
-        initargs=(tasks[0].settings, os.getpid(), slots, known_trial()),
-    )
+def _pool_round(
+    tasks: list[Task],
+    jobs: int,
+    stop: _Stop,
+    ending: list[BaseProcess],
+    started: tuple[Settings, ProcessPoolExecutor] | None = None,
+) -> Generator[tuple[Task, Result], None, list[Task]]:
+    """Run tasks in one pool, ``started`` if it was started for their settings (else a fresh one); return those left
+    unfinished because the pool broke. A pool whose tasks are all done is told to end, and its processes added to
+    ``ending``, for the caller to wait for. A signal (``stop``) ends the round at the next look: what has arrived is
+    yielded, then :class:`Stopped` is raised, once the pool is stopped."""
+    if started is not None and started[0] == tasks[0].settings:
+        pool = started[1]
+    else:
+        if started is not None:  # started for other settings: no task of these can use it
+            _stop_pool(started[1])
+        pool = _new_pool(tasks[0].settings, min(jobs, len(tasks)))
     unfinished: list[Task] = []
     try:
         futures: dict[Future[Report], Task] = {}
@@ -194,11 +284,10 @@ def _pool_round(tasks: list[Task], jobs: int, stop: _Stop) -> Generator[tuple[Ta
             stop.check()
     except BaseException:
         _stop_pool(pool)
-        raise
-    else:
-        pool.shutdown(wait=True, cancel_futures=True)
-    finally:
         remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
+        raise
+    ending.extend(pool._processes.values())  # shutdown forgets them: the pool's own, never another child
+    pool.shutdown(wait=False, cancel_futures=True)
     return unfinished
 
 

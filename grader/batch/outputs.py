@@ -17,7 +17,7 @@ from grader.batch.lms import grades_csv as lms_grades_csv
 from grader.batch.model import Row
 from grader.batch.names import is_safe_id
 from grader.config import FeedbackMode
-from grader.files import write_atomic
+from grader.files import write_all_atomic
 from grader.model import Lesson
 from grader.report.class_report import Pair, class_report, integrity_html, report_html, report_json
 from grader.report.feedback import feedback_html, feedback_markdown, feedback_view
@@ -35,9 +35,13 @@ SUMMARY_JSON = "summary.json"
 def write_outputs(
     out: Path, rows: Sequence[Row], lessons: Mapping[str, Lesson], mode: FeedbackMode, similar: Sequence[Pair] = ()
 ) -> tuple[str, ...]:
-    """Write every output; return a note for each learner whose feedback page could not be named safely."""
-    write_atomic(out / GRADES, grades_csv(rows))
-    write_atomic(out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows))
+    """Write every output; return a note for each learner whose feedback page could not be named safely.
+
+    Every file is written (and flushed to the disk) together (:func:`grader.files.write_all_atomic`)."""
+    files: list[tuple[Path, str]] = [
+        (out / GRADES, grades_csv(rows)),
+        (out / RESULTS, "".join(json.dumps(row_to_dict(r)) + "\n" for r in rows)),
+    ]
     folder = out / FEEDBACK
     folder.mkdir(exist_ok=True)
     keep = set()
@@ -51,14 +55,15 @@ def write_outputs(
         for suffix, text in ((".html", feedback_html(view)), (".md", feedback_markdown(view))):
             page = pages[suffix]
             assert page is not None
-            write_atomic(page, text)
+            files.append((page, text))
             keep.add(page.name)
+    report = class_report(rows, similar)
+    files.append((out / SUMMARY_JSON, report_json(report)))
+    files.append((out / SUMMARY, summary_html(rows, lessons, report_html(report), integrity_html(report))))
+    write_all_atomic(files)
     for stale in folder.iterdir():  # learners no longer among the submissions
         if stale.suffix in (".html", ".md") and stale.name not in keep:
             stale.unlink()
-    report = class_report(rows, similar)
-    write_atomic(out / SUMMARY_JSON, report_json(report))
-    write_atomic(out / SUMMARY, summary_html(rows, lessons, report_html(report), integrity_html(report)))
     return tuple(notes)
 
 

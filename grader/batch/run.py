@@ -11,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Executor, Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.chapter_links import rewrite_chapters
 from grader.batch.choose import Choice, Read, choose, read_entry
-from grader.batch.dispatch import Result, run_local, run_on
+from grader.batch.dispatch import LocalPools, Result, run_on
 from grader.batch.export import export_rows, nbgrader_exporter
 from grader.batch.fingerprint import grading_fingerprint, suites_fingerprint
 from grader.batch.gradebook import FILE_NAME, Gradebook
@@ -158,15 +159,17 @@ def _run_batch(
     grading_others(options.grading.mode, "grade batch")  # and so does no sandbox, unless one was told to go without
     batch = _BatchLesson.load(options.grading)  # so does a missing or wrong --lesson
     check_export(options.export)
-    fingerprint = grading_fingerprint(options.grading, batch.suites_hash)
     names = (batch.lesson.title, batch.lesson.id, options.export_name or "")
-    with open_submissions(submissions, options.assignment, names) as found:
+    with open_submissions(submissions, options.assignment, names) as found, _graders(executor, options.jobs) as graders:
         if not found.entries:
             raise UsageError(
                 f"There are no .ipynb notebooks in {submissions}; see `grade batch --help` for the layouts."
             )
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         found, batch = _rostered(found, batch, options.roster)
+        if isinstance(graders, LocalPools) and _grades_every_one(out, options, found.layout):
+            graders.start(Settings(options.grading.for_any_lesson()), len(found.entries))
+        fingerprint = grading_fingerprint(options.grading, batch.suites_hash)
         choices = _choose_all(found, batch.lesson)
         batch = _with_secret(batch)
         check_released(_released_and_graded(choices, batch), found.layout, options.roster is not None)
@@ -191,7 +194,7 @@ def _run_batch(
                 book.set_roster(run_id, learners)
             progress.start(len(choices))
             try:
-                graded, skipped = _grade_all(choices, book, run_id, options, batch, executor, progress, plan)
+                graded, skipped = _grade_all(choices, book, run_id, options, batch, graders, progress, plan)
             finally:
                 progress.stop()
             notes += plan.notes()
@@ -209,6 +212,25 @@ def _run_batch(
         if chapters:
             notes += rewrite_chapters(out)
     return BatchSummary(out, found.layout, tuple(rows), graded, skipped, time.monotonic() - started, notes)
+
+
+@contextmanager
+def _graders(executor: Executor | None, jobs: int | None) -> Iterator[Executor | LocalPools]:
+    """Where the batch's notebooks are graded: the executor given (a Dask cluster's), else this machine's pools."""
+    if executor is not None:
+        yield executor
+        return
+    with LocalPools(jobs) as pools:
+        yield pools
+
+
+def _grades_every_one(out: Path, options: BatchOptions, layout: str) -> bool:
+    """Whether this run will grade every notebook it found (a first run into ``out``, ``--regrade``, or one notebook
+    given alone), so its grading processes may start before the notebooks are read. A rerun grades only what changed,
+    often nothing: its processes start once that is known."""
+    if options.only:
+        return False
+    return options.regrade or layout == ONE_NOTEBOOK or not (out / FILE_NAME).exists()
 
 
 def _similar_soon(choices: Mapping[str, Choice], lesson: Lesson) -> Future[list[Pair]]:
@@ -278,7 +300,7 @@ def _grade_all(
     run_id: int,
     options: BatchOptions,
     batch: _BatchLesson,
-    executor: Executor | None,
+    graders: Executor | LocalPools,
     progress: Progress,
     plan: RegradePlan,
 ) -> tuple[int, int]:
@@ -303,9 +325,7 @@ def _grade_all(
                 raise GraderError(f"Two submissions have the learner id {learner!r}; please report it.")
             pending[learner] = prepared
     tasks = [p.task for p in pending.values() if p.task is not None]
-    results = (
-        (run_on(executor, tasks) if executor is not None else run_local(tasks, options.jobs)) if tasks else iter(())
-    )
+    results = (graders.run(tasks) if isinstance(graders, LocalPools) else run_on(graders, tasks)) if tasks else iter(())
     for task, result in results:
         prepared = pending[task.learner]
         _record(book, run_id, prepared, _row(prepared, result), progress, plan.fingerprint)

@@ -1,0 +1,109 @@
+"""A batch's local pools (grader/batch/dispatch.py): a pool started before its tasks are known grades them, one no
+task uses is stopped, and one started for other settings is not used; and when a batch starts its pool early
+(grader/batch/run.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from grader.batch import dispatch
+from grader.batch.dispatch import LocalPools
+from grader.batch.gradebook import FILE_NAME
+from grader.batch.layouts import ONE_NOTEBOOK
+from grader.batch.run import BatchOptions, _grades_every_one
+from grader.batch.work import Settings, Task
+from grader.config import DEFAULT_LIMITS
+from grader.model import Report
+from grader.pipeline import GradeOptions
+from grader.read import read_submission
+from tests.conftest import FIXTURE_LESSONS, SQUARES_SOLVED, notebook
+
+pytestmark = pytest.mark.slow  # grading processes are started: seconds each
+
+
+def _tasks(tmp_path: Path, settings: Settings, n: int) -> list[Task]:
+    tasks = []
+    for i in range(n):
+        path = tmp_path / f"l{i}.ipynb"
+        nbformat.write(notebook(SQUARES_SOLVED), path)
+        tasks.append(Task(f"l{i}", read_submission(path), "squares", settings))
+    return tasks
+
+
+def _settings(**limits: Any) -> Settings:
+    options = GradeOptions(lessons_root=FIXTURE_LESSONS, limits=replace(DEFAULT_LIMITS, **limits))
+    return Settings(options.for_any_lesson())
+
+
+@pytest.fixture
+def pools_made(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every pool the dispatch makes, in order."""
+    made: list[Any] = []
+    new_pool = dispatch._new_pool
+
+    def counted(settings: Settings, processes: int) -> Any:
+        made.append(new_pool(settings, processes))
+        return made[-1]
+
+    monkeypatch.setattr(dispatch, "_new_pool", counted)
+    return made
+
+
+def test_a_pool_started_before_its_tasks_grades_them(tmp_path: Path, pools_made: list[Any]) -> None:
+    settings = _settings()
+    with LocalPools(2) as pools:
+        pools.start(settings, most=5)
+        (pool,) = pools_made
+        started = list(pool._processes.values())
+        assert len(started) == 2, "the grading processes start at once, before any task is given"
+        results = dict(pools.run(_tasks(tmp_path, settings, 3)))
+    assert len(pools_made) == 1, "the tasks were graded in a pool of their own, not the one started for them"
+    assert sorted(t.learner for t in results) == ["l0", "l1", "l2"]
+    assert all(isinstance(r, Report) and r.score == 5.0 for r in results.values())
+    assert not any(p.is_alive() for p in started), "a grading process outlived its batch"
+
+
+def test_a_started_pool_no_task_uses_is_stopped(pools_made: list[Any]) -> None:
+    with LocalPools(2) as pools:
+        pools.start(_settings(), most=1)
+        (pool,) = pools_made
+        started = list(pool._processes.values())
+        assert len(started) == 1, "one notebook: one grading process"
+        inflight = pools._inflight
+        assert inflight.is_dir()
+    assert not any(p.is_alive() for p in started)
+    assert not inflight.exists()
+
+
+def test_a_pool_started_for_other_settings_is_not_used(tmp_path: Path, pools_made: list[Any]) -> None:
+    with LocalPools(1) as pools:
+        pools.start(_settings(), most=3)
+        first = list(pools_made[0]._processes.values())
+        other = _settings(output_kb=DEFAULT_LIMITS.output_kb + 1)
+        results = dict(pools.run(_tasks(tmp_path, other, 2)))
+    assert len(pools_made) == 2
+    assert all(isinstance(r, Report) and r.score == 5.0 for r in results.values())
+    assert not any(p.is_alive() for p in first)
+
+
+@pytest.mark.parametrize(
+    ("given", "gradebook", "layout", "expected"),
+    [
+        ({}, False, "flat folder", True),  # a first run grades every notebook
+        ({}, True, "flat folder", False),  # a rerun grades what changed, maybe nothing
+        ({"regrade": True}, True, "flat folder", True),
+        ({"only": ("ada",)}, False, "flat folder", False),
+        ({}, True, ONE_NOTEBOOK, True),  # one learner regraded into the class's folder
+    ],
+)
+def test_a_batch_starts_its_processes_early_only_when_it_grades_every_notebook(
+    tmp_path: Path, given: dict[str, Any], gradebook: bool, layout: str, expected: bool
+) -> None:
+    if gradebook:
+        (tmp_path / FILE_NAME).write_bytes(b"")
+    assert _grades_every_one(tmp_path, BatchOptions(**given), layout) is expected
