@@ -3,7 +3,9 @@
 Two ways to run tasks, both yielding ``(task, result)`` as results arrive, where a result is a
 :class:`Report` or, if the process grading it died, the sentence to record as the ``crashed`` reason:
 
-- :func:`run_local`: pools of local processes we own. A hostile notebook can kill the process grading it
+- :class:`LocalPools` (:func:`run_local` in one call): pools of local processes we own, the first of which may
+  be started before the tasks are known (while the batch reads its notebooks). A hostile notebook can kill the
+  process grading it
   (its worker's parent), which breaks the whole pool. Tasks mark themselves in an in-flight folder, so we
   know which few were running; those are retried one at a time in a one-process pool (the one that breaks
   it is the culprit and gets a ``crashed`` row), then the rest go to a fresh pool.
@@ -176,8 +178,12 @@ class LocalPools:
             return
         marked = self._marked(settings)
         pool = _new_pool(marked, processes)
-        for _ in range(processes):  # each submission finds no idle process and starts one (a spawning pool)
-            pool.submit(_started)
+        try:
+            for _ in range(processes):  # each submission finds no idle process and starts one (a spawning pool)
+                pool.submit(_started)
+        except BrokenProcessPool:  # one died at once (a signal): the tasks will get a fresh pool
+            _stop_pool(pool)
+            return
         self._started = (marked, pool)
 
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, Result]]:

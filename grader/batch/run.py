@@ -168,7 +168,7 @@ def _run_batch(
         check_export(options.export, [e.identity for e in found.entries])  # before grading, not after
         found, batch = _rostered(found, batch, options.roster)
         if isinstance(graders, LocalPools) and _grades_every_one(out, options, found.layout):
-            graders.start(Settings(options.grading.for_any_lesson()), len(found.entries))
+            graders.start(Settings(options.grading.for_any_lesson()), len({e.learner for e in found.entries}))
         fingerprint = grading_fingerprint(options.grading, batch.suites_hash)
         choices = _choose_all(found, batch.lesson)
         batch = _with_secret(batch)
