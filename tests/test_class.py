@@ -137,3 +137,36 @@ def test_grade_class_takes_batch_options_zips_and_keeps_every_import_current(tmp
     assert chapter == {"101": ["3", "5"], "102": ["", "4.5"]}
     with open(out / "chapter" / "chapter.csv", newline="", encoding="utf-8") as f:
         assert {r["key"]: r["cubes"] for r in csv.DictReader(f)} == {"Canvas 101": "3", "Canvas 102": ""}
+
+
+@pytest.mark.slow
+def test_one_set_of_grading_processes_grades_every_lesson_of_a_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Grader grades any lesson: each lesson's batch took processes of its own, which started, imported pytest and
+    booted their zygotes again (a class of six lessons: 3.6 s, then 1.9 s, bench/RESULTS.md round 21)."""
+    from grader.batch import dispatch
+    from grader.batch.classes import grade_class
+    from grader.batch.run import BatchOptions
+    from grader.pipeline import GradeOptions
+
+    made: list[int] = []
+    new_pool = dispatch._new_pool
+
+    def counted(settings: object, processes: int) -> object:
+        made.append(processes)
+        return new_pool(settings, processes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dispatch, "_new_pool", counted)
+    lessons = _two_lessons(tmp_path)
+    klass = tmp_path / "class"
+    write_nb(klass / "squares" / "ada.ipynb", SQUARES_SOLVED)
+    write_nb(klass / "squares" / "bob.ipynb", WRONG_SQUARE)
+    write_nb(klass / "cubes" / "ada.ipynb", SQUARES_SOLVED, "cubes")
+    write_nb(klass / "cubes" / "bob.ipynb", SQUARES_SOLVED, "cubes")
+    run = grade_class(klass, tmp_path / "out", BatchOptions(GradeOptions(lessons_root=lessons), jobs=2))
+    assert made == [2], "a lesson's batch started grading processes of its own"
+    assert {b.rows[0].lesson: sorted(r.score for r in b.rows) for b in run.batches} == {
+        "cubes": [5.0, 5.0],
+        "squares": [3.0, 5.0],
+    }

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow  # grading processes are started: seconds each
 
 def _tasks(tmp_path: Path, settings: Settings, n: int) -> list[Task]:
     tasks = []
+    tmp_path.mkdir(parents=True, exist_ok=True)
     for i in range(n):
         path = tmp_path / f"l{i}.ipynb"
         nbformat.write(notebook(SQUARES_SOLVED), path)
@@ -107,3 +108,34 @@ def test_a_batch_starts_its_processes_early_only_when_it_grades_every_notebook(
     if gradebook:
         (tmp_path / FILE_NAME).write_bytes(b"")
     assert _grades_every_one(tmp_path, BatchOptions(**given), layout) is expected
+
+
+def test_kept_processes_grade_the_next_run_and_a_larger_one_gets_more(tmp_path: Path, pools_made: list[Any]) -> None:
+    """``keep`` (``grade class``): the processes that graded one run grade the next of the same settings, while
+    running between them; a run that needs more processes than they are gets a new pool, and they end."""
+    settings = _settings()
+    with LocalPools(2, keep=True) as pools:
+        first = dict(pools.run(_tasks(tmp_path / "a", settings, 1)))  # one notebook: one process
+        (small,) = pools_made
+        one = list(small._processes.values())
+        assert len(one) == 1 and one[0].is_alive(), "kept between runs"
+        again = dict(pools.run(_tasks(tmp_path / "b", settings, 1)))
+        assert len(pools_made) == 1, "the next run of the same settings started processes of its own"
+        more = dict(pools.run(_tasks(tmp_path / "c", settings, 3)))
+        assert len(pools_made) == 2, "three notebooks on two CPUs kept to one process"
+        one[0].join(30)
+        assert not one[0].is_alive(), "the smaller pool did not end"
+        two = list(pools_made[1]._processes.values())
+    assert [r.score for r in (*first.values(), *again.values(), *more.values())] == [5.0] * 5  # type: ignore[union-attr]
+    assert not any(p.is_alive() for p in two)
+
+
+def test_without_keep_a_run_ends_its_processes(tmp_path: Path, pools_made: list[Any]) -> None:
+    settings = _settings()
+    with LocalPools(1) as pools:
+        dict(pools.run(_tasks(tmp_path / "a", settings, 1)))
+        ended = list(pools._ending)
+        assert len(ended) == 1 and pools._live is None, "a batch's processes were not told to end with its last task"
+        dict(pools.run(_tasks(tmp_path / "b", settings, 1)))
+        assert len(pools_made) == 2
+    assert not any(p.is_alive() for p in ended)

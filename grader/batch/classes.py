@@ -14,11 +14,13 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
 from grader.batch.chapter_links import link
+from grader.batch.dispatch import LocalPools
 from grader.batch.lms_table import CHAPTER_EXPORTS
 from grader.batch.model import BatchSummary, Row
 from grader.batch.progress import ClassProgress, Progress
@@ -137,15 +139,19 @@ def grade_class(
     graded = [(lesson, source) for lesson, source in folders if source is not None and only in (None, lesson)]
     progress = ClassProgress({lesson: count_notebooks(source) for lesson, source in graded}) if show_progress else None
     batches: list[BatchSummary] = []
+    # One set of grading processes for every lesson: a Grader grades any lesson, so each lesson's batch reuses the
+    # processes the one before it started (their imports, zygotes and collected suites) instead of its own.
+    graders = nullcontext(executor) if executor is not None else LocalPools(options.jobs, keep=True)
     try:
-        for lesson_id, source in graded:
-            lesson_options = replace(
-                options,
-                grading=replace(options.grading, lesson=lesson_id),
-                export_name=(names or {}).get(lesson_id),
-            )
-            shown: Progress | None = progress.lesson(lesson_id) if progress is not None else None
-            batches.append(run_batch(source, out / lesson_id, lesson_options, executor, shown, chapters=False))
+        with graders as grading:
+            for lesson_id, source in graded:
+                lesson_options = replace(
+                    options,
+                    grading=replace(options.grading, lesson=lesson_id),
+                    export_name=(names or {}).get(lesson_id),
+                )
+                shown: Progress | None = progress.lesson(lesson_id) if progress is not None else None
+                batches.append(run_batch(source, out / lesson_id, lesson_options, grading, shown, chapters=False))
     finally:
         if progress is not None:
             progress.stop()

@@ -35,7 +35,7 @@ from concurrent.futures import (
 )
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
@@ -127,22 +127,38 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task
         yield from pools.run(tasks)
 
 
+@dataclass(frozen=True)
+class _Live:
+    """A pool whose grading processes are running and take tasks of ``settings``."""
+
+    settings: Settings
+    pool: ProcessPoolExecutor
+    processes: int
+
+
 class LocalPools:
-    """The local pools of grading processes of one batch (:func:`run_local`), whose first pool may be started
-    before the tasks are known (:meth:`start`), so that its processes import, boot their zygotes and collect the
-    suites while the batch process still reads the notebooks and opens the gradebook: one CPU did that alone before.
+    """The local grading processes of one batch (:func:`run_local`), or of several batches one after another
+    (``grade class``'s lessons, ``keep``).
 
-    A context manager: on the way out, a started pool no task used is stopped (:func:`_stop_pool`) and the in-flight
-    folder is deleted. Signals are noted (:class:`_Stop`) only while :meth:`run` grades: before, Ctrl-C raises as
-    anywhere, and the way out stops the started pool."""
+    A pool's processes may be started before the tasks are known (:meth:`start`), so that they import, boot their
+    zygotes and collect the suites while the batch process still reads the notebooks and opens the gradebook: one
+    CPU did that alone before. With ``keep``, a pool whose tasks all came back is kept for the next :meth:`run` of
+    the same settings (a Grader grades any lesson, and settings name none): each of a class's lessons was graded by
+    processes that started, imported pytest and booted their zygotes anew. Without, it is told to end at once, and
+    its processes exit while the batch writes its results.
 
-    def __init__(self, jobs: int | None = None) -> None:
+    A context manager: on the way out, a pool still running is ended (stopped, if an exception is on its way), its
+    processes are waited for and the in-flight folder is deleted. Signals are noted (:class:`_Stop`) only while
+    :meth:`run` grades: before and between, Ctrl-C raises as anywhere, and the way out stops the pool."""
+
+    def __init__(self, jobs: int | None = None, *, keep: bool = False) -> None:
         self.jobs = jobs or default_jobs()
+        self.keep = keep
         self._stop = _Stop()
-        self._started: tuple[Settings, ProcessPoolExecutor] | None = None
+        self._live: _Live | None = None
         self._ending: list[BaseProcess] = []
-        """The processes of pools whose every task is done, told to end: they exit while the batch writes its
-        results, and are waited for on the way out."""
+        """The processes of pools told to end: they exit while the batch writes its results, and are waited for on
+        the way out."""
         self._exits = ExitStack()
         self._inflight = Path()
 
@@ -155,11 +171,13 @@ class LocalPools:
             self._exits = exits.pop_all()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         try:
-            if self._started is not None:
-                _stop_pool(self._started[1])
-                self._started = None
+            live, self._live = self._live, None
+            if live is not None and exc_type is None:
+                self._end(live.pool)
+            elif live is not None:
+                _stop_pool(live.pool)
             while self._ending:
                 self._ending.pop().join()
             remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
@@ -171,12 +189,12 @@ class LocalPools:
         return replace(settings, inflight=self._inflight)
 
     def start(self, settings: Settings, most: int) -> None:
-        """Start the grading processes of the first pool now (``most``: at most this many, the notebooks there are),
-        for tasks of ``settings``: :meth:`run` grades those in it."""
-        processes = min(self.jobs, most)
-        if self._started is not None or processes < 1:
+        """Start grading processes for tasks of ``settings`` now, unless some are running for them (``most``: at
+        most this many, the learners there are): :meth:`run` grades those tasks in them."""
+        marked, processes = self._marked(settings), min(self.jobs, most)
+        if processes < 1 or self._fits(marked, processes):
             return
-        marked = self._marked(settings)
+        self._retire()
         pool = _new_pool(marked, processes)
         try:
             for _ in range(processes):  # each submission finds no idle process and starts one (a spawning pool)
@@ -184,7 +202,7 @@ class LocalPools:
         except BrokenProcessPool:  # one died at once (a signal): the tasks will get a fresh pool
             _stop_pool(pool)
             return
-        self._started = (marked, pool)
+        self._live = _Live(marked, pool, processes)
 
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, Result]]:
         """Grade ``tasks``, yielding each with its result as it arrives. A signal stops it: raises :class:`Stopped`
@@ -196,13 +214,13 @@ class LocalPools:
         suspects: list[Task] = []  # were running when a pool broke: retried one at a time
         while pending or suspects:
             alone = bool(suspects)
-            unfinished = yield from _pool_round(
-                suspects if alone else pending,
-                1 if alone else self.jobs,
-                self._stop,
-                self._ending,
-                None if alone else self._take(),
-            )
+            tasks = suspects if alone else pending
+            live = _Live(tasks[0].settings, _new_pool(tasks[0].settings, 1), 1) if alone else self._live_for(tasks)
+            unfinished = yield from _pool_round(tasks, live.pool, self._stop)
+            if unfinished or alone or not self.keep:  # a broken pool, or one process for one culprit: ended
+                self._end(live.pool)
+            else:
+                self._live = live
             self._stop.check()  # the signal broke the pool: nothing is retried
             running = _take_markers(self._inflight)
             if unfinished and not running:
@@ -216,9 +234,30 @@ class LocalPools:
                 suspects = [t for t in unfinished if t.learner in running]
                 pending = [t for t in unfinished if t.learner not in running]
 
-    def _take(self) -> tuple[Settings, ProcessPoolExecutor] | None:
-        started, self._started = self._started, None
-        return started
+    def _fits(self, settings: Settings, processes: int) -> bool:
+        """Whether the running pool takes tasks of ``settings`` with at least ``processes`` processes."""
+        return self._live is not None and self._live.settings == settings and self._live.processes >= processes
+
+    def _live_for(self, tasks: list[Task]) -> _Live:
+        """The running pool, taken, if it fits ``tasks`` (else it is ended), or a new one."""
+        settings, processes = tasks[0].settings, min(self.jobs, len(tasks))
+        if not self._fits(settings, processes):
+            self._retire()
+            return _Live(settings, _new_pool(settings, processes), processes)
+        live, self._live = self._live, None
+        assert live is not None
+        return live
+
+    def _retire(self) -> None:
+        """End the running pool, if there is one."""
+        live, self._live = self._live, None
+        if live is not None:
+            self._end(live.pool)
+
+    def _end(self, pool: ProcessPoolExecutor) -> None:
+        """Tell ``pool`` to end: its processes exit by themselves, and are waited for on the way out."""
+        self._ending.extend((pool._processes or {}).values())  # shutdown forgets them; the pool's own, no other child
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _started() -> None:
@@ -248,22 +287,11 @@ def _take_markers(folder: Path) -> set[str]:
 
 
 def _pool_round(
-    tasks: list[Task],
-    jobs: int,
-    stop: _Stop,
-    ending: list[BaseProcess],
-    started: tuple[Settings, ProcessPoolExecutor] | None = None,
+    tasks: list[Task], pool: ProcessPoolExecutor, stop: _Stop
 ) -> Generator[tuple[Task, Result], None, list[Task]]:
-    """Run tasks in one pool, ``started`` if it was started for their settings (else a fresh one); return those left
-    unfinished because the pool broke. A pool whose tasks are all done is told to end, and its processes added to
-    ``ending``, for the caller to wait for. A signal (``stop``) ends the round at the next look: what has arrived is
-    yielded, then :class:`Stopped` is raised, once the pool is stopped."""
-    if started is not None and started[0] == tasks[0].settings:
-        pool = started[1]
-    else:
-        if started is not None:  # started for other settings: no task of these can use it
-            _stop_pool(started[1])
-        pool = _new_pool(tasks[0].settings, min(jobs, len(tasks)))
+    """Run tasks in ``pool``; return those left unfinished because the pool broke (the caller ends it, or keeps it
+    when none was). A signal (``stop``) ends the round at the next look: what has arrived is yielded, then
+    :class:`Stopped` is raised, once the pool is stopped."""
     unfinished: list[Task] = []
     try:
         futures: dict[Future[Report], Task] = {}
@@ -292,8 +320,6 @@ def _pool_round(
         _stop_pool(pool)
         remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
         raise
-    ending.extend(pool._processes.values())  # shutdown forgets them: the pool's own, never another child
-    pool.shutdown(wait=False, cancel_futures=True)
     return unfinished
 
 

@@ -128,16 +128,17 @@ def run_batch(
     submissions: Path,
     out: Path,
     options: BatchOptions | None = None,
-    executor: Executor | None = None,
+    executor: Executor | LocalPools | None = None,
     progress: Progress | None = None,
     chapters: bool = True,
 ) -> BatchSummary:
     """Grade every notebook in ``submissions`` (a folder or .zip) into the results folder ``out``.
 
-    ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's); by default local
-    process pools of ``options.jobs`` processes are used. ``chapters``: write again the chapters that read
-    ``out`` (:func:`grader.batch.chapter_links.rewrite_chapters`; ``grade class`` writes its own once, after
-    its last lesson). No grading process inherits the course secret.
+    ``executor`` is any ``concurrent.futures``-style executor (e.g. a Dask cluster's), or the
+    :class:`~grader.batch.dispatch.LocalPools` of a caller grading several batches (``grade class``: their grading
+    processes stay for the next); by default local process pools of ``options.jobs`` processes are used.
+    ``chapters``: write again the chapters that read ``out`` (:func:`grader.batch.chapter_links.rewrite_chapters`;
+    ``grade class`` writes its own once, after its last lesson). No grading process inherits the course secret.
     """
     with secret_kept_from_children():
         return _run_batch(submissions, out, options, executor, progress, chapters)
@@ -147,7 +148,7 @@ def _run_batch(
     submissions: Path,
     out: Path,
     options: BatchOptions | None,
-    executor: Executor | None,
+    executor: Executor | LocalPools | None,
     progress: Progress | None,
     chapters: bool,
 ) -> BatchSummary:
@@ -215,8 +216,9 @@ def _run_batch(
 
 
 @contextmanager
-def _graders(executor: Executor | None, jobs: int | None) -> Iterator[Executor | LocalPools]:
-    """Where the batch's notebooks are graded: the executor given (a Dask cluster's), else this machine's pools."""
+def _graders(executor: Executor | LocalPools | None, jobs: int | None) -> Iterator[Executor | LocalPools]:
+    """Where the batch's notebooks are graded: the executor given (a Dask cluster's, or the local pools of a caller
+    grading several batches), else this machine's pools, for this batch alone."""
     if executor is not None:
         yield executor
         return
