@@ -137,3 +137,23 @@ def test_a_lender_started_on_a_thread_that_ends_stays_warm_for_the_next_learner(
         thread.join()
         time.sleep(0.2)  # time for a worker killed with its thread to be seen dead
     assert len(spawned) == 1
+
+
+def test_idle_lenders_of_lessons_graded_before_the_last_two_are_closed(lenders: Lenders, tmp_path: Path) -> None:
+    """A process grading lessons in turn (`grade class`, the daemon) kept a lender's worker for every lesson it had
+    graded: six lessons, two grading processes, twelve processes of ~19 MB. The last two lessons' stay warm."""
+    solutions = []
+    for name in ("one", "two", "three"):
+        (tmp_path / name).mkdir()
+        solutions.append(read_submission(notebook(tmp_path / name, {**SOLUTION, "name": f"name = {name!r}"})))
+    taken = []
+    for solution in solutions:
+        lender = lenders.take(solution)
+        lender.ready()
+        assert lender.call("remember", [solution.path.parent.name], {}) == 1
+        lenders.give(lender)
+        taken.append(lender)
+    first, second, third = taken
+    assert not first.warm and first._worker is None, "the first lesson's lender is still running"
+    assert lenders.take(solutions[1]) is second, "the second lesson's lender was not kept warm"
+    assert lenders.take(solutions[2]) is third

@@ -48,6 +48,9 @@ from grader.model import Submission
 KEPT_RESULTS = 4096
 #: Longest encoded arguments, and result, a lender keeps a result for (the rest are asked every time).
 KEPT_CHARS = 512
+#: Solutions whose idle lenders a pool keeps warm, the last asked for: a process grading several lessons in turn
+#: (``grade class``, the daemon) kept a lender's worker (~19 MB) for every lesson it had graded.
+WARM_SOLUTIONS = 2
 
 
 class LentFunctionFailed(RuntimeError):
@@ -193,18 +196,22 @@ def _scalars(items: list[Any]) -> bool:
 
 
 class Lenders:
-    """Lenders kept warm between notebooks: one per notebook graded at once and per solution, as zygotes are."""
+    """Lenders kept warm between notebooks: one per notebook graded at once and per solution, as zygotes are, for
+    the :data:`WARM_SOLUTIONS` solutions asked for last."""
 
     def __init__(self, limits: Limits, mode: WorkerMode) -> None:
         self._limits, self._mode = limits, mode
         self._lock = threading.Lock()
         self._idle: list[Lender] = []
         self._all: list[Lender] = []
+        self._recent: list[Submission] = []
+        """The solutions asked for, the last asked last: their idle lenders are kept."""
 
     def take(self, solution: Submission) -> Lender:
         """A lender of ``solution``'s functions that only the caller (one learner's notebook) uses until it
         :meth:`give`\\ s it back. Its worker is spawned, never forked from a notebook's zygote: the zygote's sweep
-        after each learner would end it, and it would share that learner's sandbox."""
+        after each learner would end it, and it would share that learner's sandbox. Idle lenders of a solution no
+        longer among the last :data:`WARM_SOLUTIONS` asked for are closed."""
         with self._lock:
             found = next((x for x in self._idle if x.solution == solution), None)
             if found is not None:
@@ -212,6 +219,15 @@ class Lenders:
             else:
                 found = Lender(solution, self._limits, self._mode)
                 self._all.append(found)
+            if solution in self._recent:
+                self._recent.remove(solution)
+            self._recent = [*self._recent, solution][-WARM_SOLUTIONS:]
+            cold = [x for x in self._idle if x.solution not in self._recent]
+            for lender in cold:
+                self._idle.remove(lender)
+                self._all.remove(lender)
+        for lender in cold:
+            lender.close()
         found.next_learner()
         found.boot()
         return found
