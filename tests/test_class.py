@@ -144,7 +144,7 @@ def test_one_set_of_grading_processes_grades_every_lesson_of_a_class(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Grader grades any lesson: each lesson's batch took processes of its own, which started, imported pytest and
-    booted their zygotes again (a class of six lessons: 3.6 s, then 1.9 s, bench/RESULTS.md round 21)."""
+    booted their zygotes again (the example class of six lessons: 3.6 s, then 2.0 s; bench/RESULTS.md round 21)."""
     from grader.batch import dispatch
     from grader.batch.classes import grade_class
     from grader.batch.run import BatchOptions
