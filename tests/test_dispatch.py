@@ -4,6 +4,7 @@ task uses is stopped, and one started for other settings is not used; and when a
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,20 @@ def test_without_keep_a_run_ends_its_processes(tmp_path: Path, pools_made: list[
         dict(pools.run(_tasks(tmp_path / "b", settings, 1)))
         assert len(pools_made) == 2
     assert not any(p.is_alive() for p in ended)
+
+
+def test_a_kept_pool_whose_process_died_meanwhile_is_not_used(tmp_path: Path, pools_made: list[Any]) -> None:
+    """A process of a kept pool killed while it waited for the next batch (the OOM killer, a stray signal) broke the
+    pool: the next batch gets a fresh one, not "stopped before grading anything"."""
+    settings = _settings()
+    with LocalPools(1, keep=True) as pools:
+        dict(pools.run(_tasks(tmp_path / "a", settings, 1)))
+        (process,) = pools_made[0]._processes.values()
+        process.kill()
+        process.join(30)
+        deadline = time.monotonic() + 30
+        while not pools_made[0]._broken and time.monotonic() < deadline:  # its manager thread notices
+            time.sleep(0.01)
+        results = dict(pools.run(_tasks(tmp_path / "b", settings, 1)))
+    assert len(pools_made) == 2
+    assert [r.score for r in results.values()] == [5.0]  # type: ignore[union-attr]

@@ -3,12 +3,11 @@
 Two ways to run tasks, both yielding ``(task, result)`` as results arrive, where a result is a
 :class:`Report` or, if the process grading it died, the sentence to record as the ``crashed`` reason:
 
-- :class:`LocalPools` (:func:`run_local` in one call): pools of local processes we own, the first of which may
-  be started before the tasks are known (while the batch reads its notebooks). A hostile notebook can kill the
-  process grading it
-  (its worker's parent), which breaks the whole pool. Tasks mark themselves in an in-flight folder, so we
-  know which few were running; those are retried one at a time in a one-process pool (the one that breaks
-  it is the culprit and gets a ``crashed`` row), then the rest go to a fresh pool.
+- :meth:`LocalPools.run`: pools of local processes we own, which may be started before the tasks are known (while
+  the batch reads its notebooks) and kept for the next batch (``grade class``'s lessons). A hostile notebook can
+  kill the process grading it (its worker's parent), which breaks the whole pool. Tasks mark themselves in an
+  in-flight folder, so we know which few were running; those are retried one at a time in a one-process pool (the
+  one that breaks it is the culprit and gets a ``crashed`` row), then the rest go to a fresh pool.
 - :func:`run_on`: any ``concurrent.futures``-style executor someone else owns (a Dask cluster's). A task
   whose worker died is reported as crashed (Dask retries it on other workers first, then gives up).
 
@@ -119,14 +118,6 @@ class _Stop:
             )
 
 
-def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[tuple[Task, Result]]:
-    """Run ``tasks`` in local process pools of ``jobs`` processes (default: one per core), rebuilding broken pools.
-
-    A signal stops it (:class:`_Stop`): raises :class:`Stopped` once the grading processes are gone."""
-    with LocalPools(jobs) as pools:
-        yield from pools.run(tasks)
-
-
 @dataclass(frozen=True)
 class _Live:
     """A pool whose grading processes are running and take tasks of ``settings``."""
@@ -137,8 +128,8 @@ class _Live:
 
 
 class LocalPools:
-    """The local grading processes of one batch (:func:`run_local`), or of several batches one after another
-    (``grade class``'s lessons, ``keep``).
+    """The local grading processes of one batch, or of several batches one after another (``grade class``'s
+    lessons, ``keep``).
 
     A pool's processes may be started before the tasks are known (:meth:`start`), so that they import, boot their
     zygotes and collect the suites while the batch process still reads the notebooks and opens the gradebook: one
@@ -235,8 +226,15 @@ class LocalPools:
                 pending = [t for t in unfinished if t.learner not in running]
 
     def _fits(self, settings: Settings, processes: int) -> bool:
-        """Whether the running pool takes tasks of ``settings`` with at least ``processes`` processes."""
-        return self._live is not None and self._live.settings == settings and self._live.processes >= processes
+        """Whether the running pool takes tasks of ``settings`` with at least ``processes`` processes, all of them
+        alive (one that died while the pool waited for the next batch broke it)."""
+        live = self._live
+        return (
+            live is not None
+            and live.settings == settings
+            and live.processes >= processes
+            and not live.pool._broken  # the pool's own record: set by its manager thread when a process dies
+        )
 
     def _live_for(self, tasks: list[Task]) -> _Live:
         """The running pool, taken, if it fits ``tasks`` (else it is ended), or a new one."""
