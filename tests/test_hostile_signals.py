@@ -188,3 +188,48 @@ def test_sigterm_to_the_group_many_times_ends_the_batch_and_keeps_its_rows(
     assert {learner: question_scores(r) for learner, r in results(out).items()} == dict.fromkeys(
         LEARNERS, SOLVED_SCORES
     )
+
+
+@pytest.mark.slow
+def test_sigterm_to_grade_class_while_its_kept_processes_grade_the_next_lesson(shared_tmp: Path) -> None:  # noqa: F811
+    """`grade class` keeps its grading processes from one lesson's batch to the next (`LocalPools(keep=True)`):
+    signalled while they grade its second lesson, it exits 143 and says why, leaves no process or folder, keeps the
+    first lesson's rows, and the same command grades the rest."""
+    from tests.test_chapter import _two_lessons
+
+    temp = shared_tmp / f"class-{time.monotonic_ns()}"
+    temp.mkdir()
+    temp.chmod(0o711)
+    lessons, klass, out = _two_lessons(temp), temp / "class", temp / "out"
+    for learner in LEARNERS[:4]:
+        write_nb(klass / "squares" / f"{learner}.ipynb", [SLOW, *SQUARES_SOLVED])
+        write_nb(klass / "cubes" / f"{learner}.ipynb", [SLOW, *SQUARES_SOLVED], "cubes")
+    command = ["grade", "class", str(klass), "--out", str(out), "--lessons", str(lessons), "--jobs", "2"]
+    env = {**os.environ, "TMPDIR": str(temp)}
+    grade = subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_until(
+            lambda: (out / "cubes" / "grades.csv").exists() and _grading(grade, out, temp),  # type: ignore[arg-type]
+            120,
+            "the second lesson's grading",
+        )
+        for _ in range(SIGNALS):
+            os.killpg(grade.pid, signal.SIGTERM)
+            time.sleep(0.01)
+        _, stderr = grade.communicate(timeout=EXIT_SECONDS)
+        wait_until(lambda: not group_alive(grade.pid), 30, "the end of its grading processes")
+    finally:
+        if grade.poll() is None:
+            os.killpg(grade.pid, signal.SIGKILL)
+            grade.wait()
+    said = stderr.decode(errors="replace")
+    assert grade.returncode == 128 + signal.SIGTERM, said[-2000:]
+    assert "stopped by SIGTERM" in said, said[-2000:]
+    wait_until(lambda: working_in(temp) == [], 30, "the end of every learner's worker")
+    assert [name for name in os.listdir(temp) if name.startswith(OURS)] == [], "a grading folder was left behind"
+    assert set(results(out / "cubes")) == set(LEARNERS[:4])  # the first lesson's rows were kept
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    for lesson in ("cubes", "squares"):
+        scores = {learner: question_scores(r) for learner, r in results(out / lesson).items()}
+        assert scores == dict.fromkeys(LEARNERS[:4], SOLVED_SCORES), lesson
