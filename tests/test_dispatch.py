@@ -19,6 +19,7 @@ from grader.batch.layouts import ONE_NOTEBOOK
 from grader.batch.run import BatchOptions, _grades_every_one
 from grader.batch.work import Settings, Task
 from grader.config import DEFAULT_LIMITS
+from grader.errors import GraderError
 from grader.model import Report
 from grader.pipeline import GradeOptions
 from grader.read import read_submission
@@ -157,3 +158,26 @@ def test_a_kept_pool_whose_process_died_meanwhile_is_not_used(tmp_path: Path, po
         results = dict(pools.run(_tasks(tmp_path / "b", settings, 1)))
     assert len(pools_made) == 2
     assert [r.score for r in results.values()] == [5.0]  # type: ignore[union-attr]
+
+
+def test_pools_refuse_to_grade_outside_a_with_block(tmp_path: Path) -> None:
+    """Outside ``with`` there is no in-flight folder: tasks marked themselves in the working directory, and the batch
+    deleted every file there it took for a marker."""
+    pools = LocalPools(1)
+    with pytest.raises(GraderError, match="inside a `with` block"):
+        pools.start(_settings(), most=1)
+    with pytest.raises(GraderError, match="inside a `with` block"):
+        next(iter(pools.run(_tasks(tmp_path, _settings(), 1))))
+
+
+def test_a_run_its_caller_leaves_by_raising_is_stopped_on_the_way_out(tmp_path: Path, pools_made: list[Any]) -> None:
+    """The batch raised while recording a result (a full disk): the pool of the run it left behind was still grading
+    when the in-flight folder was deleted, and was stopped only when the run was collected."""
+    settings = _settings()
+    with pytest.raises(OSError, match="disk full"), LocalPools(2) as pools:
+        run = pools.run(_tasks(tmp_path, settings, 6))
+        next(run)
+        processes = list(pools_made[0]._processes.values())
+        raise OSError("disk full")
+    assert not any(p.is_alive() for p in processes), "a grading process outlived the batch that raised"
+    run.close()  # collected later: nothing more to stop, and nothing raised

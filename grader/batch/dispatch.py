@@ -147,11 +147,14 @@ class LocalPools:
         self.keep = keep
         self._stop = _Stop()
         self._live: _Live | None = None
+        self._running: _Live | None = None
+        """The pool a :meth:`run` grades in now: stopped on the way out if that run did not end (its caller raised)."""
         self._ending: list[BaseProcess] = []
         """The processes of pools told to end: they exit while the batch writes its results, and are waited for on
         the way out."""
         self._exits = ExitStack()
-        self._inflight = Path()
+        self._inflight: Path | None = None
+        """Made on the way in (``with``): where each task marks itself while it runs."""
 
     def __enter__(self) -> LocalPools:
         remove_stale(INFLIGHT_PREFIX)
@@ -164,20 +167,31 @@ class LocalPools:
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         try:
-            live, self._live = self._live, None
-            if live is not None and exc_type is None:
-                self._end(live.pool)
-            elif live is not None:
-                _stop_pool(live.pool)
-            while self._ending:
-                self._ending.pop().join()
+            for live in (self._running, self._live):  # a run its caller left (it raised): stopped, as on an error
+                if live is not None and (exc_type is not None or live is self._running):
+                    _stop_pool(live.pool)
+                elif live is not None:
+                    self._end(live.pool)
+            self._running = self._live = None
+            ending, self._ending = self._ending, []
+            if exc_type is None:
+                for process in ending:
+                    process.join()
+            else:  # on the way out of an error or a signal, every wait is bounded
+                _stop_processes(ending)
             remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
         finally:
+            self._inflight = None
             self._exits.close()
 
     def _marked(self, settings: Settings) -> Settings:
         """``settings`` with this batch's in-flight folder, where each task marks itself while it runs."""
-        return replace(settings, inflight=self._inflight)
+        return replace(settings, inflight=self._folder())
+
+    def _folder(self) -> Path:
+        if self._inflight is None:
+            raise GraderError("LocalPools grades only inside a `with` block (it makes its in-flight folder there).")
+        return self._inflight
 
     def start(self, settings: Settings, most: int) -> None:
         """Start grading processes for tasks of ``settings`` now, unless some are running for them (``most``: at
@@ -186,14 +200,13 @@ class LocalPools:
         if processes < 1 or self._fits(marked, processes):
             return
         self._retire()
-        pool = _new_pool(marked, processes)
+        self._live = live = _Live(marked, _new_pool(marked, processes), processes)  # the way out stops it, whatever
         try:
             for _ in range(processes):  # each submission finds no idle process and starts one (a spawning pool)
-                pool.submit(_started)
+                live.pool.submit(_started)
         except BrokenProcessPool:  # one died at once (a signal): the tasks will get a fresh pool
-            _stop_pool(pool)
-            return
-        self._live = _Live(marked, pool, processes)
+            self._live = None
+            _stop_pool(live.pool)
 
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, Result]]:
         """Grade ``tasks``, yielding each with its result as it arrives. A signal stops it: raises :class:`Stopped`
@@ -207,13 +220,18 @@ class LocalPools:
             alone = bool(suspects)
             tasks = suspects if alone else pending
             live = _Live(tasks[0].settings, _new_pool(tasks[0].settings, 1), 1) if alone else self._live_for(tasks)
+            self._running = live
             unfinished = yield from _pool_round(tasks, live.pool, self._stop)
-            if unfinished or alone or not self.keep:  # a broken pool, or one process for one culprit: ended
+            self._running = None
+            if unfinished:  # it broke: its processes are gone before its markers are read, and what they left
+                live.pool.shutdown(wait=True, cancel_futures=True)
+                remove_leftovers()
+            elif alone or not self.keep:  # one process for one culprit, or one batch's pool: ended
                 self._end(live.pool)
             else:
                 self._live = live
             self._stop.check()  # the signal broke the pool: nothing is retried
-            running = _take_markers(self._inflight)
+            running = _take_markers(self._folder())
             if unfinished and not running:
                 raise GraderError("The grading processes stopped before grading anything; run the batch again.")
             if alone:  # one process, one task at a time: the task that was running is the culprit
@@ -254,7 +272,7 @@ class LocalPools:
 
     def _end(self, pool: ProcessPoolExecutor) -> None:
         """Tell ``pool`` to end: its processes exit by themselves, and are waited for on the way out."""
-        self._ending.extend((pool._processes or {}).values())  # shutdown forgets them; the pool's own, no other child
+        self._ending.extend(_processes_of(pool))
         pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -322,14 +340,20 @@ def _pool_round(
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool at once, within a bound: SIGTERM to each grading process (it kills its learners' workers and
-    exits within :data:`STOP_SECONDS`), SIGKILL to any still there a second after that, then shut it down.
+    """Stop a pool at once, within a bound (:func:`_stop_processes`), then shut it down.
 
     Waiting for the pool to finish by itself (``shutdown(wait=True)``) waited for the notebooks being graded, and
     forever for a grading process that did not exit."""
-    processes = list(pool._processes.values())  # the pool's own: never another child of a library caller
+    _stop_processes(_processes_of(pool))
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_processes(processes: list[BaseProcess]) -> None:
+    """SIGTERM to each grading process (it kills its learners' workers and exits within :data:`STOP_SECONDS`), SIGKILL
+    to any still there a second after that."""
     for process in processes:
-        process.terminate()
+        if process.is_alive():
+            process.terminate()
     deadline = time.monotonic() + STOP_SECONDS + 1
     for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
@@ -337,4 +361,9 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         if process.is_alive():
             process.kill()  # its workers die with it (bubblewrap's --die-with-parent, PR_SET_PDEATHSIG)
             process.join(1)
-    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _processes_of(pool: ProcessPoolExecutor) -> list[BaseProcess]:
+    """The pool's own processes (never another child of a library caller); none once it is shut down, which forgets
+    them."""
+    return list((pool._processes or {}).values())

