@@ -79,8 +79,7 @@ class _Grade(_ReportedGroup):
 def _stop(signum: int, _frame: FrameType | None) -> None:
     """End ``grade`` by an exception, so that every ``finally`` on the way out runs. (While a batch grades, its
     dispatch handles these signals itself: :mod:`grader.batch.dispatch`.)"""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)  # a second signal must not interrupt the cleanup the first one started
+    _ignore_stop_signals()  # a second signal must not interrupt the cleanup the first one started
     os.write(2, f"grade: stopped by {signal.Signals(signum).name}\n".encode())  # no lock: a handler's own output
     pool = sys.modules.get("multiprocessing")
     for child in pool.active_children() if pool is not None else ():  # a batch's grading processes: each one

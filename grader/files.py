@@ -28,11 +28,7 @@ def write_atomic(path: Path, text: str) -> None:
     Always valid UTF-8: a character that cannot be encoded (which :mod:`grader.text` already replaced) is
     written as ``?`` rather than failing the caller.
     """
-    with atomic_path(path) as temporary:
-        with open(temporary, "w", encoding="utf-8", errors="replace", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+    write_all_atomic([(path, text)])
 
 
 SYNC_THREADS = 8
@@ -40,15 +36,14 @@ SYNC_THREADS = 8
 
 
 def write_all_atomic(files: Iterable[tuple[Path, str]]) -> None:
-    """:func:`write_atomic` for many files (each path once), each either its old self or its whole new text.
+    """Write each ``(path, text)`` (each path once) so that every file is either its old self or its whole new text
+    (:func:`write_atomic` is this for one file), in UTF-8 as :func:`write_atomic` says.
 
     Each text is written to its temporary name, then every one is flushed to the disk from a few threads at once
     (the journal commits them together: one by one, a results folder's 80 feedback pages waited ~45 ms for their
     flushes in turn, ~10 ms together), and only then is each moved into place. A failure deletes every temporary
     file not yet moved; those already moved are whole.
     """
-    from concurrent.futures import ThreadPoolExecutor  # here: the other writers of this module need no threads
-
     written: list[tuple[Path, Path]] = []
     moved = 0
     try:
@@ -57,15 +52,26 @@ def write_all_atomic(files: Iterable[tuple[Path, str]]) -> None:
             written.append((temporary, path))
             with open(temporary, "w", encoding="utf-8", errors="replace", newline="") as f:
                 f.write(text)
-        with ThreadPoolExecutor(min(SYNC_THREADS, max(1, len(written))), thread_name_prefix="sync") as flushing:
-            for _ in flushing.map(_sync, [temporary for temporary, _ in written]):
-                pass
+        _sync_all([temporary for temporary, _ in written])
         for temporary, path in written:
             os.replace(temporary, path)
             moved += 1
     finally:
         for temporary, _ in written[moved:]:
             temporary.unlink(missing_ok=True)
+
+
+def _sync_all(paths: list[Path]) -> None:
+    """Flush every file of ``paths`` to the disk: from a few threads at once when there are several."""
+    if len(paths) <= 1:
+        for path in paths:
+            _sync(path)
+        return
+    from concurrent.futures import ThreadPoolExecutor  # here: a single file's write (most callers) needs no thread
+
+    with ThreadPoolExecutor(min(SYNC_THREADS, len(paths)), thread_name_prefix="sync") as flushing:
+        for _ in flushing.map(_sync, paths):
+            pass
 
 
 def _temporary(path: Path) -> Path:

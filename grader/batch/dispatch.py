@@ -167,12 +167,14 @@ class LocalPools:
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         try:
-            for live in (self._running, self._live):  # a run its caller left (it raised): stopped, as on an error
-                if live is not None and (exc_type is not None or live is self._running):
-                    _stop_pool(live.pool)
-                elif live is not None:
-                    self._end(live.pool)
+            running, live = self._running, self._live
             self._running = self._live = None
+            if running is not None:  # a run its caller left (it raised): stopped, as on an error
+                _stop_pool(running.pool)
+            if live is not None and exc_type is None:
+                self._end(live.pool)
+            elif live is not None:
+                _stop_pool(live.pool)
             ending, self._ending = self._ending, []
             if exc_type is None:
                 for process in ending:
