@@ -6,8 +6,8 @@ suites against that namespace through one :class:`grader.suites.session.SuiteSes
 :class:`grader.selfcheck.NamespaceTarget`, then scores it with :func:`grader.score.score`. What ``grade
 batch`` costs beyond this is the price of isolation (a worker process per notebook and the channel).
 
-Prints one JSON object: timings and every learner's score.  Usage: ``python bench/floor.py FOLDER [LESSON]``
-(the lesson defaults to decode)
+Prints one JSON object: timings (``seconds``: each notebook's, read to score) and every learner's score.
+Usage: ``python bench/floor.py FOLDER [LESSON]`` (the lesson defaults to decode)
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ def main(folder: Path, lesson_id: str = "decode") -> dict[str, Any]:
     paths = sorted(folder.glob("*.ipynb"))
     t1 = time.perf_counter()
     scores: dict[str, float] = {}
+    seconds: dict[str, float] = {}
     exec_seconds = 0.0
     with SuiteSession(lesson) as suites:
         t2 = time.perf_counter()
         for path in paths:
+            r0 = time.perf_counter()
             submission = read_submission(path)
             e0 = time.perf_counter()
             namespace: dict[str, object] = {"__name__": "__main__"}
@@ -49,6 +51,7 @@ def main(folder: Path, lesson_id: str = "decode") -> dict[str, Any]:
             exec_seconds += time.perf_counter() - e0
             outcomes = suites.run(NamespaceTarget(namespace))
             scores[path.stem] = score(lesson, submission, Execution(isolation="none"), outcomes).score
+            seconds[path.stem] = time.perf_counter() - r0
         t3 = time.perf_counter()
     return {
         "notebooks": len(paths),
@@ -58,6 +61,7 @@ def main(folder: Path, lesson_id: str = "decode") -> dict[str, Any]:
         "exec_s": exec_seconds,
         "per_notebook_s": (t3 - t2) / max(1, len(paths)),
         "scores": scores,
+        "seconds": seconds,
     }
 
 
