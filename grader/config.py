@@ -53,6 +53,10 @@ HANG_UP_EXIT_SECONDS = 0.05
 #: Seconds a zygote waits, after a sweep, for the kernel to free what the learner's processes held (sockets sent
 #: inside sockets), before it ends itself so that the next learner gets a new sandbox.
 SETTLE_SECONDS = 0.2
+#: Seconds a batch waits for its gradebook's disk to have room again before it stops: a learner's notebook can fill
+#: the disk its working folder is on until its time runs out (its folder is then deleted), and the batch rides that
+#: out instead of stopping; longer than a notebook may run with the default limits (30 s of cells, 60 s of calls).
+DISK_FULL_WAIT_SECONDS = 120.0
 
 #: Exit status of ``grade`` when a notebook could not be graded (unreadable, broken lesson); 0 when it was,
 #: whatever its score; 2 for bad usage (click's).

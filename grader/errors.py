@@ -49,6 +49,11 @@ class CourseSecretMissing(GraderError):
     """A lesson gives each learner their own numbers and the course secret that draws them is missing or weak."""
 
 
+class ResultsUnwritable(GraderError):
+    """The results folder's gradebook could not be written (its disk full, read-only, or locked by another run); what
+    was graded before is kept in it."""
+
+
 class Stopped(GraderError):
     """A signal (SIGTERM, SIGINT, SIGHUP) stopped the command on purpose; ``grade`` exits with 128 + ``signum``."""
 

@@ -13,19 +13,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 from grader import __version__
 from grader.batch.model import STATUSES, Row
 from grader.batch.names import is_safe_id
-from grader.config import DEFAULT_UNGRADABLE, Ungradable
+from grader.config import DEFAULT_UNGRADABLE, DISK_FULL_WAIT_SECONDS, Ungradable
+from grader.errors import ResultsUnwritable
+from grader.model import QuestionResult
 from grader.report.rows import row_from_dict, row_to_dict
 from grader.text import plain
 
+_T = TypeVar("_T")
+
 FILE_NAME = "gradebook.sqlite"
+#: The longest pause between two tries of a write while the disk is full.
+_FULL_PAUSE_SECONDS = 5.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -131,6 +139,15 @@ def _well_typed(row: Row) -> bool:
     return row.status in STATUSES and all(isinstance(text, str) for text in texts)
 
 
+def _unwritable(path: Path, err: sqlite3.Error, full: bool, waited: float) -> str:
+    done, why = ("written", f"its disk stayed full for {waited:.0f} s") if full else ("used", str(err))
+    return (
+        f"The gradebook {path} could not be {done} ({why}). Free space on that disk (or give another --out), make "
+        "sure no other grade is writing to the same results folder, and run the same command again: every notebook "
+        "graded before this is kept in the gradebook and is not graded again."
+    )
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -141,6 +158,9 @@ class Gradebook:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._writing(self._open)
+
+    def _open(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # with WAL: a killed process loses no committed row
         self._db.executescript(_SCHEMA)
@@ -150,14 +170,44 @@ class Gradebook:
                 if column not in have:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
+    def _writing(self, write: Callable[[], _T]) -> _T:
+        """``write()``, tried again while the disk is full, for up to :data:`DISK_FULL_WAIT_SECONDS`.
+
+        A learner's notebook can fill the disk its working folder shares with the results until its time runs out;
+        its folder is deleted then. Stopping the batch at the first full disk would stop it on every rerun too, since
+        that notebook is graded again each time. Each try is one transaction (a failed one is rolled back), so
+        trying again writes each grading once. Any other failure, or a disk still full, is
+        :class:`ResultsUnwritable`, with what was committed before kept.
+        """
+        waited, pause = 0.0, 0.25
+        while True:
+            try:
+                return write()
+            except sqlite3.Error as err:
+                full = getattr(err, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL
+                if not full or waited >= DISK_FULL_WAIT_SECONDS:
+                    raise ResultsUnwritable(_unwritable(self.path, err, full, waited)) from None
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, _FULL_PAUSE_SECONDS)
+
     def start_run(self, source: str) -> int:
-        cursor = self._db.execute(
-            "INSERT INTO runs (started_at, grader_version, source) VALUES (?, ?, ?)", (_now(), __version__, source)
+        return self._writing(
+            lambda: int(
+                self._db.execute(
+                    "INSERT INTO runs (started_at, grader_version, source) VALUES (?, ?, ?)",
+                    (_now(), __version__, source),
+                ).lastrowid
+                or 0
+            )
         )
-        return int(cursor.lastrowid or 0)
 
     def finish_run(self, run_id: int) -> None:
-        self._db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
+        self._set(run_id, "finished_at", _now())
+
+    def _set(self, run_id: int, column: str, value: str) -> None:
+        """One column of a run (a name written here, never a learner's text)."""
+        self._writing(lambda: self._db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)))
 
     def previous_run_unfinished(self, run_id: int) -> bool:
         """Whether the run before ``run_id`` never finished (killed or interrupted); its graded rows are kept."""
@@ -191,7 +241,7 @@ class Gradebook:
 
     def set_roster(self, run_id: int, learners: Iterable[str]) -> None:
         """Remember the class of a run over a whole submissions folder (a one-notebook run keeps the last one)."""
-        self._db.execute("UPDATE runs SET learners = ? WHERE id = ?", (json.dumps(list(learners)), run_id))
+        self._set(run_id, "learners", json.dumps(list(learners)))
 
     def roster(self) -> list[str]:
         """The learners of the latest run over a whole submissions folder, in its order (for a gradebook older
@@ -206,7 +256,7 @@ class Gradebook:
 
     def set_export(self, run_id: int, to: str, name: str | None) -> None:
         """Remember the LMS import file this run wrote, so later runs keep it up to date."""
-        self._db.execute("UPDATE runs SET export = ? WHERE id = ?", (json.dumps([to, name]), run_id))
+        self._set(run_id, "export", json.dumps([to, name]))
 
     def last_export(self) -> tuple[str, str | None] | None:
         """The LMS import file the latest run that asked for one wrote: its layout and column name."""
@@ -221,7 +271,7 @@ class Gradebook:
 
     def set_ungradable(self, run_id: int, ungradable: Ungradable) -> None:
         """Remember what this run's LMS import holds for a row that is not ``graded`` (``blank`` or ``zero``)."""
-        self._db.execute("UPDATE runs SET ungradable = ? WHERE id = ?", (ungradable, run_id))
+        self._set(run_id, "ungradable", ungradable)
 
     def ungradable(self) -> Ungradable:
         """What the latest run chose for ungradable rows (``grade export`` writes the same); ``blank`` if none did."""
@@ -239,6 +289,17 @@ class Gradebook:
         :func:`row_to_dict` makes the JSON.
         """
         questions = row.report.questions if row.report else ()
+        self._writing(lambda: self._insert(run_id, row, digest, suites_hash, options, questions))
+
+    def _insert(
+        self,
+        run_id: int,
+        row: Row,
+        digest: str,
+        suites_hash: str,
+        options: Mapping[str, str] | None,
+        questions: tuple[QuestionResult, ...],
+    ) -> None:
         with self._db:  # a transaction: all of this grading or none of it
             self._db.execute("BEGIN IMMEDIATE")
             cursor = self._db.execute(
