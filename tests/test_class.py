@@ -64,6 +64,10 @@ def test_a_lesson_folder_may_hold_its_download_as_one_zip(tmp_path: Path) -> Non
     beside = _zip(klass / "cubes.zip", {"ada.ipynb": nb})
     assert lesson_folders(klass, lessons) == [("cubes", beside), ("squares", inside)]
     assert count_notebooks(inside) == 2 and count_notebooks(klass / "squares") == 0
+    (klass / "__MACOSX" / "squares").mkdir(parents=True)  # a class unzipped on a Mac: the archiver's metadata
+    (klass / "__MACOSX" / "squares" / "._ada.ipynb").write_bytes(b"\x00\x05\x16\x07")
+    (klass / ".ipynb_checkpoints").mkdir()
+    assert lesson_folders(klass, lessons) == [("cubes", beside), ("squares", inside)]
     (klass / "cubes").mkdir()
     with pytest.raises(UsageError, match="cubes twice"):
         lesson_folders(klass, lessons)

@@ -21,6 +21,7 @@ from pathlib import Path
 from grader.batch.chapter import Chapter, LessonColumn, lesson_results, write_chapter_view
 from grader.batch.chapter_links import link
 from grader.batch.dispatch import LocalPools
+from grader.batch.layouts import ignored
 from grader.batch.lms_table import CHAPTER_EXPORTS
 from grader.batch.model import BatchSummary, Row
 from grader.batch.progress import ClassProgress, Progress
@@ -55,7 +56,7 @@ def lesson_folders(class_folder: Path, lessons_root: Path | None = None) -> list
     known = available_lessons(lessons_root)
     found: dict[str, list[Path]] = {}
     for path in sorted(class_folder.iterdir()):
-        if path.name.startswith("."):
+        if ignored(path):  # hidden, or what an archiver or Jupyter left beside the lessons (__MACOSX)
             continue
         if path.is_dir():
             found.setdefault(path.name, []).append(_inside(path))

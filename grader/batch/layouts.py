@@ -164,7 +164,7 @@ def _outside_pattern(lms: str, names: list[str], what: str) -> tuple[str, ...]:
 
 def _folder_per_learner(root: Path, top: Path, shown_root: str | None) -> Found | None:
     """An LMS download with a folder per learner, if most folders' names match one pattern; else None."""
-    folders = sorted(c for c in root.iterdir() if c.is_dir() and not _ignored(c))
+    folders = sorted(c for c in root.iterdir() if c.is_dir() and not ignored(c))
     lms = lms_names([f.name for f in folders], LMS_FOLDER_PATTERNS)
     if lms is None:
         return None
@@ -207,7 +207,7 @@ def _notebooks_under(folder: Path) -> list[tuple[Path, str]]:
             found.append((here, f"The folder {shown_name(here.name)} cannot be read ({err.strerror}); {_FLATTEN}"))
             continue
         for path, is_dir in children:
-            if _ignored(path):
+            if ignored(path):
                 continue
             if path.name.endswith(_SUFFIX):
                 found.append((path, ""))
@@ -232,7 +232,7 @@ def _real_dir(child: os.DirEntry[str]) -> bool:
 def _unwrap(root: Path) -> Path:
     """Descend through a single wrapping folder that holds nothing else (``submissions/`` inside a zip)."""
     while True:
-        children = [c for c in root.iterdir() if not _ignored(c)]
+        children = [c for c in root.iterdir() if not ignored(c)]
         only = children[0] if len(children) == 1 else None
         if (
             only is not None
@@ -267,7 +267,7 @@ def _nbgrader(submitted: Path, assignment: str | None, top: Path, shown_root: st
 
 def _folders(folder: Path) -> list[Path]:
     """The folders in ``folder`` (a link to one too: reading what is inside it is refused, with the reason)."""
-    return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.endswith(_SUFFIX) and not _ignored(c))
+    return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.endswith(_SUFFIX) and not ignored(c))
 
 
 def _notebooks(folder: Path) -> list[Path]:
@@ -275,7 +275,7 @@ def _notebooks(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.name.endswith(_SUFFIX) and not _hidden(p))
 
 
-def _ignored(path: Path) -> bool:
+def ignored(path: Path) -> bool:
     """Hidden, a notebook checkpoint folder, or an archiver's metadata: never a submission or a learner."""
     return _hidden(path) or path.name in _IGNORED_DIRS
 
