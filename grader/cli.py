@@ -188,7 +188,11 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             type=click.FloatRange(min=0.1),
             default=DEFAULT_LIMITS.timeout,
             show_default=True,
-            help="Seconds a notebook may run before it is stopped.",
+            help=(
+                "Seconds a notebook's cells may run, all together, before it is stopped. The hidden tests' calls to "
+                f"its functions have their own limits besides: {DEFAULT_LIMITS.call_timeout:g} s a call and "
+                f"{DEFAULT_LIMITS.calls_timeout:g} s in all."
+            ),
         ),
         click.option(
             "--kernel",
