@@ -37,6 +37,7 @@ from grader.environment import ISOLATION_ENV
 from grader.errors import WorkerCrashed
 from grader.execute import bubblewrap, sandbox
 from grader.execute.levels import DROP_NONE, is_root
+from grader.execute.limits import OOM_SCORE_ADJ
 from grader.execute.runner import Workers
 from grader.execute.worker import LearnerProcess, exit_reason, start_worker
 from grader.execute.zygote import Zygote
@@ -229,6 +230,7 @@ try:
 except Exception as err:
     probe["signal_grader"] = type(err).__name__
 probe["environ"] = dict(os.environ)
+probe["oom_score_adj"] = open("/proc/self/oom_score_adj").read().strip()
 try:
     socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
     probe["connect"] = "connected"
@@ -419,6 +421,12 @@ def test_no_network_in_namespaces(probe: Probe) -> None:
         assert probe.values["connect"] == "ConnectionRefusedError"  # its own loopback, not the grader's
     else:
         assert probe.values["connect"] == "connected"  # the report said "network open"
+
+
+def test_the_learner_is_first_in_line_for_the_out_of_memory_killer(probe: Probe) -> None:
+    assert probe.values["oom_score_adj"] == str(OOM_SCORE_ADJ) == "1000"
+    with open("/proc/self/oom_score_adj", encoding="ascii") as ours:
+        assert ours.read().strip() != "1000"  # the grader's own process keeps the machine's default
 
 
 def test_the_number_of_processes_is_limited(probe: Probe) -> None:

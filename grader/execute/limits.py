@@ -38,9 +38,16 @@ def worker_uid(pid: int) -> int:
     return WORKER_UID_BASE + pid
 
 
+#: What every worker, zygote and lender's worker tells the kernel's out-of-memory killer: take me first. There is no
+#: cap on a learner's memory in all (each process is capped, not their sum: SECURITY.md, "Sharing the machine"); a
+#: notebook that drives the machine out of memory then loses its own processes, not the batch's, another
+#: learner's (small) or the machine's other work. Raising it needs no privilege, and children inherit it.
+OOM_SCORE_ADJ = 1000
+
+
 def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Callable[[], None]:
-    """A ``preexec_fn`` for :class:`subprocess.Popen` (runs in the child): new session, resource limits, the
-    shared-memory filter, and uid.
+    """A ``preexec_fn`` for :class:`subprocess.Popen` (runs in the child): new session, first in line for the
+    out-of-memory killer, resource limits, the shared-memory filter, and uid.
 
     ``launch.drop`` is ``none`` (keep the grader's uid), ``exec`` (become the worker's own uid now) or ``worker``
     (the worker itself leaves root before any learner code); ``workdir``, if given, is handed to that uid.
@@ -53,6 +60,7 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
 
     def apply() -> None:
         os.setsid()
+        _first_to_go()
         _set(resource.RLIMIT_AS, limits.memory_mb * mb)
         _set(resource.RLIMIT_CPU, cpu, CPU_KILL_GRACE_SECONDS)
         _set(resource.RLIMIT_FSIZE, limits.max_file_mb * mb)
@@ -77,6 +85,15 @@ def preexec(limits: Limits, launch: Launch, workdir: Path | None = None) -> Call
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a grader killed outright takes its worker with it
 
     return apply
+
+
+def _first_to_go() -> None:
+    """Set :data:`OOM_SCORE_ADJ` for this process (and so its children); where ``/proc`` says no, nothing changes."""
+    try:
+        with open("/proc/self/oom_score_adj", "w", encoding="ascii") as adj:
+            adj.write(str(OOM_SCORE_ADJ))
+    except OSError:
+        pass
 
 
 def _set(which: int, value: int, grace: int = 0) -> None:
