@@ -336,7 +336,8 @@ def _hung_sentence(text: str, err: ChannelError) -> str:
         return f"{text} did not return in time and was stopped: look for a loop that never ends."
     if isinstance(err, BadMessage):
         return (
-            f"{text} sent back something that cannot be graded ({err}); return plain numbers, strings, lists or dicts."
+            f"{text} sent the grader something that cannot be graded ({err}): what it returned, or what it passed to "
+            "a function the grader gave it. Return and pass plain numbers, strings, lists or dicts, of a sensible size."
         )
     return f"{text} stopped the process running your code ({err}); look for exit(), os._exit() or a crash."
 

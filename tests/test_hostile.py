@@ -808,10 +808,10 @@ def test_oversized_deep_and_exotic_values_fail_with_a_reason(batch: Batch) -> No
     report = batch.reports["channel"]
     assert report.score == 0
     assert "answer_even is <a set of 2 items>, which is not right." in feedback(report, "answer_even")
-    assert "sent back something that cannot be graded (a value nested more than 64 levels deep)" in feedback(
+    assert "sent the grader something that cannot be graded (a value nested more than 64 levels deep)" in feedback(
         report, "square"
     )
-    assert "sent back something that cannot be graded (a message larger than 1024 KB)" in feedback(
+    assert "sent the grader something that cannot be graded (a message larger than 1024 KB)" in feedback(
         report, "sum_of_squares"
     )
 
