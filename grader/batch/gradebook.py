@@ -139,6 +139,18 @@ def _well_typed(row: Row) -> bool:
     return row.status in STATUSES and all(isinstance(text, str) for text in texts)
 
 
+_SQLITE_FULL = 13
+"""SQLite's primary result code for a full disk (``sqlite3.SQLITE_FULL`` from Python 3.11 on)."""
+
+
+def _disk_full(err: sqlite3.Error) -> bool:
+    """Whether SQLite said the disk is full: its result code where Python gives it (3.11+), else its message."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == _SQLITE_FULL
+    return "database or disk is full" in str(err)
+
+
 def _unwritable(path: Path, err: sqlite3.Error, full: bool, waited: float) -> str:
     done, why = ("written", f"its disk stayed full for {waited:.0f} s") if full else ("used", str(err))
     return (
@@ -184,7 +196,7 @@ class Gradebook:
             try:
                 return write()
             except sqlite3.Error as err:
-                full = getattr(err, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL
+                full = _disk_full(err)
                 if not full or waited >= DISK_FULL_WAIT_SECONDS:
                     raise ResultsUnwritable(_unwritable(self.path, err, full, waited)) from None
             time.sleep(pause)
