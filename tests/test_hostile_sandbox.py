@@ -341,6 +341,54 @@ def test_a_squatter_changes_no_later_score_in_the_daemon(
     assert daemons.log().count(": answered in ") == 3
 
 
+# -- stop 48's hostile round: what a forked learner writes is bounded, and never on the grader's disk ---------------
+FILL = """
+import errno, os
+written, error, home = 0, "", os.getcwd()
+try:
+    for i in range(8):  # 96 MB in files of 12 MB: each within max_file_mb, all together beyond tmpfs_mb
+        with open(f"fill-{i}", "wb") as f:
+            f.write(b"x" * (12 * 1024 * 1024))
+        written += 1
+except OSError as err:
+    error = errno.errorcode.get(err.errno, str(err.errno))
+"""
+LOOK = """
+import os
+home, mine = os.getcwd(), sorted(os.listdir(os.getcwd()))
+with open("notes.txt", "w") as f:  # an honest learner's own file, where it works
+    f.write("kept while it runs")
+"""
+
+
+@pytest.mark.parametrize("zygote_level", ZYGOTE_LEVELS)
+def test_what_a_forked_learner_writes_is_bounded_and_not_on_the_graders_disk(zygote_level: str) -> None:
+    """A learner's working folder is in its sandbox's own tmpfs (``Limits.tmpfs_mb``): writing 96 MB there stops at
+    "no space" (on the old code it went on, to the grader's disk, at 7.8 GB in 20 s); the zygote's root on the grader's
+    disk holds nothing of it; the next learner of the same zygote starts in an empty folder of its own and writes
+    there."""
+    limits = replace(DEFAULT_LIMITS, timeout=30.0)
+    with tempfile.TemporaryDirectory(prefix="grader-hostile-") as folder:
+        filler = write_nb(Path(folder), "filler", [FILL, *SQUARES_SOLVED])
+        honest = write_nb(Path(folder), "honest", [LOOK, *SQUARES_SOLVED])
+        started = zygotes(zygote_level, 1, limits)
+        try:
+            seen = []
+            for path, names in ((filler, ("written", "error", "home")), (honest, ("home", "mine"))):
+                worker, execution = start_worker(read_submission(path), limits, mode_of(zygote_level), *started)
+                with worker:
+                    assert not execution.cell_errors, execution.cell_errors
+                    seen.append({name: worker.value(name) for name in names})
+                    on_the_graders_disk = sum(f.stat().st_size for f in started[0].root.rglob("*") if f.is_file())
+                    assert on_the_graders_disk == 0
+        finally:
+            for zygote in started:
+                zygote.close()
+    assert seen[0]["error"] == "ENOSPC" and seen[0]["written"] * 12 < limits.tmpfs_mb, seen[0]
+    assert seen[0]["home"].startswith("/tmp/learner-") and seen[1]["home"].startswith("/tmp/learner-")
+    assert seen[1]["home"] != seen[0]["home"] and not [name for name in seen[1]["mine"] if name.startswith("fill-")]
+
+
 # -- item 11: what a learner leaves is gone before the next learner starts ---------------------------------------
 LEAVE = """
 import os
@@ -416,8 +464,7 @@ def test_leftovers_read_only_ones_too_are_invisible_to_the_next_learner(worker_l
 # -- item 14: an interrupted `grade` leaves nothing behind -----------------------------------------------------------
 STALL = """
 import subprocess
-child = subprocess.Popen(["sleep", "{mark}"])
-open("started", "w").close()
+child = subprocess.Popen(["sleep", "{mark}"])  # the test sees it start (a forked worker's folder is the sandbox's)
 while True:
     pass
 """
@@ -447,7 +494,7 @@ def working_in(folder: Path) -> list[int]:
     return found
 
 
-def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedProcess[str]:
+def sigterm_mid_notebook(args: list[str], temp: Path, mark: str) -> subprocess.CompletedProcess[str]:
     grade = subprocess.Popen(
         ["grade", *args],
         env={**os.environ, "TMPDIR": str(temp)},
@@ -458,9 +505,9 @@ def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedPro
     )
     try:
         deadline = time.monotonic() + 120
-        while not any(temp.glob("**/started")) and grade.poll() is None and time.monotonic() < deadline:
+        while not processes_with(mark) and grade.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert grade.poll() is None and any(temp.glob("**/started")), "the notebook never started"
+        assert grade.poll() is None and processes_with(mark), "the notebook never started"
         grade.send_signal(signal.SIGTERM)  # as `kill PID` or `timeout` would: the grade process only
         stdout, stderr = grade.communicate(timeout=60)
         deadline = time.monotonic() + 10
@@ -478,7 +525,7 @@ def sigterm_mid_notebook(args: list[str], temp: Path) -> subprocess.CompletedPro
 def test_sigterm_mid_notebook_leaves_no_folder_or_process(level: str, interrupted: tuple[Path, str]) -> None:
     temp, mark = interrupted
     path = write_nb(temp, "stall", [STALL.format(mark=mark), *SQUARES_SOLVED])
-    done = sigterm_mid_notebook([str(path), *LESSONS, "--json", "--timeout", "120"], temp)
+    done = sigterm_mid_notebook([str(path), *LESSONS, "--json", "--timeout", "120"], temp, mark)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == []
     assert processes_with(mark) == [] and working_in(temp) == []
@@ -492,7 +539,7 @@ def test_sigterm_mid_batch_leaves_no_folder_or_process(level: str, interrupted: 
     write_nb(folder, "stall", [STALL.format(mark=mark), *SQUARES_SOLVED])
     write_nb(folder, "waiting", list(SQUARES_SOLVED))
     done = sigterm_mid_notebook(
-        ["batch", str(folder), "--out", str(temp / "out"), "--jobs", "1", "--timeout", "120", *LESSONS], temp
+        ["batch", str(folder), "--out", str(temp / "out"), "--jobs", "1", "--timeout", "120", *LESSONS], temp, mark
     )
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert [name for name in os.listdir(temp) if name.startswith(OURS)] == []

@@ -57,7 +57,7 @@ def run(zygote: Zygote, path: Path, *names: str) -> dict[str, object]:
 
 FIRST = """
 import os, random, statistics, subprocess, time
-before = sorted(os.listdir("/tmp"))
+before = sorted(name for name in os.listdir("/tmp") if os.path.join("/tmp", name) != os.getcwd())  # but its own
 open("/tmp/left-by-first", "w").write("secret")
 open("/dev/shm/left-by-first", "w").write("secret")
 daemon = os.fork()
@@ -74,7 +74,7 @@ home = os.environ["HOME"]
 
 SECOND = """
 import os, random, statistics
-now = sorted(os.listdir("/tmp"))
+now = sorted(name for name in os.listdir("/tmp") if os.path.join("/tmp", name) != os.getcwd())
 shm = os.listdir("/dev/shm")
 import tempfile
 temp = tempfile.gettempdir()
@@ -105,12 +105,13 @@ def test_the_next_learner_finds_nothing_the_last_one_left(zygote: Zygote, write_
         "home",
     )
     assert zygote.sweeps == 1  # the first learner left a process and files: the zygote swept after it
-    assert second["now"] == first["before"] and second["shm"] == []  # /tmp and /dev/shm as the zygote left them
+    # /tmp (but for each learner's own folder there) and /dev/shm as the zygote left them: the first's folder is gone
+    assert second["now"] == first["before"] and second["shm"] == []
     assert second["temp"] == second["home"]  # tempfile writes in the learner's own folder, as in a spawned worker
     assert second["sleepers"] == []  # the daemon that left the session was killed
     assert second["patched"] is False  # each child starts from the zygote's untouched modules
     assert second["draw"] != first["draw"]  # reseeded after fork: learners do not share random numbers
-    assert second["home"] != first["home"] and not Path(str(first["home"])).exists()
+    assert second["home"] != first["home"] and str(second["home"]).startswith("/tmp/learner-")
 
 
 def test_the_zygote_cannot_be_read_and_a_killed_zygote_is_replaced(
@@ -349,7 +350,8 @@ LEFTOVERS = {
 
 SEARCH = """
 import os
-tmp, shm = os.listdir("/tmp"), os.listdir("/dev/shm")
+tmp = [name for name in os.listdir("/tmp") if os.path.join("/tmp", name) != os.getcwd()]  # but its own folder
+shm = os.listdir("/dev/shm")
 others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid(), os.getppid()))
 """
 

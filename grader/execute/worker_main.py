@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
 import sys
 from typing import Any
 
@@ -115,8 +116,9 @@ def leave_root() -> None:
     os.setresuid(owner.st_uid, owner.st_uid, owner.st_uid)
 
 
-def serve(rfd: int, wfd: int, shell: Any) -> None:
-    """Say ready, run the cells the grader sends, answer its calls until it hangs up, then exit."""
+def serve(rfd: int, wfd: int, shell: Any, own_folder: str | None = None) -> None:
+    """Say ready, run the cells the grader sends, answer its calls until it hangs up, then exit (deleting
+    ``own_folder``, the working folder a forked worker made itself, so that an honest learner leaves nothing)."""
     builtins.input = _no_input
     sys.path.insert(0, os.getcwd())  # as a Jupyter kernel started in the notebook's folder: its own modules import
     worker = Worker(rfd, wfd)
@@ -127,6 +129,8 @@ def serve(rfd: int, wfd: int, shell: Any) -> None:
     worker.endpoint.send(wire.executed(errors))
     answer_calls(worker)
     sys.stdout.flush()
+    if own_folder is not None:
+        shutil.rmtree(own_folder, ignore_errors=True)  # what cannot be deleted here, the zygote's sweep deletes
     os._exit(0)
 
 
