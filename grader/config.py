@@ -173,8 +173,8 @@ class Limits:
     the test lent it, which calls the learner's function back (2), ... A test needs 2; deeper is refused with
     ``CallDepthExceeded``."""
     tmpfs_mb: int = option(64, affects_score=True)
-    """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap; a worker forked from a zygote works in
-    its ``/tmp``, so this bounds what a learner's notebook writes."""
+    """Size of the worker's private ``/tmp`` and ``/dev/shm`` under bubblewrap; the worker works in its ``/tmp``, so
+    this bounds what a learner's notebook writes."""
 
     @property
     def budget(self) -> TimeBudget:

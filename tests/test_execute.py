@@ -63,11 +63,18 @@ def test_output_is_capped(write_notebook: Callable[..., Path]) -> None:
 
 
 def test_workdir_is_removed(write_notebook: Callable[..., Path]) -> None:
-    path = write_notebook(["open('left.txt', 'w').write('x')"])
-    worker, _ = start_worker(read_submission(path), FAST, DEFAULT_MODE)
+    """What a notebook writes where it works is gone once its worker is closed. In a sandbox it works in a folder of
+    its own in the sandbox's ``/tmp``, never on the grader's disk; elsewhere in the grader's folder for it."""
+    path = write_notebook(["import os\nopen('left.txt', 'w').write('x')\nhome = os.getcwd()"])
+    worker, execution = start_worker(read_submission(path), FAST, DEFAULT_MODE)
     workdir = worker.workdir
-    assert (workdir / "left.txt").exists()
-    worker.close()
+    try:
+        if execution.isolation.startswith("namespaces"):
+            assert str(worker.value("home")).startswith("/tmp/learner-") and list(workdir.iterdir()) == []
+        else:
+            assert (workdir / "left.txt").exists()
+    finally:
+        worker.close()
     assert not workdir.exists()
 
 

@@ -843,7 +843,7 @@ def test_a_worker_that_cannot_start_is_the_machines_fault(shared_tmp: Path, monk
     monkeypatch.setattr(
         sandbox,
         "worker_command",
-        lambda program="": (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"),
+        lambda program="", own_folder=False: (sys.executable, "-c", "print('no IPython here'); raise SystemExit(5)"),
     )
     worker = LearnerProcess(
         read_submission(write_nb(shared_tmp, "any", [ANSWER])), DEFAULT_LIMITS, WorkerMode(isolation=ANY_LEVEL)

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from grader.config import DEFAULT_LIMITS, Limits
-from grader.execute import ipc
+from grader.execute import ipc, sandbox
 from grader.execute.runner import Workers
 from grader.execute.worker import start_worker
 from grader.lessons import load_lesson
@@ -45,6 +45,7 @@ from tests.test_batch_resume import group_alive
 from tests.test_daemon import Daemons, daemons  # noqa: F401 - a fixture
 from tests.test_hostile import (  # noqa: F401 - level, worker_level and shared_tmp are fixtures
     LESSONS,
+    WORKER_LEVELS,
     ZYGOTE_LEVELS,
     defences,
     isolation_of,
@@ -60,6 +61,8 @@ from tests.test_hostile import (  # noqa: F401 - level, worker_level and shared_
 )
 
 NOTHING: dict[str, list[int]] = {"shm": [], "msg": [], "sem": []}
+#: The levels whose workers are in a sandbox of their own (bubblewrap), spawned and forked from a zygote.
+SANDBOX_LEVELS = [p for p in WORKER_LEVELS if sandbox.LEVELS[isolation_of(p.values[0])].sandbox]
 
 
 def in_turn(worker_level: str, limits: Limits, *learners: tuple[Path, tuple[str, ...]]) -> list[dict[str, Any]]:
@@ -361,25 +364,25 @@ with open("notes.txt", "w") as f:  # an honest learner's own file, where it work
 """
 
 
-@pytest.mark.parametrize("zygote_level", ZYGOTE_LEVELS)
-def test_what_a_forked_learner_writes_is_bounded_and_not_on_the_graders_disk(zygote_level: str) -> None:
-    """A learner's working folder is in its sandbox's own tmpfs (``Limits.tmpfs_mb``): writing 96 MB there stops at
-    "no space" (on the old code it went on, to the grader's disk, at 7.8 GB in 20 s); the zygote's root on the grader's
-    disk holds nothing of it; the next learner of the same zygote starts in an empty folder of its own and writes
-    there."""
+@pytest.mark.parametrize("sandbox_level", SANDBOX_LEVELS)
+def test_what_a_learner_writes_is_bounded_and_not_on_the_graders_disk(sandbox_level: str) -> None:
+    """A learner's working folder is in its sandbox's own tmpfs (``Limits.tmpfs_mb``), spawned or forked from a
+    zygote: writing 96 MB there stops at "no space" (on the old code it went on, to the grader's disk, at 7.8 GB in
+    20 s); the grader's folder for it holds nothing; the next learner (of the same zygote) starts in an empty folder
+    of its own and writes there."""
     limits = replace(DEFAULT_LIMITS, timeout=30.0)
     with tempfile.TemporaryDirectory(prefix="grader-hostile-") as folder:
         filler = write_nb(Path(folder), "filler", [FILL, *SQUARES_SOLVED])
         honest = write_nb(Path(folder), "honest", [LOOK, *SQUARES_SOLVED])
-        started = zygotes(zygote_level, 1, limits)
+        started = zygotes(sandbox_level, 1, limits)
         try:
             seen = []
             for path, names in ((filler, ("written", "error", "home")), (honest, ("home", "mine"))):
-                worker, execution = start_worker(read_submission(path), limits, mode_of(zygote_level), *started)
+                worker, execution = start_worker(read_submission(path), limits, mode_of(sandbox_level), *started)
                 with worker:
                     assert not execution.cell_errors, execution.cell_errors
                     seen.append({name: worker.value(name) for name in names})
-                    on_the_graders_disk = sum(f.stat().st_size for f in started[0].root.rglob("*") if f.is_file())
+                    on_the_graders_disk = sum(f.stat().st_size for f in worker.workdir.rglob("*") if f.is_file())
                     assert on_the_graders_disk == 0
         finally:
             for zygote in started:

@@ -103,9 +103,11 @@ def worker_program(mode: WorkerMode) -> str:
     return KERNEL_PROGRAM
 
 
-def worker_command(program: str = WORKER_PROGRAM) -> tuple[str, ...]:
-    """``python -I`` running ``program``'s ``main()`` (the worker, or the zygote that forks workers)."""
-    code = f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from {program} import main; main()"
+def worker_command(program: str = WORKER_PROGRAM, own_folder: bool = False) -> tuple[str, ...]:
+    """``python -I`` running ``program``'s ``main()`` (the worker, or the zygote that forks workers); ``own_folder``:
+    the worker makes its working folder in its sandbox's ``/tmp`` (:func:`worker_main.enter_own_folder`)."""
+    call = "main(own_folder=True)" if own_folder else "main()"
+    code = f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from {program} import main; {call}"
     return (sys.executable, "-I", "-c", code)
 
 
@@ -115,7 +117,7 @@ def launch(workdir: Path, limits: Limits, mode: WorkerMode, program: str | None 
     program = program or worker_program(mode)
     level, why = choose_level(mode)
     wrapped = level.wrap(workdir, limits, is_root(), why)
-    argv = (*wrapped.prefix, *worker_command(program))
+    argv = (*wrapped.prefix, *worker_command(program, own_folder=level.sandbox and program == WORKER_PROGRAM))
     return Launch(argv, worker_env(workdir), wrapped.text, level.name, wrapped.drop)
 
 

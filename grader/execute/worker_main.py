@@ -16,6 +16,7 @@ import builtins
 import os
 import shutil
 import sys
+import tempfile
 from typing import Any
 
 from grader.execute import protocol as wire
@@ -104,6 +105,23 @@ def _short(err: BaseException) -> str:
         return "<unprintable>"
 
 
+#: Where a worker in a sandbox makes its working folder: the sandbox's own ``/tmp``, a tmpfs of ``Limits.tmpfs_mb``.
+#: What a learner writes is then bounded, where the folder the grader made for it, on the grader's disk, bounded
+#: only each file (a hostile round wrote 7.8 GB there in 20 s). It goes with the sandbox (a spawned worker's) or
+#: with the zygote's sweep of ``/tmp`` (a forked one's), and an honest worker deletes it as it exits.
+LEARNER_FOLDERS = "/tmp"
+
+
+def enter_own_folder() -> str:
+    """As the learner's uid (after :func:`leave_root`): make a working folder of its own in :data:`LEARNER_FOLDERS`,
+    move into it and make it ``HOME`` and ``TMPDIR``; returns its path."""
+    home = tempfile.mkdtemp(prefix="learner-", dir=LEARNER_FOLDERS)
+    os.chdir(home)
+    os.environ.update(HOME=home, TMPDIR=home, MPLCONFIGDIR=f"{home}/.matplotlib", IPYTHONDIR=f"{home}/.ipython")
+    tempfile.tempdir = None  # found again from TMPDIR (a forked worker inherits the zygote's, cached)
+    return home
+
+
 def leave_root() -> None:
     """As root, become the owner of the working directory (and drop every group) if the grader chose one."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
@@ -144,11 +162,13 @@ def answer_calls(worker: Worker) -> None:
         worker.endpoint.answer(message)
 
 
-def main() -> None:
+def main(own_folder: bool = False) -> None:
+    """A spawned worker: ``own_folder`` (in a sandbox) works in a folder of its own in :data:`LEARNER_FOLDERS`."""
     leave_root()
+    home = enter_own_folder() if own_folder else None
     rfd, wfd = int(sys.argv[-2]), int(sys.argv[-1])  # the channel's pipe ends, passed by the grader
     del sys.argv[1:]
-    serve(rfd, wfd, make_shell())
+    serve(rfd, wfd, make_shell(), own_folder=home)
 
 
 if __name__ == "__main__":

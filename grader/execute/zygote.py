@@ -7,8 +7,8 @@ environment, resource limits), and asks it to fork one child per learner. What s
 given that they share the zygote's sandbox, is in SECURITY.md; in short, learners never overlap (one child at a
 time per zygote), each child gets its own session, working directory and, when the grader is root, drops to an
 unprivileged uid the zygote does not share, and works in a folder of its own in the sandbox's ``/tmp`` (a tmpfs of
-``Limits.tmpfs_mb``, so what it writes is bounded), and after each learner the zygote kills every process the learner
-left and empties ``/tmp``, ``/dev/shm``, System V IPC and the learner's directory.
+``Limits.tmpfs_mb``, so what it writes is bounded, as a spawned worker's is), and after each learner the zygote kills
+every process the learner left and empties ``/tmp``, ``/dev/shm``, System V IPC and the learner's directory.
 
 Learners' directories are made here, by the grader, with names nobody can predict (``tempfile.mkdtemp``), in
 the zygote's root folder, which belongs to the grader: when the grader is root, learner code can neither

@@ -8,8 +8,8 @@ serves requests from the grader over a control socket, one learner at a time:
 ``fork`` (with the channel's two pipe ends and an output pipe as file descriptors)
     fork a child that keeps only those descriptors, starts its own session, moves into the folder the grader
     made for the learner, leaves root for that folder's owner, makes its working folder in the sandbox's own
-    ``/tmp`` (:data:`LEARNER_FOLDERS`) and runs :func:`worker_main.serve` there with the inherited shell. Replies
-    with the child's pid (in the sandbox's pid namespace).
+    ``/tmp`` (:func:`worker_main.enter_own_folder`) and runs :func:`worker_main.serve` there with the inherited
+    shell. Replies with the child's pid (in the sandbox's pid namespace).
 ``poll``
     the child's exit status, if it has exited (Popen's convention: negative is a signal).
 ``end`` (sent once the grader has closed its ends of the child's channel)
@@ -60,15 +60,11 @@ from grader.config import HANG_UP_EXIT_SECONDS, SETTLE_SECONDS, SWEEP_SCAN_SECON
 from grader.execute import protocol as wire
 from grader.execute.ipc import ipc_objects_left, remove_ipc
 from grader.execute.limits import live_processes, process_ids, remove_tree
-from grader.execute.worker_main import leave_root, make_shell, serve
+from grader.execute.worker_main import enter_own_folder, leave_root, make_shell, serve
 
 _PR_SET_DUMPABLE = 4
 _WIPED = {"/tmp": 0o1777, "/dev/shm": 0o1777}
 """The sandbox's shared scratch folders and the mode bwrap gave them (a learner that owns one may change it)."""
-#: Where a forked worker makes its working folder: the sandbox's own ``/tmp``, a tmpfs of ``Limits.tmpfs_mb``. What a
-#: learner writes is then bounded, where the grader's folder for it, on the grader's disk, bounded only each file
-#: (a hostile round wrote 7.8 GB there in 20 s). It is swept with the rest of ``/tmp`` after the learner.
-LEARNER_FOLDERS = "/tmp"
 _WAY_MODE = 0o755
 """The mode bwrap gives the folders it makes on the way to a mount."""
 
@@ -135,11 +131,7 @@ class ZygoteServer:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.chdir(workdir)  # the grader's folder for this learner: its owner is the uid to become
         leave_root()
-        home = tempfile.mkdtemp(prefix="learner-", dir=LEARNER_FOLDERS)  # the learner's, as that uid made it
-        os.chdir(home)
-        os.environ.update(HOME=home, TMPDIR=home, MPLCONFIGDIR=f"{home}/.matplotlib", IPYTHONDIR=f"{home}/.ipython")
-        tempfile.tempdir = None  # found again from TMPDIR, as in a spawned worker (the zygote's was cached)
-        serve(rfd, wfd, self.shell, own_folder=home)
+        serve(rfd, wfd, self.shell, own_folder=enter_own_folder())  # as a spawned worker in a sandbox does
 
     def poll(self, pid: int) -> int | None:
         if pid in self.statuses:
