@@ -181,3 +181,56 @@ def test_a_run_its_caller_leaves_by_raising_is_stopped_on_the_way_out(tmp_path: 
         raise OSError("disk full")
     assert not any(p.is_alive() for p in processes), "a grading process outlived the batch that raised"
     run.close()  # collected later: nothing more to stop, and nothing raised
+
+
+def test_a_stop_signal_as_the_in_flight_folder_is_made_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM (`grade`'s handler raises SystemExit wherever the main thread is) the moment the in-flight folder is
+    made: held back until the folder's name is kept, then the way out deletes it. Before, a signal there left
+    ``grade-inflight-*`` behind (a CI run of ``test_hostile_signals``, the "starting" stage)."""
+    import os
+    import signal
+    import tempfile
+
+    made: list[str] = []
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_signalled(*args: Any, **kwargs: Any) -> str:
+        made.append(real(*args, **kwargs))
+        os.kill(os.getpid(), signal.SIGTERM)
+        return made[-1]
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signalled)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(SystemExit), LocalPools(1):
+            pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert made and not os.path.exists(made[0]) and list(tmp_path.iterdir()) == []
+
+
+def test_a_marker_written_as_the_in_flight_folder_is_emptied_is_deleted_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grading process slow to die writes its marker after the folder was listed: the next try deletes it."""
+    folder = tmp_path / "grade-inflight-1-x"
+    folder.mkdir()
+    real, tries = dispatch.remove_tree, []
+
+    def late_marker(path: Path) -> bool:
+        tries.append(path)
+        if len(tries) == 1:
+            (folder / "ada").touch()  # as the folder is emptied
+            return False
+        return real(path)
+
+    monkeypatch.setattr(dispatch, "remove_tree", late_marker)
+    monkeypatch.setattr(dispatch, "STOP_POLL_SECONDS", 0.0)
+    dispatch._remove_inflight(folder)
+    assert len(tries) == 2 and not folder.exists()

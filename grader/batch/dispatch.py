@@ -33,7 +33,7 @@ from concurrent.futures import (
     wait,
 )
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -42,7 +42,7 @@ from types import FrameType
 from grader.batch.work import Settings, Task, grade_task, start_grading_process
 from grader.config import STOP_POLL_SECONDS, STOP_SECONDS
 from grader.errors import GraderError, LessonError, Stopped
-from grader.execute.upkeep import cpu_count, known_trial, remove_leftovers, remove_stale
+from grader.execute.upkeep import cpu_count, known_trial, remove_leftovers, remove_stale, remove_tree
 from grader.model import Report
 
 Result = Report | str
@@ -50,6 +50,8 @@ Result = Report | str
 KILLED_REASON = "Grading this notebook stopped the process grading it (did the notebook kill its parent process?)."
 INFLIGHT_PREFIX = "grade-inflight-"
 """``grade-inflight-{batch's pid}-{random}``: the next batch deletes it if this one is killed outright."""
+INFLIGHT_REMOVE_TRIES = 10
+"""Tries to delete the in-flight folder on the way out, ``STOP_POLL_SECONDS`` apart."""
 
 
 def default_jobs() -> int:
@@ -152,17 +154,19 @@ class LocalPools:
         self._ending: list[BaseProcess] = []
         """The processes of pools told to end: they exit while the batch writes its results, and are waited for on
         the way out."""
-        self._exits = ExitStack()
         self._inflight: Path | None = None
         """Made on the way in (``with``): where each task marks itself while it runs."""
 
     def __enter__(self) -> LocalPools:
         remove_stale(INFLIGHT_PREFIX)
-        with ExitStack() as exits:
-            self._inflight = Path(
-                exits.enter_context(tempfile.TemporaryDirectory(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-"))
-            )
-            self._exits = exits.pop_all()
+        try:
+            with _stop_signals_held():  # no signal between making the folder and keeping its name
+                self._inflight = Path(tempfile.mkdtemp(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-"))
+        except BaseException:  # the signal held back, delivered as it is let through: the way out is not taken
+            if self._inflight is not None:
+                _remove_inflight(self._inflight)
+                self._inflight = None
+            raise
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
@@ -183,8 +187,9 @@ class LocalPools:
                 _stop_processes(ending)
             remove_leftovers()  # what a grading process that was killed (SIGTERM, or by a notebook) could not delete
         finally:
-            self._inflight = None
-            self._exits.close()
+            folder, self._inflight = self._inflight, None
+            if folder is not None:
+                _remove_inflight(folder)
 
     def _marked(self, settings: Settings) -> Settings:
         """``settings`` with this batch's in-flight folder, where each task marks itself while it runs."""
@@ -276,6 +281,27 @@ class LocalPools:
         """Tell ``pool`` to end: its processes exit by themselves, and are waited for on the way out."""
         self._ending.extend(_processes_of(pool))
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGTERM and SIGHUP held back for the block (delivered as it ends): what it makes is owned before they can end
+    ``grade`` (:func:`grader.cli._stop` raises SystemExit wherever the main thread is)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGHUP})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _remove_inflight(folder: Path) -> None:
+    """Delete the in-flight folder. A grading process stopped on the way out may still be writing its marker as the
+    folder is emptied (a loaded machine, a process slow to die): a few tries, then whatever is left is the next
+    batch's (:func:`remove_stale`)."""
+    for _ in range(INFLIGHT_REMOVE_TRIES):
+        if remove_tree(folder):
+            return
+        time.sleep(STOP_POLL_SECONDS)
 
 
 def _started() -> None:

@@ -19,7 +19,14 @@ from typing import NoReturn
 
 from grader.config import WorkerMode
 from grader.execute.bubblewrap import Trial, adopt_trial, known_trial
-from grader.execute.limits import adopt_orphans, end_adopted_sandboxes, kill_group, live_processes, remove_stale
+from grader.execute.limits import (
+    adopt_orphans,
+    end_adopted_sandboxes,
+    kill_group,
+    live_processes,
+    remove_stale,
+    remove_tree,
+)
 from grader.execute.process import WORKDIR_PREFIX
 from grader.execute.sandbox import check_settings, choose_level, grading_others, own_notebook_line
 from grader.execute.zygote import ROOT_PREFIX
@@ -40,6 +47,7 @@ __all__ = [
     "own_notebook_line",
     "remove_leftovers",
     "remove_stale",
+    "remove_tree",
     "unsandboxed",
 ]
 
