@@ -187,30 +187,32 @@ def test_a_stop_signal_as_the_in_flight_folder_is_made_leaves_no_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SIGTERM (`grade`'s handler raises SystemExit wherever the main thread is) the moment the in-flight folder is
-    made: held back until the folder's name is kept, then the way out deletes it. Before, a signal there left
-    ``grade-inflight-*`` behind (a CI run of ``test_hostile_signals``, the "starting" stage)."""
+    made: nothing is left. Before, a signal there (inside ``TemporaryDirectory``) left ``grade-inflight-*`` behind
+    (a CI run of ``test_hostile_signals``, the "starting" stage)."""
     import os
     import signal
     import tempfile
 
-    made: list[str] = []
-    real = tempfile.mkdtemp
+    real_mkdir, made = os.mkdir, []
 
-    def mkdtemp_then_signalled(*args: Any, **kwargs: Any) -> str:
-        made.append(real(*args, **kwargs))
-        os.kill(os.getpid(), signal.SIGTERM)
-        return made[-1]
+    def mkdir_then_signalled(path: Any, *args: Any, **kwargs: Any) -> None:
+        real_mkdir(path, *args, **kwargs)
+        if os.path.basename(os.fspath(path)).startswith(dispatch.INFLIGHT_PREFIX):
+            made.append(os.fspath(path))
+            os.kill(os.getpid(), signal.SIGTERM)  # to this process: any of its threads may take it
 
     def stop(signum: int, _frame: Any) -> None:
         raise SystemExit(128 + signum)
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signalled)
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        with pytest.raises(SystemExit), LocalPools(1):
-            pass
+        with pytest.raises(SystemExit):
+            monkeypatch.setattr(os, "mkdir", mkdir_then_signalled)
+            with LocalPools(1):
+                time.sleep(1)  # the signal is taken by now, wherever it landed
     finally:
+        monkeypatch.setattr(os, "mkdir", real_mkdir)
         signal.signal(signal.SIGTERM, previous)
     assert made and not os.path.exists(made[0]) and list(tmp_path.iterdir()) == []
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import secrets
 import signal
 import tempfile
 import threading
@@ -159,14 +160,7 @@ class LocalPools:
 
     def __enter__(self) -> LocalPools:
         remove_stale(INFLIGHT_PREFIX)
-        try:
-            with _stop_signals_held():  # no signal between making the folder and keeping its name
-                self._inflight = Path(tempfile.mkdtemp(prefix=f"{INFLIGHT_PREFIX}{os.getpid()}-"))
-        except BaseException:  # the signal held back, delivered as it is let through: the way out is not taken
-            if self._inflight is not None:
-                _remove_inflight(self._inflight)
-                self._inflight = None
-            raise
+        self._inflight = _new_inflight()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
@@ -283,15 +277,25 @@ class LocalPools:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-@contextmanager
-def _stop_signals_held() -> Iterator[None]:
-    """SIGTERM and SIGHUP held back for the block (delivered as it ends): what it makes is owned before they can end
-    ``grade`` (:func:`grader.cli._stop` raises SystemExit wherever the main thread is)."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGHUP})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+def _new_inflight() -> Path:
+    """A new in-flight folder, its name unpredictable and known before it exists (mode 0700, as ``mkdtemp``).
+
+    SIGTERM makes ``grade`` raise SystemExit wherever its main thread is (:func:`grader.cli._stop`): made by
+    ``TemporaryDirectory``, a signal between making the folder and keeping its name left it behind (a CI run of
+    ``test_hostile_signals``'s "starting" stage). Here the name is kept first, and a signal while or after it is
+    made deletes it. (Holding the signals back in the main thread does not do: the kernel gives a process's signal
+    to any thread that does not hold it back, and Python then runs the handler in the main thread.)"""
+    for _ in range(100):
+        folder = Path(tempfile.gettempdir()) / f"{INFLIGHT_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        except BaseException:  # a signal as it was made: whether it was or not, nothing is left
+            _remove_inflight(folder)
+            raise
+        return folder
+    raise GraderError(f"No new folder could be made in {tempfile.gettempdir()} for the batch's grading processes.")
 
 
 def _remove_inflight(folder: Path) -> None:
