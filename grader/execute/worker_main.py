@@ -7,7 +7,8 @@ the grader hangs up. Nothing here is trusted: the grader validates every
 byte that comes back.
 
 When it starts as root (inside bubblewrap, see :mod:`grader.execute.sandbox`) it first becomes the owner of
-its working directory, the unprivileged uid the grader gave it, before it reads anything or runs any cell.
+the folder the grader made for it, the unprivileged uid the grader gave it, before it reads anything or runs any
+cell; in a sandbox it then works in a folder of its own in the sandbox's ``/tmp`` (:func:`enter_own_folder`).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def leave_root() -> None:
 
 def serve(rfd: int, wfd: int, shell: Any, own_folder: str | None = None) -> None:
     """Say ready, run the cells the grader sends, answer its calls until it hangs up, then exit (deleting
-    ``own_folder``, the working folder a forked worker made itself, so that an honest learner leaves nothing)."""
+    ``own_folder``, the working folder :func:`enter_own_folder` made, so that an honest learner leaves nothing)."""
     builtins.input = _no_input
     sys.path.insert(0, os.getcwd())  # as a Jupyter kernel started in the notebook's folder: its own modules import
     worker = Worker(rfd, wfd)
